@@ -1,0 +1,102 @@
+// Command krmplan plans GPU quota changes for NVIDIA KAI Resource
+// Management: snapshot the tenancy, plan a desired split written in HCL,
+// and render an approved plan as kubectl patches or a one-commit YAML
+// splice. It never applies anything itself.
+//
+// Exit codes (DESIGN §2): 0 success or no changes, 1 error (bad input, or
+// a plan with error findings), 2 changes present with --detailed-exitcode.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// env is what a command reads and writes; tests and the demo give their own.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// run executes krmplan with args and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	app := newApp(e)
+	err := app.Run(reorderArgs(app, args))
+	if err == nil {
+		return 0
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(stderr, "Error:", msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderr, "Error:", err)
+	return 1
+}
+
+// exitCode is an exit status without a message (the output said it all).
+type exitCode int
+
+func (e exitCode) Error() string { return "" }
+func (e exitCode) ExitCode() int { return int(e) }
+
+func newApp(e *env) *cli.App {
+	return &cli.App{
+		Name:  "krmplan",
+		Usage: "plan and render GPU quota changes for KAI Resource Management",
+		Description: "krmplan reads the quota split of a KRM tenancy (node pools, departments, projects),\n" +
+			"plans the split written in desired.hcl with every arithmetic check, and renders an\n" +
+			"approved plan as ordered, test-guarded kubectl patches or a one-commit YAML splice.",
+		Reader:          e.stdin,
+		Writer:          e.stdout,
+		ErrWriter:       e.stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {}, // run() prints and exits
+		Commands: []*cli.Command{
+			snapshotCommand(e),
+			planCommand(e),
+			showCommand(e),
+			renderCommand(e),
+			demoCommand(e),
+		},
+	}
+}
+
+// colorOn reports whether output to w may be coloured: only on a terminal,
+// and never with --no-color, NO_COLOR or TERM=dumb (DESIGN §2).
+func colorOn(w io.Writer, noColor bool) bool {
+	if noColor || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// isTerminal reports whether r (a reader or writer) is a terminal.
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// oneArg returns the single positional argument of a command.
+func oneArg(c *cli.Context, what string) (string, error) {
+	switch c.NArg() {
+	case 1:
+		return c.Args().First(), nil
+	case 0:
+		return "", cli.Exit(fmt.Sprintf("%s: missing %s (usage: krmplan %s)", c.Command.Name, what, c.Command.UsageText), 1)
+	}
+	return "", cli.Exit(fmt.Sprintf("%s: one %s expected, got %d arguments: %v", c.Command.Name, what, c.NArg(), c.Args().Slice()), 1)
+}

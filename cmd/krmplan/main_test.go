@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"krmplan": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script: every command, its
+// exact output and its refusals, against real git repositories.
+func TestScripts(t *testing.T) {
+	sample, err := filepath.Abs("../../examples/sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("SAMPLE", sample)
+			// Fixed dates make commit ids, and so plan ids, repeatable.
+			for _, k := range []string{"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"} {
+				e.Setenv(k, "2026-01-01T00:00:00Z")
+			}
+			e.Setenv("GIT_AUTHOR_NAME", "Test Author")
+			e.Setenv("GIT_AUTHOR_EMAIL", "author@example.com")
+			e.Setenv("GIT_COMMITTER_NAME", "Test Author")
+			e.Setenv("GIT_COMMITTER_EMAIL", "author@example.com")
+			e.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			e.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// planid FILE VAR sets $VAR to the plan's id, $VAR12 and $VAR11
+			// to its first 12 and 11 hex digits.
+			"planid": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: planid FILE VAR")
+				}
+				var p struct {
+					PlanID string `json:"plan_id"`
+				}
+				ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &p))
+				if len(p.PlanID) != 64 {
+					ts.Fatalf("%s: plan_id %q is not 64 hex digits", args[0], p.PlanID)
+				}
+				ts.Setenv(args[1], p.PlanID)
+				ts.Setenv(args[1]+"12", p.PlanID[:12])
+				ts.Setenv(args[1]+"11", p.PlanID[:11])
+			},
+		},
+	})
+}

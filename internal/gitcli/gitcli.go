@@ -1,0 +1,64 @@
+// Package gitcli runs the git command line for krmplan's plumbing: reading
+// blobs at a ref and writing objects, trees, commits and refs. Using git
+// itself keeps every repository format, hook-free plumbing and signing
+// behaviour exactly as the user's git has it.
+package gitcli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Repo is a git repository (a work tree or a bare repository) on disk.
+type Repo struct {
+	Dir string
+	// Env is added to the environment of every command (e.g. GIT_INDEX_FILE).
+	Env []string
+}
+
+// Error is a failed git command with what git printed on stderr.
+type Error struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Run runs git with args in the repository, feeding stdin (may be nil), and
+// returns stdout. A non-zero exit is an *Error carrying stderr.
+func (r Repo) Run(stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-C", r.Dir}, args...)...)
+	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), r.Env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return nil, fmt.Errorf("git: %w", err)
+		}
+		return out.Bytes(), &Error{Args: args, Stderr: errb.String(), Err: err}
+	}
+	return out.Bytes(), nil
+}
+
+// Line runs git and returns its stdout without the trailing newline.
+func (r Repo) Line(args ...string) (string, error) {
+	out, err := r.Run(nil, args...)
+	return strings.TrimRight(string(out), "\n"), err
+}

@@ -1,0 +1,454 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// Level is how serious a finding is. Errors block render; warnings and
+// notes never change the exit code.
+type Level string
+
+// The finding levels, most serious first.
+const (
+	LevelError   Level = "error"
+	LevelWarning Level = "warning"
+	LevelNote    Level = "note"
+)
+
+func (l Level) rank() int {
+	switch l {
+	case LevelError:
+		return 0
+	case LevelWarning:
+		return 1
+	}
+	return 2
+}
+
+// Finding is one result of the checks.
+type Finding struct {
+	Code  string `json:"code"` // stable, e.g. "projects-over-department"
+	Level Level  `json:"level"`
+	// Object is "Kind/name" of the object the finding is about, Queue the
+	// queue name and Pool the node pool, where they apply.
+	Object   string `json:"object,omitempty"`
+	Queue    string `json:"queue,omitempty"`
+	Pool     string `json:"pool,omitempty"`
+	Resource string `json:"resource,omitempty"`
+	Message  string `json:"message"`
+	// Where lists the values that cause the finding: lines of the tenancy
+	// files, or ranges of desired.hcl for values the plan sets.
+	Where []Location `json:"where,omitempty"`
+	// AlreadyPresent marks a finding of the target that the snapshot has
+	// too: this plan does not introduce it.
+	AlreadyPresent bool `json:"already_present,omitempty"`
+}
+
+// key identifies a finding across two states (before and after a change),
+// without the numbers in its message.
+func (f Finding) key() string {
+	return strings.Join([]string{f.Code, f.Object, f.Queue, f.Pool, f.Resource}, "|")
+}
+
+// locator finds where a value of an object is written: the desired.hcl
+// range when the plan sets it, else the tenancy file's line.
+type locator struct {
+	set     map[string]Location
+	origins map[string]*snapshot.Origin // "Kind/name" → origin
+}
+
+func newLocator(s *snapshot.State, set map[string]Location) *locator {
+	l := &locator{set: set, origins: map[string]*snapshot.Origin{}}
+	for i := range s.NodePools {
+		l.origins[KindNodePool+"/"+s.NodePools[i].Metadata.Name] = s.NodePools[i].Origin
+	}
+	for i := range s.Departments {
+		l.origins[KindDepartment+"/"+s.Departments[i].Metadata.Name] = s.Departments[i].Origin
+	}
+	for i := range s.Projects {
+		l.origins[KindProject+"/"+s.Projects[i].Metadata.Name] = s.Projects[i].Origin
+	}
+	return l
+}
+
+// at returns the location of the value at path in kind/name, or of the
+// object when the value itself has no position (omitted, or a live read).
+func (l *locator) at(kind, name, path string) []Location {
+	if loc, ok := l.set[valueKey(kind, name, path)]; ok {
+		return []Location{loc}
+	}
+	o := l.origins[kind+"/"+name]
+	if o == nil {
+		return nil
+	}
+	if p, ok := o.Values[path]; ok {
+		return []Location{{File: o.File, Line: p.Line, Column: p.Column}}
+	}
+	return []Location{{File: o.File, Line: o.Line}}
+}
+
+// owner is an object that holds queues.
+type owner struct {
+	kind   string
+	name   string
+	queues []snapshot.Queue
+	parent string // projects only
+}
+
+func (o owner) id() string { return o.kind + "/" + o.name }
+
+// ownedQueue is one queue with its owner and index.
+type ownedQueue struct {
+	o *owner
+	i int
+	q *snapshot.Queue
+}
+
+// checker runs every check over one state.
+type checker struct {
+	s     *snapshot.State
+	loc   *locator
+	out   []Finding
+	pools map[string]*snapshot.NodePool
+	depts map[string]*owner
+	projs []*owner
+	// deptQueue maps department+"/"+pool to the department's queue there.
+	deptQueue map[string]ownedQueue
+	// children maps department+"/"+pool to its projects' queues there.
+	children map[string][]ownedQueue
+}
+
+// Check runs every check on the state s and returns the findings sorted:
+// errors, then warnings, then notes; within a level by pool, queue, object
+// and code. set maps values the plan sets to their desired.hcl ranges (nil
+// when checking a state as it is).
+func Check(s *snapshot.State, set map[string]Location) []Finding {
+	c := newChecker(s, set)
+	for _, check := range checks {
+		check(c)
+	}
+	sortFindings(c.out)
+	return c.out
+}
+
+// checks is the catalogue, in no particular order (the output is sorted).
+var checks = []func(*checker){
+	(*checker).checkNodePools,
+	(*checker).checkQueues,
+	(*checker).checkParents,
+	(*checker).checkQueueNames,
+	(*checker).checkNamespaces,
+	(*checker).checkProjectsFitDepartment,
+	(*checker).checkPoolCapacity,
+}
+
+func newChecker(s *snapshot.State, set map[string]Location) *checker {
+	c := &checker{s: s, loc: newLocator(s, set), pools: map[string]*snapshot.NodePool{}, depts: map[string]*owner{},
+		deptQueue: map[string]ownedQueue{}, children: map[string][]ownedQueue{}}
+	for i := range s.NodePools {
+		c.pools[s.NodePools[i].Metadata.Name] = &s.NodePools[i]
+	}
+	for i := range s.Departments {
+		d := &s.Departments[i]
+		o := &owner{kind: KindDepartment, name: d.Metadata.Name, queues: d.Spec.Queues}
+		c.depts[o.name] = o
+		for qi := range d.Spec.Queues {
+			k := o.name + "/" + d.Spec.Queues[qi].NodePool
+			if _, dup := c.deptQueue[k]; !dup {
+				c.deptQueue[k] = ownedQueue{o, qi, &d.Spec.Queues[qi]}
+			}
+		}
+	}
+	for i := range s.Projects {
+		p := &s.Projects[i]
+		o := &owner{kind: KindProject, name: p.Metadata.Name, queues: p.Spec.Queues, parent: p.Spec.Parent}
+		c.projs = append(c.projs, o)
+		for qi := range p.Spec.Queues {
+			k := p.Spec.Parent + "/" + p.Spec.Queues[qi].NodePool
+			c.children[k] = append(c.children[k], ownedQueue{o, qi, &p.Spec.Queues[qi]})
+		}
+	}
+	return c
+}
+
+// owners lists departments then projects, each by name.
+func (c *checker) owners() []*owner {
+	out := make([]*owner, 0, len(c.depts)+len(c.projs))
+	for _, d := range c.s.Departments {
+		out = append(out, c.depts[d.Metadata.Name])
+	}
+	return append(out, c.projs...)
+}
+
+func (c *checker) add(f Finding) { c.out = append(c.out, f) }
+
+// value returns a quota field as KRM reads it: an omitted field is 0.
+func value(q *snapshot.Queue, r quota.Resource, field string) (v quota.Value, omitted bool) {
+	res := q.Resources.Get(r)
+	if res == nil || *res.Field(field) == nil {
+		return quota.Zero, true
+	}
+	return **res.Field(field), false
+}
+
+func (c *checker) fieldLoc(o *owner, qi int, r quota.Resource, field string) []Location {
+	return c.loc.at(o.kind, o.name, resourcePath(qi, r, field))
+}
+
+// knownPool reports whether a node pool exists; "default" always does.
+func (c *checker) knownPool(name string) bool {
+	_, ok := c.pools[name]
+	return ok || name == "default"
+}
+
+// checkNodePools: two pools on one label pair select the same nodes; KRM's
+// webhook rejects the second.
+func (c *checker) checkNodePools() {
+	first := map[string]string{}
+	for _, p := range c.s.NodePools {
+		if p.Spec.LabelKey == "" && p.Spec.LabelValue == "" {
+			continue
+		}
+		pair := p.Spec.LabelKey + "=" + p.Spec.LabelValue
+		if prev, ok := first[pair]; ok {
+			c.add(Finding{Code: "duplicate-label-pair", Level: LevelError, Object: KindNodePool + "/" + p.Metadata.Name, Pool: p.Metadata.Name,
+				Message: fmt.Sprintf("node pools %s and %s both select the nodes labelled %s; KRM's webhook rejects a second pool on a label pair", prev, p.Metadata.Name, pair),
+				Where:   c.loc.at(KindNodePool, p.Metadata.Name, "/spec/labelValue")})
+			continue
+		}
+		first[pair] = p.Metadata.Name
+	}
+}
+
+// checkQueues: per queue, an unknown pool, two queues on one pool in one
+// object, negative values other than -1, a negative weight, and a
+// guarantee above the queue's own limit.
+func (c *checker) checkQueues() {
+	for _, o := range c.owners() {
+		seen := map[string]string{}
+		for qi := range o.queues {
+			q := &o.queues[qi]
+			if !c.knownPool(q.NodePool) {
+				c.add(Finding{Code: "unknown-pool", Level: LevelError, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", q.Name, q.NodePool),
+					Where:   c.loc.at(o.kind, o.name, queuePath(qi)+"/nodepool")})
+			}
+			if prev, dup := seen[q.NodePool]; dup {
+				c.add(Finding{Code: "two-queues-one-pool", Level: LevelError, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.kind), o.name, q.NodePool, prev, q.Name),
+					Where:   c.loc.at(o.kind, o.name, queuePath(qi)+"/nodepool")})
+			}
+			seen[q.NodePool] = q.Name
+			for _, r := range quota.Resources {
+				c.checkResource(o, qi, q, r)
+			}
+		}
+	}
+}
+
+func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Resource) {
+	base := Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
+	bad := false
+	for _, f := range snapshot.Fields {
+		v, omitted := value(q, r, f)
+		if omitted || !v.IsNegative() {
+			continue
+		}
+		fd := base
+		fd.Level, fd.Where = LevelError, c.fieldLoc(o, qi, r, f)
+		switch {
+		case f == snapshot.FieldOverQuotaWeight:
+			fd.Code = "negative-weight"
+			fd.Message = fmt.Sprintf("%s: %s overQuotaWeight is %s; a weight cannot be negative", q.Name, r, v)
+		case !v.IsUnlimited():
+			fd.Code = "negative-value"
+			fd.Message = fmt.Sprintf("%s: %s %s is %s; the only negative value KRM understands is -1 (unlimited)", q.Name, r, f, v)
+		default:
+			continue
+		}
+		fd.Resource = string(r) + "." + f // one finding per field
+		c.add(fd)
+		bad = bad || f != snapshot.FieldOverQuotaWeight
+	}
+	if bad {
+		return // the comparison below would only repeat the same number
+	}
+	deserved, _ := value(q, r, snapshot.FieldDeserved)
+	limit, limitOmitted := value(q, r, snapshot.FieldLimit)
+	if deserved.Cmp(limit) <= 0 {
+		return
+	}
+	f := base
+	f.Code, f.Level = "deserved-over-limit", LevelError
+	f.Where = append(c.fieldLoc(o, qi, r, snapshot.FieldDeserved), c.fieldLoc(o, qi, r, snapshot.FieldLimit)...)
+	limitText := "its own limit of " + quota.Amount(r, limit)
+	if limitOmitted {
+		limitText = fmt.Sprintf("its own limit of 0 (the %s limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling)", r)
+	}
+	if deserved.IsUnlimited() {
+		f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), above %s", q.Name, r, limitText)
+	} else {
+		f.Message = fmt.Sprintf("%s: the %s guarantee of %s is above %s — %s of it can never be used", q.Name, r, quota.Amount(r, deserved), limitText, quota.Amount(r, deserved.Sub(limit)))
+	}
+	c.add(f)
+}
+
+// checkParents: a project whose parent department does not exist; KRM's
+// webhook rejects it.
+func (c *checker) checkParents() {
+	for _, p := range c.projs {
+		if _, ok := c.depts[p.parent]; ok {
+			continue
+		}
+		c.add(Finding{Code: "unknown-parent", Level: LevelError, Object: p.id(),
+			Message: fmt.Sprintf("project %s: parent department %q does not exist; KRM's webhook rejects a project under an unknown department", p.name, p.parent),
+			Where:   c.loc.at(KindProject, p.name, "/spec/parent")})
+	}
+}
+
+// checkQueueNames: queue names are cluster-wide, so two objects naming the
+// same queue would share one KAI Queue.
+func (c *checker) checkQueueNames() {
+	type use struct {
+		o  *owner
+		qi int
+	}
+	first := map[string]use{}
+	for _, o := range c.owners() {
+		for qi, q := range o.queues {
+			prev, dup := first[q.Name]
+			if !dup {
+				first[q.Name] = use{o, qi}
+				continue
+			}
+			where := prev.o.kind
+			if prev.o == o {
+				where = "the same " + strings.ToLower(o.kind)
+			} else {
+				where = strings.ToLower(prev.o.kind) + " " + prev.o.name
+			}
+			c.add(Finding{Code: "duplicate-queue-name", Level: LevelError, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+				Message: fmt.Sprintf("%s: the queue name is also used by %s; queue names are cluster-wide, so both would share one queue", q.Name, where),
+				Where:   append(c.loc.at(o.kind, o.name, queuePath(qi)+"/name"), c.loc.at(prev.o.kind, prev.o.name, queuePath(prev.qi)+"/name")...)})
+		}
+	}
+}
+
+// checkNamespaces: a namespace belongs to one project.
+func (c *checker) checkNamespaces() {
+	first := map[string]string{}
+	for i := range c.s.Projects {
+		p := &c.s.Projects[i]
+		ns := p.NamespaceName()
+		if prev, dup := first[ns]; dup {
+			c.add(Finding{Code: "shared-namespace", Level: LevelError, Object: KindProject + "/" + p.Metadata.Name,
+				Message: fmt.Sprintf("project %s: namespace %s is already the namespace of project %s; a namespace belongs to one project", p.Metadata.Name, ns, prev),
+				Where:   c.loc.at(KindProject, p.Metadata.Name, "/spec/namespace")})
+			continue
+		}
+		first[ns] = p.Metadata.Name
+	}
+}
+
+// checkProjectsFitDepartment: per department queue and resource, the sum of
+// the projects' guarantees on that pool must fit in the department's.
+// KRM accepts more; KAI's scheduler then cannot give every project its
+// guarantee when the department is busy.
+func (c *checker) checkProjectsFitDepartment() {
+	for _, d := range c.s.Departments {
+		dept := c.depts[d.Metadata.Name]
+		for qi := range d.Spec.Queues {
+			dq := &d.Spec.Queues[qi]
+			kids := c.children[d.Metadata.Name+"/"+dq.NodePool]
+			if c.deptQueue[d.Metadata.Name+"/"+dq.NodePool].q != dq || len(kids) == 0 {
+				continue // a second queue on the pool is its own error
+			}
+			for _, r := range quota.Resources {
+				c.fitDepartment(dept, qi, dq, kids, r)
+			}
+		}
+	}
+}
+
+func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []ownedQueue, r quota.Resource) {
+	have, _ := value(dq, r, snapshot.FieldDeserved)
+	if have.IsUnlimited() {
+		return
+	}
+	base := Finding{Level: LevelError, Object: dept.id(), Queue: dq.Name, Pool: dq.NodePool, Resource: string(r)}
+	sum := quota.Zero
+	var where []Location
+	for _, k := range kids {
+		v, _ := value(k.q, r, snapshot.FieldDeserved)
+		if v.IsNegative() && !v.IsUnlimited() {
+			continue // reported as negative-value; it must not shrink the sum
+		}
+		if v.IsUnlimited() {
+			f := base
+			f.Code = "unlimited-under-finite"
+			f.Object, f.Queue = k.o.id(), k.q.Name
+			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.q.Name, r, dq.Name, quota.Amount(r, have))
+			f.Where = append(c.fieldLoc(k.o, k.i, r, snapshot.FieldDeserved), c.fieldLoc(dept, qi, r, snapshot.FieldDeserved)...)
+			c.add(f)
+			return
+		}
+		sum = sum.Add(v)
+		if !v.IsZero() {
+			where = append(where, c.fieldLoc(k.o, k.i, r, snapshot.FieldDeserved)...)
+		}
+	}
+	if sum.Cmp(have) <= 0 {
+		return
+	}
+	f := base
+	f.Code = "projects-over-department"
+	f.Message = fmt.Sprintf("%s: the projects are guaranteed %s in total, but the department only has %s — %s of those guarantees cannot be met",
+		dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
+	f.Where = append(c.fieldLoc(dept, qi, r, snapshot.FieldDeserved), where...)
+	c.add(f)
+}
+
+// checkPoolCapacity compares the departments' gpu guarantees on each pool
+// with the pool's cards, when the nodes were read.
+func (c *checker) checkPoolCapacity() {
+	if !c.s.Read(snapshot.SourceNodes) {
+		reason := ""
+		for _, n := range c.s.NotRead {
+			if n.What == snapshot.SourceNodes {
+				reason = n.Reason
+			}
+		}
+		for _, p := range c.s.NodePools {
+			c.add(Finding{Code: "pool-cards-unknown", Level: LevelNote, Object: KindNodePool + "/" + p.Metadata.Name, Pool: p.Metadata.Name,
+				Message: fmt.Sprintf("node pool %s: the card count is unknown (nodes not read: %s), so the departments' guarantees were not compared with the pool's cards", p.Metadata.Name, reason)})
+		}
+		return
+	}
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Level != b.Level {
+			return a.Level.rank() < b.Level.rank()
+		}
+		if a.Pool != b.Pool {
+			return a.Pool < b.Pool
+		}
+		if a.Queue != b.Queue {
+			return a.Queue < b.Queue
+		}
+		if a.Object != b.Object {
+			return a.Object < b.Object
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Message < b.Message
+	})
+}

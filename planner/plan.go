@@ -1,0 +1,203 @@
+// Package planner turns a snapshot and a desired overlay into a plan: the
+// target state, the changes, the findings of the checks, and the ordered
+// steps that reach the target through states that all pass the checks.
+// It does no I/O; plan.json is produced and read here as bytes.
+package planner
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// FormatVersion is the version of the plan.json schema.
+const FormatVersion = 1
+
+// Plan is plan.json: everything a reviewer and render need, deterministic
+// so that it diffs well in a pull request.
+type Plan struct {
+	FormatVersion int `json:"format_version"`
+	// PlanID is the sha256 (hex) of the canonical JSON of the plan with
+	// PlanID empty; render refuses a plan whose content does not match it.
+	PlanID string `json:"plan_id"`
+	// Renderable is false when the plan has an error finding.
+	Renderable bool `json:"renderable"`
+	// OrderVerified is true when every intermediate state of Steps was
+	// simulated and passed the checks.
+	OrderVerified bool           `json:"order_verified"`
+	Summary       Summary        `json:"summary"`
+	Changes       []Change       `json:"changes"`
+	Steps         []Step         `json:"steps"`
+	Findings      []Finding      `json:"findings"`
+	Desired       Desired        `json:"desired"`
+	Snapshot      snapshot.State `json:"snapshot"`
+}
+
+// Desired is the HCL the plan was made from.
+type Desired struct {
+	File      string            `json:"file"`
+	Source    string            `json:"source"`
+	Variables map[string]string `json:"variables,omitempty"`
+}
+
+// Summary counts objects and findings. Add and Change count objects, as
+// Terraform counts resources; krmplan never destroys.
+type Summary struct {
+	Add      int `json:"add"`
+	Change   int `json:"change"`
+	Destroy  int `json:"destroy"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notes    int `json:"notes"`
+}
+
+// Build plans the overlay ov against the snapshot before. Diagnostics are
+// errors of the overlay itself against this snapshot (a new object missing
+// a required field, a change to an immutable label pair); with an error
+// diagnostic there is no plan. Findings of the checks are in the plan.
+func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) {
+	target, set, diags := applyOverlay(before, ov)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	changes := diffStates(before, target, set)
+	if changes == nil {
+		changes = []Change{}
+	}
+	findings := Check(target, set)
+	present := map[string]bool{}
+	for _, f := range Check(before, nil) {
+		present[f.key()] = true
+	}
+	for i := range findings {
+		findings[i].AlreadyPresent = present[findings[i].key()]
+	}
+	steps := buildSteps(before, target, changes)
+	if steps == nil {
+		steps = []Step{}
+	}
+	verified := false
+	if !hasErrors(findings) {
+		if bad := verifySteps(before, target, changes, steps); bad != nil {
+			findings = append(findings, *bad)
+			sortFindings(findings)
+		} else {
+			verified = true
+		}
+	}
+	p := &Plan{
+		FormatVersion: FormatVersion,
+		Renderable:    !hasErrors(findings),
+		OrderVerified: verified,
+		Changes:       changes,
+		Steps:         steps,
+		Findings:      findings,
+		Desired:       Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables},
+		Snapshot:      *before,
+	}
+	p.Summary = summarize(changes, findings)
+	p.PlanID = p.contentID()
+	return p, diags
+}
+
+// CheckState runs the checks on a state as it is (no desired change), for
+// the `check` command and for a plan's "already present" marks.
+func CheckState(s *snapshot.State) []Finding { return Check(s, nil) }
+
+func hasErrors(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Level == LevelError {
+			return true
+		}
+	}
+	return false
+}
+
+func summarize(changes []Change, findings []Finding) Summary {
+	var s Summary
+	created, changed := map[string]bool{}, map[string]bool{}
+	for _, c := range changes {
+		k := c.Kind + "/" + c.Object
+		if c.Action == ActionCreate && !c.NewQueue {
+			created[k] = true
+		} else {
+			changed[k] = true
+		}
+	}
+	s.Add, s.Change = len(created), len(changed)
+	for _, f := range findings {
+		switch f.Level {
+		case LevelError:
+			s.Errors++
+		case LevelWarning:
+			s.Warnings++
+		default:
+			s.Notes++
+		}
+	}
+	return s
+}
+
+// contentID is the sha256 of the plan's canonical JSON without PlanID.
+func (p *Plan) contentID() string {
+	c := *p
+	c.PlanID = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		panic(fmt.Sprintf("planner: marshal: %v", err))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Marshal returns the plan.json bytes: indented JSON with a final newline.
+func (p *Plan) Marshal() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		panic(fmt.Sprintf("planner: marshal: %v", err))
+	}
+	return buf.Bytes()
+}
+
+// Decode reads plan.json bytes (name is used in errors). It refuses another
+// format version and a plan whose plan_id does not match its content
+// (changed after it was made: tampered, or edited by hand).
+func Decode(name string, b []byte) (*Plan, error) {
+	var p Plan
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: not a krmplan plan: %w", name, err)
+	}
+	if p.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("%s: plan format_version %d, this krmplan reads %d", name, p.FormatVersion, FormatVersion)
+	}
+	if got := p.contentID(); got != p.PlanID {
+		return nil, fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(p.PlanID))
+	}
+	return &p, nil
+}
+
+// MatchID reports whether id approves the plan: the full plan_id or a
+// unique prefix of at least 12 hex digits.
+func (p *Plan) MatchID(id string) bool {
+	id = strings.ToLower(strings.TrimSpace(id))
+	return len(id) >= 12 && strings.HasPrefix(p.PlanID, id)
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,156 @@
+// Package quota holds KRM quota numbers as exact decimals.
+//
+// KRM stores deserved, limit and overQuotaWeight as JSON numbers: gpu in
+// cards (0.5 is half a card), cpu in millicores, memory in MB (10^6 bytes).
+// -1 means unlimited for deserved and limit. The cluster accepts any number,
+// so every sum and comparison krmplan makes must be exact: values are parsed
+// from their text into a decimal, never into a float64, and -1 behaves as +∞.
+package quota
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// ctx is wide enough that sums of tenancy values never round: a quota is
+// written with a handful of digits and a tenancy has at most ~10^6 of them.
+var ctx = apd.BaseContext.WithPrecision(60)
+
+// Value is one quota number as written: an exact decimal, where -1 stands for
+// unlimited. The zero Value is 0. Values are immutable.
+type Value struct {
+	d apd.Decimal
+}
+
+// Unlimited is -1, KRM's spelling of "no bound" for deserved and limit.
+var Unlimited = MustParse("-1")
+
+// Zero is 0, what KRM reads for an omitted field.
+var Zero = Value{}
+
+// Parse reads a number as written in YAML, JSON or HCL ("4", "0.5", "-1",
+// "1e1", "4.0"). It returns an error naming the text for anything that is not
+// a finite decimal number (strings, NaN, Infinity, empty text).
+func Parse(text string) (Value, error) {
+	t := strings.TrimSpace(text)
+	var v Value
+	if _, _, err := v.d.SetString(t); err != nil || v.d.Form != apd.Finite || t == "" {
+		return Value{}, fmt.Errorf("%q is not a number", text)
+	}
+	return v, nil
+}
+
+// MustParse is Parse for constants known to be valid; it panics otherwise.
+func MustParse(text string) Value {
+	v, err := Parse(text)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// FromInt returns the Value n.
+func FromInt(n int64) Value {
+	var v Value
+	v.d.SetInt64(n)
+	return v
+}
+
+// IsUnlimited reports whether v is -1 (unlimited).
+func (v Value) IsUnlimited() bool {
+	return v.d.Cmp(&Unlimited.d) == 0
+}
+
+// IsZero reports whether v is 0.
+func (v Value) IsZero() bool { return v.d.IsZero() }
+
+// IsNegative reports whether v is below zero, -1 included.
+func (v Value) IsNegative() bool { return v.d.Sign() < 0 }
+
+// Cmp compares a and b with -1 as +∞: it returns -1, 0 or +1. Two unlimited
+// values are equal. Other negative values compare as the numbers they are.
+func (a Value) Cmp(b Value) int {
+	au, bu := a.IsUnlimited(), b.IsUnlimited()
+	switch {
+	case au && bu:
+		return 0
+	case au:
+		return 1
+	case bu:
+		return -1
+	}
+	return a.d.Cmp(&b.d)
+}
+
+// Equal reports whether a and b are the same number (4 equals 4.0).
+func (a Value) Equal(b Value) bool { return a.d.Cmp(&b.d) == 0 }
+
+// Add returns a+b; if either is unlimited the sum is unlimited.
+func (a Value) Add(b Value) Value {
+	if a.IsUnlimited() || b.IsUnlimited() {
+		return Unlimited
+	}
+	var r Value
+	if _, err := ctx.Add(&r.d, &a.d, &b.d); err != nil {
+		panic(fmt.Sprintf("quota: add %s + %s: %v", a, b, err))
+	}
+	return r
+}
+
+// Sub returns a-b for finite a and b. It panics on an unlimited operand,
+// because a gap to or from +∞ has no number; callers compare first.
+func (a Value) Sub(b Value) Value {
+	if a.IsUnlimited() || b.IsUnlimited() {
+		panic("quota: Sub with an unlimited operand")
+	}
+	var r Value
+	if _, err := ctx.Sub(&r.d, &a.d, &b.d); err != nil {
+		panic(fmt.Sprintf("quota: sub %s - %s: %v", a, b, err))
+	}
+	return r
+}
+
+// String prints v without float artefacts and without trailing zeros:
+// "0.3", "4", "-1", "0.02". Use Text for the written spelling.
+func (v Value) String() string {
+	var r apd.Decimal
+	r.Reduce(&v.d)
+	s := r.Text('f')
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// Float64 approximates v for drawing (bars, proportions); never for checks.
+func (v Value) Float64() float64 {
+	f, err := v.d.Float64()
+	if err != nil {
+		return 0
+	}
+	return f
+}
+
+// MarshalJSON writes v as a JSON number in its reduced form.
+func (v Value) MarshalJSON() ([]byte, error) { return []byte(v.String()), nil }
+
+// UnmarshalJSON reads a JSON number; a JSON string is refused.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	p, err := Parse(string(b))
+	if err != nil {
+		return err
+	}
+	*v = p
+	return nil
+}
+
+// Sum adds values with -1 as +∞; the sum of nothing is 0.
+func Sum(vs ...Value) Value {
+	s := Zero
+	for _, v := range vs {
+		s = s.Add(v)
+	}
+	return s
+}

@@ -1,0 +1,146 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/krmplan/krmplan/internal/gitcli"
+)
+
+// GitSource names tenancy files at a git ref.
+type GitSource struct {
+	Repo string // a directory inside the repository
+	Ref  string // any revision git understands; "" means HEAD
+	// Paths are repository-relative files or folders; a folder stands for
+	// every *.yaml and *.yml file under it at the ref.
+	Paths []string
+}
+
+// FromGit reads the tenancy files at the ref with git (never the work
+// tree) and returns their state, with the commit id, each file's blob id
+// and every value's position. Nodes, queues and namespaces are marked as
+// not read; a live overlay may add them. Errors name the file and line: a
+// missing ref or file, a YAML error, a value that is not a number, the same
+// object declared twice.
+func FromGit(src GitSource) (*State, error) {
+	ref := src.Ref
+	if ref == "" {
+		ref = "HEAD"
+	}
+	top, err := gitcli.Repo{Dir: src.Repo}.Line("rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not in a git repository: %w", src.Repo, err)
+	}
+	repo := gitcli.Repo{Dir: top}
+	commit, err := repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("%s: no commit %q in the repository", top, ref)
+	}
+	files, err := tenancyFiles(repo, commit, ref, top, src.Paths)
+	if err != nil {
+		return nil, err
+	}
+	var t Tenancy
+	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
+	for _, f := range files {
+		blob, err := repo.Run(nil, "cat-file", "blob", f.Blob)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", f.Path, ref, err)
+		}
+		if err := t.ParseTenancy(f.Path, blob); err != nil {
+			return nil, err
+		}
+		st.Source.Files = append(st.Source.Files, f)
+	}
+	if err := t.checkUnique(); err != nil {
+		return nil, err
+	}
+	st.NodePools, st.Departments, st.Projects = t.NodePools, t.Departments, t.Projects
+	st.ManagedNodes, st.KRMConfig, st.Other = t.ManagedNodes, t.KRMConfig, t.Other
+	for _, what := range []string{SourceNodes, SourceQueues, SourceNamespaces} {
+		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: "git snapshot without a cluster"})
+	}
+	return st, nil
+}
+
+// tenancyFiles resolves the given paths at commit into files with blob ids.
+func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]SourceFile, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no tenancy file given (--tenancy PATH)")
+	}
+	seen := map[string]bool{}
+	var files []SourceFile
+	for _, p := range paths {
+		rel := p
+		if filepath.IsAbs(p) {
+			r, err := filepath.Rel(top, p)
+			if err != nil || strings.HasPrefix(r, "..") {
+				return nil, fmt.Errorf("%s is outside the repository %s", p, top)
+			}
+			rel = r
+		}
+		rel = strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/")
+		out, err := repo.Line("ls-tree", "-r", "--full-tree", commit, "--", rel)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
+		}
+		if out == "" {
+			return nil, fmt.Errorf("%s: no such file at %s (commit %.12s)", rel, ref, commit)
+		}
+		n := 0
+		for _, line := range strings.Split(out, "\n") {
+			// "<mode> blob <id>\t<path>"
+			meta, name, ok := strings.Cut(line, "\t")
+			fs := strings.Fields(meta)
+			if !ok || len(fs) != 3 || fs[1] != "blob" {
+				continue
+			}
+			if name != rel && !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
+				continue // in a folder, only YAML files are tenancy
+			}
+			n++
+			if !seen[name] {
+				seen[name] = true
+				files = append(files, SourceFile{Path: name, Blob: fs[2]})
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: no *.yaml or *.yml file under it at %s (commit %.12s)", rel, ref, commit)
+		}
+	}
+	return files, nil
+}
+
+// checkUnique refuses two objects of one kind with one name: they are the
+// same cluster object, so the files disagree with themselves.
+func (t *Tenancy) checkUnique() error {
+	type key struct{ kind, name string }
+	first := map[key]*Origin{}
+	check := func(kind, name string, o *Origin) error {
+		k := key{kind, name}
+		if prev, ok := first[k]; ok {
+			return &ParseError{File: o.File, Line: o.Line, Msg: fmt.Sprintf("%s %q is declared twice (first at %s:%d)", kind, name, prev.File, prev.Line)}
+		}
+		first[k] = o
+		return nil
+	}
+	for i := range t.NodePools {
+		if err := check("NodePool", t.NodePools[i].Metadata.Name, t.NodePools[i].Origin); err != nil {
+			return err
+		}
+	}
+	for i := range t.Departments {
+		if err := check("Department", t.Departments[i].Metadata.Name, t.Departments[i].Origin); err != nil {
+			return err
+		}
+	}
+	for i := range t.Projects {
+		if err := check("Project", t.Projects[i].Metadata.Name, t.Projects[i].Origin); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+)
+
+// Normalize sorts every list of s by name (then by file and line), so
+// that the same input always gives the same bytes.
+func (s *State) Normalize() {
+	sort.SliceStable(s.NodePools, func(i, j int) bool { return s.NodePools[i].Metadata.Name < s.NodePools[j].Metadata.Name })
+	sort.SliceStable(s.Departments, func(i, j int) bool { return s.Departments[i].Metadata.Name < s.Departments[j].Metadata.Name })
+	sort.SliceStable(s.Projects, func(i, j int) bool { return s.Projects[i].Metadata.Name < s.Projects[j].Metadata.Name })
+	sort.SliceStable(s.Other, func(i, j int) bool {
+		a, b := s.Other[i], s.Other[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	sort.SliceStable(s.Nodes, func(i, j int) bool { return s.Nodes[i].Name < s.Nodes[j].Name })
+	sort.SliceStable(s.LiveQueues, func(i, j int) bool { return s.LiveQueues[i].Name < s.LiveQueues[j].Name })
+	sort.SliceStable(s.Namespaces, func(i, j int) bool { return s.Namespaces[i].Name < s.Namespaces[j].Name })
+	sort.SliceStable(s.NotRead, func(i, j int) bool { return s.NotRead[i].What < s.NotRead[j].What })
+	sort.SliceStable(s.Source.Files, func(i, j int) bool { return s.Source.Files[i].Path < s.Source.Files[j].Path })
+	if s.NotRead == nil {
+		s.NotRead = []NotRead{}
+	}
+	// Empty lists are written as [] rather than null: "none" is data.
+	if s.NodePools == nil {
+		s.NodePools = []NodePool{}
+	}
+	if s.Departments == nil {
+		s.Departments = []Department{}
+	}
+	if s.Projects == nil {
+		s.Projects = []Project{}
+	}
+}
+
+// Seal normalizes s, sets FormatVersion and computes Digest.
+func (s *State) Seal() {
+	s.FormatVersion = FormatVersion
+	s.Normalize()
+	s.Digest = s.contentDigest()
+}
+
+// contentDigest is sha256 over the canonical JSON of s without TakenAt
+// and Digest.
+func (s *State) contentDigest() string {
+	c := *s
+	c.TakenAt, c.Digest = "", ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		panic(fmt.Sprintf("snapshot: marshal: %v", err)) // every field is plain data
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Marshal returns the state.json bytes of s: indented JSON with a final
+// newline.
+func (s *State) Marshal() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(fmt.Sprintf("snapshot: marshal: %v", err))
+	}
+	return buf.Bytes()
+}
+
+// Load reads a state.json file. It refuses a file of another format
+// version and one whose digest does not match its content (edited by hand
+// after it was taken), naming the file.
+func Load(path string) (*State, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, b)
+}
+
+// Decode is Load for bytes already read; name is used in errors.
+func Decode(name string, b []byte) (*State, error) {
+	var s State
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, jsonErr(b, err))
+	}
+	if s.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d", name, s.FormatVersion, FormatVersion)
+	}
+	if got := s.contentDigest(); got != s.Digest {
+		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)
+	}
+	return &s, nil
+}
+
+// jsonErr adds the line to a JSON syntax or type error.
+func jsonErr(b []byte, err error) error {
+	var off int64 = -1
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
+	return fmt.Errorf("line %d: %w", line, err)
+}

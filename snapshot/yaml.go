@@ -1,0 +1,496 @@
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/krmplan/krmplan/quota"
+	"go.yaml.in/yaml/v3"
+)
+
+// The group/version of the KRM objects krmplan reads.
+const KRMAPIVersion = "kai.resources/v1alpha1"
+
+// Tenancy is what one or more tenancy YAML files declare.
+type Tenancy struct {
+	NodePools    []NodePool
+	Departments  []Department
+	Projects     []Project
+	ManagedNodes *ManagedNodesConfig
+	KRMConfig    *KRMConfig
+	Other        []OtherDocument
+}
+
+// ParseError is a problem in a tenancy file, at a line.
+type ParseError struct {
+	File string
+	Line int // 1-based; 0 when the whole file is concerned
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// ParseTenancy reads every document of one tenancy file (name is the
+// repository-relative path used in positions and errors) into t. NodePool,
+// Department, Project, ManagedNodesConfig and KRMConfig documents of
+// kai.resources/v1alpha1 are read; other kinds go to t.Other. Errors are
+// *ParseError: a YAML syntax error, a quota value that is not a number (a
+// quoted "4" is a string, which KRM rejects), a wrong shape.
+func (t *Tenancy) ParseTenancy(name string, src []byte) error {
+	lines := newLineIndex(src)
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			line := yamlErrorLine(err)
+			msg := strings.TrimPrefix(err.Error(), "yaml: ")
+			msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
+			return &ParseError{File: name, Line: line, Msg: "invalid YAML: " + msg}
+		}
+		if len(doc.Content) == 0 {
+			continue // an empty document between two ---
+		}
+		r := &docReader{file: name, lines: lines}
+		if err := r.read(t, doc.Content[0]); err != nil {
+			return err
+		}
+	}
+}
+
+// yamlErrorLine pulls the line out of a yaml.v3 error ("yaml: line 7: ...").
+func yamlErrorLine(err error) int {
+	msg := err.Error()
+	i := strings.Index(msg, "line ")
+	if i < 0 {
+		return 0
+	}
+	rest := msg[i+5:]
+	j := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if j < 0 {
+		j = len(rest)
+	}
+	n, _ := strconv.Atoi(rest[:j])
+	return n
+}
+
+// lineIndex turns yaml.v3's line and column (counted in characters) into
+// byte offsets.
+type lineIndex struct {
+	src    []byte
+	starts []int
+}
+
+func newLineIndex(src []byte) *lineIndex {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return &lineIndex{src: src, starts: starts}
+}
+
+// offset returns the byte offset of the 1-based line and character column.
+func (li *lineIndex) offset(line, col int) int {
+	if line < 1 || line > len(li.starts) {
+		return -1
+	}
+	off := li.starts[line-1]
+	if line == 1 && bytes.HasPrefix(li.src, []byte("\ufeff")) {
+		off += 3 // the scanner does not count the byte order mark as a column
+	}
+	for c := 1; c < col && off < len(li.src); c++ {
+		_, w := utf8.DecodeRune(li.src[off:])
+		off += w
+	}
+	return off
+}
+
+type docReader struct {
+	file  string
+	lines *lineIndex
+	// values collects the positions of the document's scalars by JSON pointer.
+	values map[string]Pos
+}
+
+func (r *docReader) errf(n *yaml.Node, format string, args ...any) error {
+	return &ParseError{File: r.file, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// deref follows an alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// fields returns a mapping's keys and values, erroring on another shape.
+func (r *docReader) fields(n *yaml.Node, what string) ([][2]*yaml.Node, error) {
+	m := deref(n)
+	if m.Kind != yaml.MappingNode {
+		return nil, r.errf(n, "%s must be a mapping", what)
+	}
+	out := make([][2]*yaml.Node, 0, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		out = append(out, [2]*yaml.Node{m.Content[i], m.Content[i+1]})
+	}
+	return out, nil
+}
+
+func (r *docReader) str(n *yaml.Node, what string) (string, error) {
+	v := deref(n)
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		return "", r.errf(n, "%s must be a string", what)
+	}
+	return v.Value, nil
+}
+
+func (r *docReader) strList(n *yaml.Node, what string) ([]string, error) {
+	v := deref(n)
+	if v.Kind != yaml.SequenceNode {
+		return nil, r.errf(n, "%s must be a list", what)
+	}
+	out := make([]string, 0, len(v.Content))
+	for _, it := range v.Content {
+		s, err := r.str(it, what+" entry")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// pos records where scalar n is written, under the JSON pointer path.
+func (r *docReader) pos(path string, n *yaml.Node) {
+	start := r.lines.offset(n.Line, n.Column)
+	v := deref(n)
+	text := v.Value
+	if n.Kind == yaml.AliasNode {
+		text = "*" + n.Value
+	} else if v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		q := r.lines.src[start]
+		if end := bytes.IndexByte(r.lines.src[start+1:], q); end >= 0 {
+			text = string(r.lines.src[start : start+end+2])
+		}
+	}
+	if start >= 0 && start+len(text) <= len(r.lines.src) && string(r.lines.src[start:start+len(text)]) != text {
+		// A multi-line or escaped scalar: its written form is not its value.
+		// Keep the value; an edit will find the bytes differ and refuse.
+		text = v.Value
+	}
+	r.values[path] = Pos{Line: n.Line, Column: n.Column, Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
+}
+
+// number reads a quota value; a string, even "4", is refused as KRM does.
+func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
+	v := deref(n)
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") {
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
+			if _, err := quota.Parse(v.Value); err == nil {
+				return nil, r.errf(n, "%s is the string %q; KRM rejects a string there, write the number unquoted", path, v.Value)
+			}
+			return nil, r.errf(n, "%s: %q is not a number", path, v.Value)
+		}
+		return nil, r.errf(n, "%s must be a number", path)
+	}
+	q, err := quota.Parse(v.Value)
+	if err != nil {
+		return nil, r.errf(n, "%s: %v", path, err)
+	}
+	r.pos(path, n)
+	return &q, nil
+}
+
+func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
+	r.values = map[string]Pos{}
+	top, err := r.fields(root, "a document")
+	if err != nil {
+		return err
+	}
+	var apiVersion, kind string
+	var meta, spec *yaml.Node
+	for _, kv := range top {
+		switch kv[0].Value {
+		case "apiVersion":
+			apiVersion, _ = r.str(kv[1], "apiVersion")
+		case "kind":
+			kind, _ = r.str(kv[1], "kind")
+		case "metadata":
+			meta = kv[1]
+		case "spec":
+			spec = kv[1]
+		}
+	}
+	m, err := r.meta(meta, root)
+	if err != nil {
+		return err
+	}
+	origin := &Origin{File: r.file, Line: root.Line, Values: r.values}
+	known := apiVersion == KRMAPIVersion
+	switch {
+	case known && kind == "NodePool":
+		p := NodePool{Metadata: m, Origin: origin}
+		if err := r.nodePoolSpec(spec, &p.Spec); err != nil {
+			return err
+		}
+		t.NodePools = append(t.NodePools, p)
+	case known && kind == "Department":
+		d := Department{Metadata: m, Origin: origin}
+		if err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) { return false, nil }, &d.Spec.Queues); err != nil {
+			return err
+		}
+		t.Departments = append(t.Departments, d)
+	case known && kind == "Project":
+		p := Project{Metadata: m, Origin: origin}
+		err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
+			var err error
+			switch k {
+			case "parent":
+				p.Spec.Parent, err = r.str(v, "spec.parent")
+				r.pos("/spec/parent", v)
+			case "namespace":
+				p.Spec.Namespace, err = r.str(v, "spec.namespace")
+				r.pos("/spec/namespace", v)
+			case "defaultNodePools":
+				p.Spec.DefaultNodePools, err = r.strList(v, "spec.defaultNodePools")
+			default:
+				return false, nil
+			}
+			return true, err
+		}, &p.Spec.Queues)
+		if err != nil {
+			return err
+		}
+		if p.Spec.Parent == "" {
+			return r.errf(root, "project %s has no spec.parent", m.Name)
+		}
+		t.Projects = append(t.Projects, p)
+	case known && kind == "ManagedNodesConfig":
+		c := &ManagedNodesConfig{Metadata: m, Origin: origin}
+		if err := r.managedNodes(spec, c); err != nil {
+			return err
+		}
+		t.ManagedNodes = c
+	case known && kind == "KRMConfig":
+		c := &KRMConfig{Metadata: m}
+		if spec != nil {
+			kvs, err := r.fields(spec, "spec")
+			if err != nil {
+				return err
+			}
+			for _, kv := range kvs {
+				if kv[0].Value == "projectLabelKey" {
+					if c.ProjectLabelKey, err = r.str(kv[1], "spec.projectLabelKey"); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		t.KRMConfig = c
+	default:
+		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: m.Name, File: r.file, Line: root.Line})
+	}
+	return nil
+}
+
+func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
+	var m Meta
+	if n == nil {
+		return m, r.errf(doc, "the document has no metadata")
+	}
+	kvs, err := r.fields(n, "metadata")
+	if err != nil {
+		return m, err
+	}
+	for _, kv := range kvs {
+		switch kv[0].Value {
+		case "name":
+			if m.Name, err = r.str(kv[1], "metadata.name"); err != nil {
+				return m, err
+			}
+		case "uid":
+			m.UID, _ = r.str(kv[1], "metadata.uid")
+		case "annotations", "labels":
+			pairs, err := r.fields(kv[1], "metadata."+kv[0].Value)
+			if err != nil {
+				return m, err
+			}
+			for _, p := range pairs {
+				for _, k := range GitOpsKeys {
+					if p[0].Value == k {
+						if m.GitOps == nil {
+							m.GitOps = map[string]string{}
+						}
+						m.GitOps[k] = deref(p[1]).Value
+					}
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+func (r *docReader) nodePoolSpec(n *yaml.Node, s *NodePoolSpec) error {
+	if n == nil {
+		return nil
+	}
+	kvs, err := r.fields(n, "spec")
+	if err != nil {
+		return err
+	}
+	for _, kv := range kvs {
+		switch kv[0].Value {
+		case "labelKey":
+			s.LabelKey, err = r.str(kv[1], "spec.labelKey")
+			r.pos("/spec/labelKey", kv[1])
+		case "labelValue":
+			s.LabelValue, err = r.str(kv[1], "spec.labelValue")
+			r.pos("/spec/labelValue", kv[1])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// specQueues reads spec.queues, handing every other spec key to other
+// (which reports whether it used the key).
+func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node) (bool, error), out *[]Queue) error {
+	if n == nil {
+		return r.errf(doc, "the document has no spec")
+	}
+	kvs, err := r.fields(n, "spec")
+	if err != nil {
+		return err
+	}
+	for _, kv := range kvs {
+		if kv[0].Value != "queues" {
+			if _, err := other(kv[0].Value, kv[1]); err != nil {
+				return err
+			}
+			continue
+		}
+		list := deref(kv[1])
+		if list.Kind != yaml.SequenceNode {
+			return r.errf(kv[1], "spec.queues must be a list")
+		}
+		for i, qn := range list.Content {
+			q, err := r.queue(fmt.Sprintf("/spec/queues/%d", i), qn)
+			if err != nil {
+				return err
+			}
+			*out = append(*out, q)
+		}
+	}
+	return nil
+}
+
+func (r *docReader) queue(path string, n *yaml.Node) (Queue, error) {
+	var q Queue
+	kvs, err := r.fields(n, "a queue")
+	if err != nil {
+		return q, err
+	}
+	for _, kv := range kvs {
+		k, v := kv[0].Value, kv[1]
+		switch k {
+		case "name":
+			q.Name, err = r.str(v, path+"/name")
+			r.pos(path+"/name", v)
+		case "nodepool":
+			q.NodePool, err = r.str(v, path+"/nodepool")
+			r.pos(path+"/nodepool", v)
+		case "priority":
+			d := deref(v)
+			p, perr := strconv.ParseInt(d.Value, 10, 32)
+			if d.Kind != yaml.ScalarNode || d.Tag != "!!int" || perr != nil {
+				return q, r.errf(v, "%s/priority: %q is not a whole number (int32)", path, d.Value)
+			}
+			p32 := int32(p)
+			q.Priority = &p32
+			r.pos(path+"/priority", v)
+		case "resources":
+			err = r.resources(path+"/resources", v, &q.Resources)
+		}
+		if err != nil {
+			return q, err
+		}
+	}
+	if q.Name == "" {
+		return q, r.errf(n, "%s: the queue has no name", path)
+	}
+	return q, nil
+}
+
+func (r *docReader) resources(path string, n *yaml.Node, rs *Resources) error {
+	kvs, err := r.fields(n, path)
+	if err != nil {
+		return err
+	}
+	for _, kv := range kvs {
+		res := quota.Resource(kv[0].Value)
+		if res != quota.GPU && res != quota.CPU && res != quota.Memory {
+			continue
+		}
+		block := rs.Ensure(res)
+		fields, err := r.fields(kv[1], path+"/"+string(res))
+		if err != nil {
+			return err
+		}
+		for _, f := range fields {
+			slot := block.Field(f[0].Value)
+			if slot == nil {
+				continue
+			}
+			if *slot, err = r.number(path+"/"+string(res)+"/"+f[0].Value, f[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (r *docReader) managedNodes(n *yaml.Node, c *ManagedNodesConfig) error {
+	if n == nil {
+		return nil
+	}
+	kvs, err := r.fields(n, "spec")
+	if err != nil {
+		return err
+	}
+	for _, kv := range kvs {
+		if kv[0].Value != "inclusion_criteria" {
+			continue
+		}
+		crit, err := r.fields(kv[1], "spec.inclusion_criteria")
+		if err != nil {
+			return err
+		}
+		for _, ckv := range crit {
+			if ckv[0].Value != "nodeSelectorTerms" {
+				continue
+			}
+			if err := deref(ckv[1]).Decode(&c.Terms); err != nil {
+				return r.errf(ckv[1], "spec.inclusion_criteria.nodeSelectorTerms: %v", err)
+			}
+		}
+	}
+	return nil
+}
