@@ -127,15 +127,14 @@ func diffStates(before, target *snapshot.State, set map[string]Location) []Chang
 }
 
 type differ struct {
-	set     map[string]Location
-	out     []Change
-	kind    string
-	name    string
-	exists  bool
-	queue   *snapshot.Queue
-	qi      int
-	qIsNew  bool
-	resName quota.Resource
+	set    map[string]Location
+	out    []Change
+	kind   string
+	name   string
+	exists bool
+	queue  *snapshot.Queue
+	qi     int
+	qIsNew bool
 }
 
 func (d *differ) obj(kind, name string, exists bool) {

@@ -326,7 +326,7 @@ func (c *checker) checkQueueNames() {
 				first[q.Name] = use{o, qi}
 				continue
 			}
-			where := prev.o.kind
+			var where string
 			if prev.o == o {
 				where = "the same " + strings.ToLower(o.kind)
 			} else {

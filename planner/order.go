@@ -14,17 +14,24 @@ import (
 // gives cards back before its department shrinks, and a department grows
 // before its projects claim the cards.
 const (
-	PhaseNewPools            = "new node pools"
-	PhaseShrinkProjects      = "shrinking projects"
-	PhaseShrinkDepartments   = "shrinking departments"
-	PhaseGrowDepartments     = "growing or new departments"
-	PhaseGrowProjects        = "growing or new projects"
-	StepPatch                = "patch"
-	StepCreate               = "create"
-	apiVersionKRM            = snapshot.KRMAPIVersion
-	phaseCount               = 5
-	queueAppendPath          = "/spec/queues/-"
-	opTest, opReplace, opAdd = "test", "replace", "add"
+	PhaseNewPools          = "new node pools"
+	PhaseShrinkProjects    = "shrinking projects"
+	PhaseShrinkDepartments = "shrinking departments"
+	PhaseGrowDepartments   = "growing or new departments"
+	PhaseGrowProjects      = "growing or new projects"
+)
+
+// Step actions.
+const (
+	StepPatch  = "patch"
+	StepCreate = "create"
+)
+
+// JSON-patch operation names (RFC 6902).
+const (
+	opTest    = "test"
+	opReplace = "replace"
+	opAdd     = "add"
 )
 
 var phaseRank = map[string]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseShrinkDepartments: 2, PhaseGrowDepartments: 3, PhaseGrowProjects: 4}
@@ -168,7 +175,7 @@ func manifest(x *index, kind, name string) json.RawMessage {
 		spec = x.projs[name].Spec
 	}
 	return jsonValue(map[string]any{
-		"apiVersion": apiVersionKRM,
+		"apiVersion": snapshot.KRMAPIVersion,
 		"kind":       kind,
 		"metadata":   map[string]string{"name": name},
 		"spec":       spec,
@@ -198,7 +205,7 @@ func patchOps(before, target *index, kind, name string, changes []Change, idx []
 				last := len(*bq) - 1
 				ops = append(ops, Op{opTest, fmt.Sprintf("/spec/queues/%d/name", last), jsonValue((*bq)[last].Name)})
 			}
-			ops = append(ops, Op{opAdd, queueAppendPath, jsonValue((*tq)[c.QueueIndex])})
+			ops = append(ops, Op{opAdd, "/spec/queues/-", jsonValue((*tq)[c.QueueIndex])})
 			continue
 		}
 		if c.QueueIndex >= 0 && !testedQueue[c.QueueIndex] {

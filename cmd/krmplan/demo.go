@@ -73,16 +73,19 @@ func runDemo(e *env, dir string) error {
 			return cli.Exit(fmt.Sprintf("demo: git %s: %v\n%s", strings.Join(args, " "), err, out), 1)
 		}
 	}
+	// The steps run inside dir so that the commands shown are the ones a
+	// person would type there.
+	back, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := os.Chdir(dir); err != nil {
+		return err
+	}
+	defer os.Chdir(back)
 	step := func(comment string, want int, args ...string) error {
 		say("\n# %s\n$ krmplan %s\n", comment, strings.Join(args, " "))
-		abs := make([]string, len(args))
-		for i, a := range args {
-			abs[i] = a
-			if strings.HasSuffix(a, ".json") || strings.HasSuffix(a, ".hcl") || a == "." {
-				abs[i] = filepath.Join(dir, a)
-			}
-		}
-		code := run(append([]string{"krmplan"}, abs...), e.stdin, e.stdout, e.stdout)
+		code := run(append([]string{"krmplan"}, args...), e.stdin, e.stdout, e.stdout)
 		if code != want {
 			return cli.Exit(fmt.Sprintf("demo: krmplan %s exited %d, expected %d", strings.Join(args, " "), code, want), 1)
 		}
@@ -103,7 +106,7 @@ func runDemo(e *env, dir string) error {
 		"plan", "move-one-card.hcl", "--state", "state.json", "--out", "plan.json", "--no-color"); err != nil {
 		return err
 	}
-	id, err := planID(filepath.Join(dir, "plan.json"))
+	id, err := planID("plan.json")
 	if err != nil {
 		return err
 	}
@@ -115,7 +118,7 @@ func runDemo(e *env, dir string) error {
 		"render", "plan.json", "--format", "splice", "--approve", id[:12]); err != nil {
 		return err
 	}
-	say("\n# Done. Nothing was applied to any cluster; the work tree of %s is untouched.\n", dir)
+	say("\n# Done. Nothing was applied to any cluster, and the repository's work tree, index and HEAD in %s are untouched.\n", dir)
 	return nil
 }
 
