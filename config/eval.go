@@ -106,7 +106,13 @@ var sumFunc = function.New(&function.Spec{
 		}
 		return cty.Number, nil
 	},
-	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+	Impl: func(args []cty.Value, _ cty.Type) (ret cty.Value, err error) {
+		defer func() {
+			// big.Float panics on +Inf + -Inf.
+			if r := recover(); r != nil {
+				ret, err = cty.NilVal, function.NewArgErrorf(0, "the sum is not a number: %v", r)
+			}
+		}()
 		list := args[0]
 		if !list.IsWhollyKnown() {
 			return cty.UnknownVal(cty.Number), nil
@@ -140,6 +146,9 @@ type variable struct {
 	ty       cty.Type // cty.DynamicPseudoType without a type constraint
 	typed    bool
 	value    cty.Value // cty.NilVal while unset
+	// valueRange is where the value was given: the default, a var file
+	// attribute or a --var pseudo file.
+	valueRange hcl.Range
 }
 
 // local is one attribute of a `locals {}` block.
@@ -201,7 +210,7 @@ func (d *decoder) declareVariables(blocks hcl.Blocks) {
 						EvalContext: base,
 					})
 				} else {
-					v.value = conv
+					v.value, v.valueRange = conv, attr.Expr.Range()
 				}
 			}
 		}
@@ -346,7 +355,7 @@ func (d *decoder) setVar(v *variable, val cty.Value, rng hcl.Range, context *hcl
 		})
 		return
 	}
-	v.value = conv
+	v.value, v.valueRange = conv, rng
 }
 
 // checkRequired reports the variables that have no value.

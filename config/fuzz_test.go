@@ -29,6 +29,9 @@ func FuzzLoad(f *testing.F) {
 	} {
 		f.Add([]byte(s), "x=[1, 2]", []byte("x = unlimited\n"))
 	}
+	for _, s := range weirdInputs {
+		f.Add([]byte(s), "v=pow(10, 400)", []byte("v = [1]\n"))
+	}
 	f.Fuzz(func(t *testing.T, src []byte, opt string, varFile []byte) {
 		ov, diags := LoadOrdered("fuzz.hcl", src, []string{opt}, []VarFile{{Name: "v.hcl", Src: varFile}})
 		if ov == nil {
@@ -46,4 +49,76 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// weirdInputs are inputs that reach the corners of the evaluation: infinite
+// and huge numbers, computed keys, for expressions, odd types.
+var weirdInputs = []string{
+	`locals { a = pow(10, 400) - pow(10, 400) }`,
+	`locals { a = sum([pow(10, 400), -pow(10, 400)]) }`,
+	`locals { a = 1 / 0 }`,
+	`locals { a = jsondecode("1e99999999999") }`,
+	`locals { a = tonumber("1e999999") }`,
+	`locals { a = format("%d", pow(10, 400)) }`,
+	`locals { a = floor(pow(10, 400)) }`,
+	`locals { a = local }`,
+	`locals {
+  a = local["b"]
+  b = local
+}`,
+	`variable "v" { type = object({ a = optional(number) }) }`,
+	`variable "v" {
+  type    = list(any)
+  default = [1, "a"]
+}`,
+	`variable "v" {
+  type    = map(number)
+  default = { a = pow(10, 400) }
+}`,
+	`variable "v" { type = tuple([number, string]) }`,
+	`variable "v" { type = set(string), default = ["a"] }`,
+	`variable "v" { default = null }`,
+	`variable "v" { default = var.w }`,
+	`variable "1v" {}`,
+	`locals { k = "deserved" }
+department "d" {
+  queue "a" {
+    priority = pow(10, 400)
+    gpu      = { (local.k) = 1, "limit" = 2, 5 = 3 }
+    cpu      = { for k in ["deserved", "limit", "x"] : k => 1 }
+    memory   = null
+  }
+  queue "b" {
+    priority = -0
+    gpu      = {}
+    cpu      = { deserved = jsondecode("1e-400"), limit = 1e-30 }
+    memory   = tomap({ deserved = "1" })
+  }
+  queue "c" {
+    gpu = { deserved = pow(10, 400) }
+    cpu = { (null) = 1, (unknownthing) = 2 }
+  }
+}`,
+	`project "p" {
+  default_node_pools = toset(["b", "a"])
+  namespace          = ["x"]
+  department         = null
+}`,
+	`project "p" { default_node_pools = "a" }`,
+	`project "p" { default_node_pools = [null] }`,
+	`node_pool "p" { label_key = { a = 1 } }`,
+	`department "d" { queue "" {} }`,
+	`department "d" {
+  queue "a" {
+    gpu { deserved = [for x in range(1025) : x] }
+  }
+}`,
+}
+
+func TestWeirdInputsNoPanic(t *testing.T) {
+	for _, src := range weirdInputs {
+		for _, v := range []string{"v=pow(10, 400)", "v=[1, \"a\"]", "v={a=null}", "v=", "=1", "w=${"} {
+			load(t, src, []string{v}, []VarFile{{Name: "v.hcl", Src: []byte("v = unlimited\nv = 2\n")}})
+		}
+	}
 }

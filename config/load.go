@@ -174,7 +174,8 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 				Severity: hcl.DiagError,
 				Summary:  "Invalid value for variable",
 				Detail:   fmt.Sprintf("The value of var.%s contains an infinite number.", name),
-				Subject:  v.defRange.Ptr(),
+				Subject:  v.valueRange.Ptr(),
+				Context:  v.defRange.Ptr(),
 			})
 		}
 	}

@@ -28,6 +28,10 @@ const maxDecimals = 18
 // beyond any cluster, and the bound keeps the decimal arithmetic finite.
 var maxMagnitude = new(big.Float).SetPrec(512).SetInt64(1_000_000_000_000_000_000)
 
+// minMagnitude is 10^-18: a non-zero number below it has more than
+// maxDecimals digits after the decimal point.
+var minMagnitude, _, _ = big.ParseFloat("1e-18", 10, 512, big.ToNearestEven)
+
 // decimalText returns the shortest decimal text that reads back as f at its
 // precision, or f rounded to maxSignificant digits when that text is longer.
 // The text is in e-notation ("3.2e+01"); f must be finite.
@@ -107,8 +111,10 @@ func smallDecimal(f *big.Float) (quota.Value, bool) {
 		return quota.Value{}, false
 	}
 	if f.Sign() != 0 {
+		// 2^±64 keeps the fixed-point text within ~20 digits of the
+		// significant ones; beyond, numbers are printed in e-notation.
 		e := f.MantExp(nil)
-		if e > 200 || e < -200 {
+		if e > 64 || e < -64 {
 			return quota.Value{}, false
 		}
 	}
@@ -155,6 +161,14 @@ func (d *decoder) toNum(what string, v cty.Value, expr hcl.Expression, ctx *hcl.
 			fmt.Sprintf("The value %s is too large: quota numbers must be below 10^18.", numberString(f))))
 		return nil
 	}
+	tooPrecise := func() *Num {
+		d.diags = append(d.diags, valueError(what, expr, ctx, context,
+			fmt.Sprintf("The value %s has more than %d digits after the decimal point, so it is not an exact decimal; round it (floor, ceil) or write the number.", numberString(f), maxDecimals)))
+		return nil
+	}
+	if f.Sign() != 0 && new(big.Float).Abs(f).Cmp(minMagnitude) < 0 {
+		return tooPrecise()
+	}
 	q, err := quota.Parse(decimalText(f))
 	if err != nil {
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
@@ -163,9 +177,7 @@ func (d *decoder) toNum(what string, v cty.Value, expr hcl.Expression, ctx *hcl.
 	}
 	s := q.String()
 	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 > maxDecimals {
-		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("The value %s has more than %d digits after the decimal point, so it is not an exact decimal; round it (floor, ceil) or write the number.", s, maxDecimals)))
-		return nil
+		return tooPrecise()
 	}
 	return &Num{Value: q, Range: expr.Range()}
 }

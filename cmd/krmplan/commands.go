@@ -99,20 +99,21 @@ func planCommand(e *env) *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			varFiles := map[string][]byte{}
+			var varFiles []config.VarFile
 			for _, vf := range c.StringSlice("var-file") {
 				b, err := os.ReadFile(vf)
 				if err != nil {
 					return cli.Exit(err.Error(), 1)
 				}
-				varFiles[vf] = b
+				varFiles = append(varFiles, config.VarFile{Name: vf, Src: b})
 			}
 			style := render.NewStyle(colorOn(e.stdout, c.Bool("no-color")))
-			files := map[string][]byte{file: src}
-			for k, v := range varFiles {
-				files[k] = v
+			// Later --var-file entries win, as in Terraform: keep their order.
+			ov, diags := config.LoadOrdered(file, src, c.StringSlice("var"), varFiles)
+			files := map[string][]byte{}
+			for name, f := range ov.Files {
+				files[name] = f.Bytes
 			}
-			ov, diags := config.Load(file, src, c.StringSlice("var"), varFiles)
 			if diags.HasErrors() {
 				render.Diagnostics(e.stderr, diags, files, render.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
 				return exitCode(1)
