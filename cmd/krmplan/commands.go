@@ -20,13 +20,14 @@ func snapshotCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "snapshot",
 		Usage:     "read the tenancy at a git ref (or a live cluster) into state.json",
-		UsageText: "snapshot --git-repo DIR [--ref REF] --tenancy PATH... [-o state.json]",
+		UsageText: "snapshot --git-repo DIR [--ref REF] --tenancy PATH... [--cluster-data FILE | --no-cluster] [-o state.json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "git-repo", Usage: "read tenancy files from this git repository (never its work tree)"},
 			&cli.StringFlag{Name: "ref", Value: "HEAD", Usage: "the git revision to read"},
 			&cli.StringSliceFlag{Name: "tenancy", Usage: "a tenancy file or folder in the repository (repeatable)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the snapshot here (default: stdout)"},
 			&cli.BoolFlag{Name: "no-cluster", Usage: "do not read a cluster for capacity, usage and namespaces"},
+			&cli.StringFlag{Name: "cluster-data", Usage: "take nodes, queues and namespaces from this JSON file instead of a cluster"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -38,6 +39,13 @@ func snapshotCommand(e *env) *cli.Command {
 			st, err := snapshot.FromGit(snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")})
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
+			}
+			if f := c.String("cluster-data"); f != "" {
+				d, err := snapshot.LoadClusterData(f)
+				if err != nil {
+					return cli.Exit(err.Error(), 1)
+				}
+				st.Overlay(d)
 			}
 			st.TakenAt = takenAt().Format(time.RFC3339)
 			st.Seal()
