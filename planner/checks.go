@@ -92,6 +92,24 @@ func (l *locator) at(kind, name, path string) []Location {
 	return []Location{{File: o.File, Line: o.Line}}
 }
 
+// atFirst is at for the first of paths that is written somewhere (set in
+// desired.hcl or positioned in a tenancy file), else for the last one: it
+// points at an omitted value's neighbours rather than at the whole object.
+func (l *locator) atFirst(kind, name string, paths ...string) []Location {
+	o := l.origins[kind+"/"+name]
+	for _, p := range paths {
+		if _, ok := l.set[valueKey(kind, name, p)]; ok {
+			return l.at(kind, name, p)
+		}
+		if o != nil {
+			if _, ok := o.Values[p]; ok {
+				return l.at(kind, name, p)
+			}
+		}
+	}
+	return l.at(kind, name, paths[len(paths)-1])
+}
+
 // owner is an object that holds queues.
 type owner struct {
 	kind   string
@@ -111,16 +129,30 @@ type ownedQueue struct {
 
 // checker runs every check over one state.
 type checker struct {
-	s     *snapshot.State
-	loc   *locator
-	out   []Finding
-	pools map[string]*snapshot.NodePool
-	depts map[string]*owner
-	projs []*owner
+	s   *snapshot.State
+	loc *locator
+	// before is the state a plan starts from (s itself when a state is
+	// checked as it is): new node pools are those of s that before lacks,
+	// and the scheduler's live Queues are compared with before's numbers,
+	// located by beforeLoc.
+	before    *snapshot.State
+	beforeLoc *locator
+	out       []Finding
+	pools     map[string]*snapshot.NodePool
+	depts     map[string]*owner
+	projs     []*owner
 	// deptQueue maps department+"/"+pool to the department's queue there.
 	deptQueue map[string]ownedQueue
 	// children maps department+"/"+pool to its projects' queues there.
 	children map[string][]ownedQueue
+	// Filled by index: the node pools of s that before lacks; the queues at
+	// the top of each pool (each department's queue there, then the project
+	// queues whose department has none there); those project queues; and,
+	// when the nodes were read, each pool's nodes and cards.
+	newPools map[string]bool
+	top      map[string][]ownedQueue
+	orphans  []ownedQueue
+	poolInfo map[string]*poolInfo
 }
 
 // Check runs every check on the state s and returns the findings sorted:
@@ -128,7 +160,22 @@ type checker struct {
 // and code. set maps values the plan sets to their desired.hcl ranges (nil
 // when checking a state as it is).
 func Check(s *snapshot.State, set map[string]Location) []Finding {
-	c := newChecker(s, set)
+	return CheckChange(s, s, set)
+}
+
+// CheckChange is Check on target, the state a plan reaches from before.
+// The findings are those of target, except two that depend on where the
+// plan starts: a node pool of target that before lacks is new (its nodes
+// and the ManagedNodesConfig are checked), and the scheduler's live Queues
+// are compared with before's numbers (the plan's own changes are not "not
+// reconciled yet"). CheckChange(s, s, set) is Check(s, set).
+func CheckChange(before, target *snapshot.State, set map[string]Location) []Finding {
+	c := newChecker(target, set)
+	c.before, c.beforeLoc = before, c.loc
+	if before != target {
+		c.beforeLoc = newLocator(before, nil)
+	}
+	c.index()
 	for _, check := range checks {
 		check(c)
 	}
@@ -145,6 +192,18 @@ var checks = []func(*checker){
 	(*checker).checkNamespaces,
 	(*checker).checkProjectsFitDepartment,
 	(*checker).checkPoolCapacity,
+	// checks_tenancy.go
+	(*checker).checkOmittedLimits,
+	(*checker).checkZeroWeights,
+	(*checker).checkUnassignedShare,
+	(*checker).checkProjectQueuesUnderDepartment,
+	(*checker).checkDefaultNodePools,
+	(*checker).checkQueueNameLength,
+	// checks_cluster.go
+	(*checker).checkPoolNodes,
+	(*checker).checkNewPools,
+	(*checker).checkProjectNamespaces,
+	(*checker).checkLiveQueues,
 }
 
 func newChecker(s *snapshot.State, set map[string]Location) *checker {
@@ -174,6 +233,64 @@ func newChecker(s *snapshot.State, set map[string]Location) *checker {
 		}
 	}
 	return c
+}
+
+// index fills the derived data several checks share: new pools, the queues
+// at the top of each pool, and the pools' nodes. Everything is a map or a
+// single pass, so Check stays linear in the size of the state.
+func (c *checker) index() {
+	c.newPools = map[string]bool{}
+	if c.before != c.s {
+		old := map[string]bool{}
+		for _, p := range c.before.NodePools {
+			old[p.Metadata.Name] = true
+		}
+		for _, p := range c.s.NodePools {
+			if !old[p.Metadata.Name] {
+				c.newPools[p.Metadata.Name] = true
+			}
+		}
+	}
+	c.top = map[string][]ownedQueue{}
+	for i := range c.s.Departments {
+		d := &c.s.Departments[i]
+		for qi := range d.Spec.Queues {
+			dq := &d.Spec.Queues[qi]
+			if oq := c.deptQueue[d.Metadata.Name+"/"+dq.NodePool]; oq.q == dq {
+				c.top[dq.NodePool] = append(c.top[dq.NodePool], oq)
+			}
+		}
+	}
+	for _, p := range c.projs {
+		if _, ok := c.depts[p.parent]; !ok {
+			continue // unknown-parent
+		}
+		for qi := range p.queues {
+			q := &p.queues[qi]
+			if _, ok := c.deptQueue[p.parent+"/"+q.NodePool]; ok || !c.knownPool(q.NodePool) {
+				continue
+			}
+			oq := ownedQueue{p, qi, q}
+			c.orphans = append(c.orphans, oq)
+			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
+		}
+	}
+	if c.s.Read(snapshot.SourceNodes) {
+		c.indexNodes()
+	}
+}
+
+// poolNames lists the node pools of the state by name, and "default" when a
+// queue uses it without a NodePool object for it (it always exists).
+func (c *checker) poolNames() []string {
+	out := make([]string, 0, len(c.s.NodePools)+1)
+	for _, p := range c.s.NodePools {
+		out = append(out, p.Metadata.Name)
+	}
+	if _, listed := c.pools["default"]; !listed && len(c.top["default"]) > 0 {
+		out = append(out, "default")
+	}
+	return out
 }
 
 // owners lists departments then projects, each by name.
@@ -414,21 +531,35 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 }
 
 // checkPoolCapacity compares the departments' gpu guarantees on each pool
-// with the pool's cards, when the nodes were read.
+// with the pool's cards, when the nodes were read; without them it notes,
+// per pool, that the card count is unknown (the comparison, the
+// schedulable cards and a new pool's nodes were not checked).
 func (c *checker) checkPoolCapacity() {
 	if !c.s.Read(snapshot.SourceNodes) {
-		reason := ""
-		for _, n := range c.s.NotRead {
-			if n.What == snapshot.SourceNodes {
-				reason = n.Reason
+		reason := c.notReadReason(snapshot.SourceNodes)
+		for _, name := range c.poolNames() {
+			msg := fmt.Sprintf("node pool %s: the card count is unknown (nodes not read: %s), so the departments' guarantees were not compared with the pool's cards", name, reason)
+			if p := c.pools[name]; c.newPools[name] && p != nil {
+				msg += fmt.Sprintf(", and whether any node carries %s=%s was not checked", p.Spec.LabelKey, p.Spec.LabelValue)
 			}
-		}
-		for _, p := range c.s.NodePools {
-			c.add(Finding{Code: "pool-cards-unknown", Level: LevelNote, Object: KindNodePool + "/" + p.Metadata.Name, Pool: p.Metadata.Name,
-				Message: fmt.Sprintf("node pool %s: the card count is unknown (nodes not read: %s), so the departments' guarantees were not compared with the pool's cards", p.Metadata.Name, reason)})
+			c.add(Finding{Code: "pool-cards-unknown", Level: LevelNote, Object: KindNodePool + "/" + name, Pool: name, Message: msg})
 		}
 		return
 	}
+	for _, name := range c.poolNames() {
+		c.poolOverCapacity(name)
+	}
+}
+
+// notReadReason joins the reasons why the source what was not read.
+func (c *checker) notReadReason(what string) string {
+	var reasons []string
+	for _, n := range c.s.NotRead {
+		if n.What == what {
+			reasons = append(reasons, n.Reason)
+		}
+	}
+	return strings.Join(reasons, "; ")
 }
 
 func sortFindings(fs []Finding) {

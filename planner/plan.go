@@ -71,7 +71,7 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	if changes == nil {
 		changes = []Change{}
 	}
-	findings := Check(target, set)
+	findings := CheckChange(before, target, set)
 	present := map[string]bool{}
 	for _, f := range Check(before, nil) {
 		present[f.key()] = true

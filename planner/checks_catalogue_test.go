@@ -1,0 +1,600 @@
+package planner
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// The tenancy builders of this file: every queue is written in flow style,
+// its resources exactly as the case gives them.
+
+func catPool(name, value string) string {
+	return fmt.Sprintf("---\napiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata: {name: %s}\nspec: {labelKey: gpu, labelValue: %s}\n", name, value)
+}
+
+func catDept(name string, queues ...string) string {
+	return fmt.Sprintf("---\napiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: %s}\nspec:\n  queues:\n%s", name, strings.Join(queues, ""))
+}
+
+// catProj writes a project; extra is spec lines (e.g. "  namespace: x\n").
+func catProj(name, parent, extra string, queues ...string) string {
+	return fmt.Sprintf("---\napiVersion: kai.resources/v1alpha1\nkind: Project\nmetadata: {name: %s}\nspec:\n  parent: %s\n%s  queues:\n%s", name, parent, extra, strings.Join(queues, ""))
+}
+
+// cq writes a queue whose resources are res (a flow mapping).
+func catQ(name, pool, res string) string {
+	return fmt.Sprintf("    - {name: %s, nodepool: %s, resources: %s}\n", name, pool, res)
+}
+
+// gpuOnly writes resources with the given gpu block and cpu and memory
+// unlimited with weight 1, so that only gpu findings appear.
+func catGPUOnly(gpu string) string {
+	return fmt.Sprintf("{gpu: %s, cpu: {deserved: -1, limit: -1, overQuotaWeight: 1}, memory: {deserved: -1, limit: -1, overQuotaWeight: 1}}", gpu)
+}
+
+// cpuOnly is gpuOnly for cpu: gpu 0/0 (no idle-share note) and memory unlimited.
+func catCPUOnly(cpu string) string {
+	return fmt.Sprintf("{gpu: {deserved: 0, limit: 0, overQuotaWeight: 1}, cpu: %s, memory: {deserved: -1, limit: -1, overQuotaWeight: 1}}", cpu)
+}
+
+// g writes a gpu block with weight 1.
+func catGPU(deserved, limit string) string {
+	return catGPUOnly(fmt.Sprintf("{deserved: %s, limit: %s, overQuotaWeight: 1}", deserved, limit))
+}
+
+// readState marks the sources what as read (with no data yet).
+func catRead(s *snapshot.State, what ...string) {
+	for _, w := range what {
+		kept := s.NotRead[:0]
+		for _, n := range s.NotRead {
+			if n.What != w {
+				kept = append(kept, n)
+			}
+		}
+		s.NotRead = kept
+	}
+}
+
+func catNode(name, pool string, cards string, ready, cordoned bool) snapshot.Node {
+	n := snapshot.Node{Name: name, Capacity: quota.MustParse(cards), Allocatable: quota.MustParse(cards), Ready: ready, Cordoned: cordoned}
+	if pool != "" {
+		n.Labels = map[string]string{"gpu": pool}
+	}
+	return n
+}
+
+func catNodes(ns ...snapshot.Node) func(*snapshot.State) {
+	return func(s *snapshot.State) { catRead(s, snapshot.SourceNodes); s.Nodes = ns }
+}
+
+func catNamespaces(ns ...snapshot.Namespace) func(*snapshot.State) {
+	return func(s *snapshot.State) { catRead(s, snapshot.SourceNamespaces); s.Namespaces = ns }
+}
+
+func catQueues(qs ...snapshot.LiveQueue) func(*snapshot.State) {
+	return func(s *snapshot.State) { catRead(s, snapshot.SourceQueues); s.LiveQueues = qs }
+}
+
+func catNS(name string, labels ...string) snapshot.Namespace {
+	n := snapshot.Namespace{Name: name, Labels: map[string]string{}}
+	for i := 0; i+1 < len(labels); i += 2 {
+		n.Labels[labels[i]] = labels[i+1]
+	}
+	return n
+}
+
+// live is a scheduler Queue with usage; its quota is read from gpu/cpu/memory
+// resources given as YAML flow text through a one-queue department.
+func catLive(t *testing.T, name, res string, allocated, nonPreemptible map[string]string) snapshot.LiveQueue {
+	t.Helper()
+	s := mustState(t, catDept("x", catQ(name, "default", res)))
+	return snapshot.LiveQueue{Name: name, Resources: s.Departments[0].Spec.Queues[0].Resources, Allocated: allocated, AllocatedNonPreemptible: nonPreemptible}
+}
+
+// catState parses yaml (sources not read) and applies the modifiers.
+func catState(t *testing.T, yaml string, mods ...func(*snapshot.State)) *snapshot.State {
+	t.Helper()
+	s := mustState(t, yaml)
+	for _, m := range mods {
+		m(s)
+	}
+	return s
+}
+
+// only keeps the findings whose code is in codes, as "level code: message".
+func catOnly(fs []Finding, codes ...string) []string {
+	want := map[string]bool{}
+	for _, c := range codes {
+		want[c] = true
+	}
+	var out []string
+	for _, f := range fs {
+		if want[f.Code] {
+			out = append(out, messages([]Finding{f})[0])
+		}
+	}
+	return out
+}
+
+func TestCatalogue(t *testing.T) {
+	h100 := catPool("h100", "h100")
+	tenOf01 := ""
+	for i := 0; i < 10; i++ {
+		tenOf01 += catProj(fmt.Sprintf("p%d", i), "d", "", catQ(fmt.Sprintf("p%d-q", i), "h100", catGPU("0.1", "1")))
+	}
+	sixteen := catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", true, false), catNode("cpu-1", "", "0", true, false))
+	sixteenOneDown := catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", false, false))
+	over24 := h100 + catDept("a", catQ("a-h100", "h100", catGPU("12", "16"))) + catDept("b", catQ("b-h100", "h100", catGPU("12", "16")))
+	for _, tc := range []struct {
+		name  string
+		yaml  string
+		mods  []func(*snapshot.State)
+		codes []string
+		want  []string
+	}{
+		// Exact arithmetic (the acceptance cases of the issue).
+		{name: "10 projects of 0.1 under 1 fit, nothing unassigned",
+			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("1", "1"))) + tenOf01,
+			codes: []string{"projects-over-department", "unassigned-share"}},
+		{name: "three projects of 0.34 under 1 are 0.02 over",
+			yaml: h100 + catDept("d", catQ("d-q", "h100", catGPU("1", "1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0.34", "1"))) +
+				catProj("b", "d", "", catQ("b-q", "h100", catGPU("0.34", "1"))) + catProj("c", "d", "", catQ("c-q", "h100", catGPU("0.34", "1"))),
+			codes: []string{"projects-over-department", "unassigned-share"},
+			want:  []string{"error projects-over-department: d-q: the projects are guaranteed 1.02 cards in total, but the department only has 1 card — 0.02 cards of those guarantees cannot be met"}},
+		{name: "0.1 + 0.2 under 0.3 fit",
+			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("0.3", "1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0.1", "1"))) + catProj("b", "d", "", catQ("b-q", "h100", catGPU("0.2", "1"))),
+			codes: []string{"projects-over-department", "unassigned-share"}},
+		{name: "gpu deserved 4 with the limit omitted",
+			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 4}"))),
+			codes: []string{"deserved-over-limit", "limit-omitted"},
+			want:  []string{"error deserved-over-limit: d-q: the gpu guarantee of 4 cards is above its own limit of 0 (the gpu limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling) — 4 cards of it can never be used"}},
+		{name: "an unlimited project guarantee under a department of 10 cpu",
+			yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 10, limit: 10, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: -1, limit: -1, overQuotaWeight: 1}"))),
+			codes: []string{"unlimited-under-finite", "projects-over-department", "unassigned-share"},
+			want:  []string{"error unlimited-under-finite: a-q: the cpu guarantee is unlimited (-1), but department queue d-q only has 10 millicores to share"}},
+		{name: "a department of -1 holds children of any size",
+			yaml: h100 + catDept("d", catQ("d-q", "h100", catGPU("-1", "-1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("-1", "-1"))) +
+				catProj("b", "d", "", catQ("b-q", "h100", catGPU("100000", "-1"))),
+			codes: []string{"projects-over-department", "unlimited-under-finite", "unassigned-share", "project-limit-over-department"}},
+
+		// Omitted fields.
+		{name: "omitted cpu limit and omitted memory block",
+			yaml:  catDept("d", catQ("d-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: 0, overQuotaWeight: 1}}")),
+			codes: []string{"limit-omitted"},
+			want: []string{
+				"warning limit-omitted: d-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this department's queues will be refused; write -1 for no ceiling",
+				"warning limit-omitted: d-q: the memory block is omitted, and KRM reads it as deserved 0, limit 0 and overQuotaWeight 0 — a ceiling of zero, not unconstrained: pods that request memory in this department's queues will be refused; write -1 for no ceiling",
+			}},
+		{name: "omitted project cpu limit",
+			yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: -1, limit: -1, overQuotaWeight: 1}"))) +
+				catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{overQuotaWeight: 1}"))),
+			codes: []string{"limit-omitted"},
+			want:  []string{"warning limit-omitted: a-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this queue will be refused; write -1 for no ceiling"}},
+		{name: "an omitted cpu limit under a cpu guarantee is deserved-over-limit only",
+			yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 500, overQuotaWeight: 1}"))),
+			codes: []string{"limit-omitted", "deserved-over-limit"},
+			want:  []string{"error deserved-over-limit: d-q: the cpu guarantee of 500 millicores is above its own limit of 0 (the cpu limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling) — 500 millicores of it can never be used"}},
+
+		// Idle share.
+		{name: "weight 0, written and omitted",
+			yaml: h100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 2, limit: 4, overQuotaWeight: 0}"))) +
+				catProj("a", "d", "", catQ("a-q", "h100", catGPUOnly("{deserved: 2, limit: -1}"))) +
+				catProj("b", "d", "", catQ("b-q", "h100", catGPUOnly("{deserved: 0, limit: 0}"))),
+			codes: []string{"zero-weight"},
+			want: []string{
+				"note zero-weight: a-q: the gpu overQuotaWeight is omitted, which KRM reads as 0, so KAI's scheduler never gives this queue a share of idle cards, although its limit (unlimited) is above its guarantee (2 cards)",
+				"note zero-weight: d-q: the gpu overQuotaWeight is 0, so KAI's scheduler never gives this queue a share of idle cards, although its limit (4 cards) is above its guarantee (2 cards)",
+			}},
+		{name: "unassigned share",
+			yaml: h100 + catPool("a100", "a100") + catDept("d", catQ("d-h100", "h100", catGPU("4", "4")), catQ("d-a100", "a100", catGPU("0.5", "1"))) +
+				catProj("a", "d", "", catQ("a-q", "h100", catGPU("2.5", "4"))),
+			codes: []string{"unassigned-share"},
+			want: []string{
+				"note unassigned-share: d-a100: the projects are guaranteed 0 cards of the department's 0.5 cards — 0.5 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
+				"note unassigned-share: d-h100: the projects are guaranteed 2.5 cards of the department's 4 cards — 1.5 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
+			}},
+
+		// Project queues against their department.
+		{name: "project queue on a pool where its department has none",
+			yaml:  h100 + catPool("a100", "a100") + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4")), catQ("a-a100", "a100", catGPU("1", "1"))),
+			codes: []string{"project-outside-department"},
+			want:  []string{"warning project-outside-department: a-a100: department d has no queue on node pool a100, so this queue becomes a root queue, outside any department's share"}},
+		{name: "department limit 4, project limit 8",
+			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "8"))),
+			codes: []string{"project-limit-over-department"},
+			want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit of 8 cards is above department queue d-q's limit of 4 cards; the department wins, so this queue never gets more than 4 cards"}},
+		{name: "unlimited project limit under a finite department limit",
+			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "-1"))),
+			codes: []string{"project-limit-over-department"},
+			want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit is unlimited (-1), above department queue d-q's limit of 6 cards; the department wins, so this queue never gets more than 6 cards"}},
+		{name: "project limit under an omitted department gpu limit",
+			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 0, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0", "2"))),
+			codes: []string{"project-limit-over-department"},
+			want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit of 2 cards is above department queue d-q's limit of 0 (omitted, which KRM reads as 0); the department wins, so this queue never gets more than 0 cards"}},
+		{name: "an omitted department cpu limit is not repeated per project",
+			yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 0, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: 0, limit: -1, overQuotaWeight: 1}"))),
+			codes: []string{"project-limit-over-department", "limit-omitted"},
+			want:  []string{"warning limit-omitted: d-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this department's queues will be refused; write -1 for no ceiling"}},
+		{name: "defaultNodePools entry without a queue",
+			yaml: h100 + catPool("a100", "a100") + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) +
+				catProj("a", "d", "  defaultNodePools: [h100, a100]\n", catQ("a-q", "h100", catGPU("4", "4"))),
+			codes: []string{"default-pool-without-queue"},
+			want:  []string{"error default-pool-without-queue: project a: defaultNodePools lists node pool a100, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue"}},
+		{name: "queue name over 58 characters",
+			yaml:  h100 + catDept("d", catQ(strings.Repeat("q", 59), "h100", catGPU("4", "4")), catQ(strings.Repeat("r", 58), "default", catGPU("0", "0"))),
+			codes: []string{"queue-name-too-long"},
+			want:  []string{"warning queue-name-too-long: " + strings.Repeat("q", 59) + ": the queue name is 59 characters; KRM appends a random suffix to a queue name over 58 characters, so the scheduler's queue will not be called what the file says"}},
+
+		// Pool capacity.
+		{name: "departments guaranteed 24 cards on a pool of 16",
+			yaml: over24, mods: []func(*snapshot.State){sixteen},
+			codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
+			want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over"}},
+		{name: "the same with one node not Ready",
+			yaml: over24, mods: []func(*snapshot.State){sixteenOneDown},
+			codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
+			want: []string{
+				"warning pool-cards-unschedulable: pool h100: not all of the pool's 16 cards are schedulable right now: node gpu-2 is not Ready (8 cards)",
+				"warning pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over; some of the pool's cards are not schedulable right now, so this is a warning until its nodes are settled",
+			}},
+		{name: "an unlimited department guarantee on a pool of known size",
+			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("-1", "-1"))) + catDept("b", catQ("b-h100", "h100", catGPU("2", "2"))), mods: []func(*snapshot.State){sixteen},
+			codes: []string{"pool-over-capacity"},
+			want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed unlimited cards (-1 on a-h100), the pool has 16 cards"}},
+		{name: "a root project queue counts against the pool",
+			yaml: h100 + catPool("a100", "a100") + catDept("a", catQ("a-h100", "h100", catGPU("12", "16"))) +
+				catProj("p", "a", "", catQ("p-h100", "h100", catGPU("12", "12")), catQ("p-a100", "a100", catGPU("1", "1"))),
+			mods:  []func(*snapshot.State){sixteen},
+			codes: []string{"pool-over-capacity"},
+			want:  []string{"error pool-over-capacity: pool a100: departments and project queues outside a department are guaranteed 1 card, the pool has 0 cards — 1 card over"}},
+		{name: "pool default is the nodes of no other pool",
+			yaml:  h100 + catDept("a", catQ("a-h100", "h100", catGPU("16", "16")), catQ("a-default", "default", catGPU("2", "2"))),
+			mods:  []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "16", true, false), catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
+			codes: []string{"pool-over-capacity", "department-limit-over-pool"}},
+		{name: "the default pool over its cards",
+			yaml:  catDept("a", catQ("a-default", "default", catGPU("3", "3"))),
+			mods:  []func(*snapshot.State){catNodes(catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
+			codes: []string{"pool-over-capacity", "department-limit-over-pool"},
+			want: []string{
+				"error pool-over-capacity: pool default: departments are guaranteed 3 cards, the pool has 2 cards — 1 card over",
+				"warning department-limit-over-pool: a-default: the department's gpu limit of 3 cards is above the 2 cards of pool default — 1 card of it can never be reached",
+			}},
+		{name: "cordoned and short nodes",
+			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("4", "-1"))),
+			mods: []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "8", true, true), catNode("gpu-2", "h100", "8", false, true),
+				snapshot.Node{Name: "gpu-3", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(8), Allocatable: quota.FromInt(6), Ready: true},
+				catNode("gpu-4", "h100", "0", false, false))},
+			codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
+			want:  []string{"warning pool-cards-unschedulable: pool h100: not all of the pool's 22 cards are schedulable right now: node gpu-1 is cordoned (8 cards); node gpu-2 is not Ready and cordoned (8 cards); node gpu-3 has 6 of its 8 cards allocatable"}},
+		{name: "department limit above the pool's cards",
+			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "20"))), mods: []func(*snapshot.State){sixteen},
+			codes: []string{"department-limit-over-pool", "pool-over-capacity"},
+			want:  []string{"warning department-limit-over-pool: a-h100: the department's gpu limit of 20 cards is above the 16 cards of pool h100 — 4 cards of it can never be reached"}},
+
+		// Namespaces.
+		{name: "namespaces missing, unlabelled, labelled for another project",
+			yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
+				catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "", catQ("c-q", "default", catGPU("0", "0"))) +
+				catProj("e", "d", "", catQ("e-q", "default", catGPU("0", "0"))),
+			mods:  []func(*snapshot.State){catNamespaces(catNS("team-b", "team", "b"), catNS("c", "kai/project", "a"), catNS("e", "kai/project", "e"))},
+			codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
+			want: []string{
+				"warning namespace-missing: project a: namespace a does not exist; KRM accepts the project, but its workloads need that namespace, labelled kai/project=a",
+				"warning namespace-not-labelled: project b: namespace team-b is not labelled kai/project=b; KRM binds a namespace to its project by that label",
+				"warning namespace-labelled-other-project: project c: namespace c is labelled kai/project=a, which binds it to project a, not to c",
+			}},
+		{name: "the KRMConfig's project label key",
+			yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
+				"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm}\nspec: {projectLabelKey: example.com/project}\n",
+			mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
+			codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
+			want:  []string{"warning namespace-not-labelled: project a: namespace a is not labelled example.com/project=a; KRM binds a namespace to its project by that label"}},
+
+		// Partial reads: never silent.
+		{name: "sources not read",
+			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
+			codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown"},
+			want: []string{
+				"note namespaces-not-read: namespace checks not run: namespaces not read (test) — whether each project's namespace exists and is labelled kai/project=<project> was not checked",
+				"note queues-not-read: usage checks not run: queues not read (test) — usage against the limits, non-preemptible usage against the guarantees and the scheduler's Queue numbers were not compared",
+				"note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards",
+			}},
+		{name: "sources read, nothing to say",
+			yaml: h100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
+			mods: []func(*snapshot.State){sixteen, catNamespaces(catNS("a", "kai/project", "a")),
+				catQueues(snapshot.LiveQueue{Name: "d-q"}, snapshot.LiveQueue{Name: "a-q"})},
+			codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown", "live-queue-missing", "usage-over-limit"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := catOnly(Check(catState(t, tc.yaml, tc.mods...), nil), tc.codes...)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("findings:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCatalogueQuotaFromQuantity(t *testing.T) {
+	for _, tc := range []struct {
+		r          quota.Resource
+		text, want string
+	}{
+		{quota.GPU, "2", "2"}, {quota.GPU, "1500m", "1.5"}, {quota.GPU, "0.5", "0.5"},
+		{quota.CPU, "1500m", "1500"}, {quota.CPU, "2", "2000"}, {quota.CPU, "0.1", "100"},
+		{quota.Memory, "3Gi", "3221.225472"}, {quota.Memory, "500M", "500"}, {quota.Memory, "1e9", "1000"}, {quota.Memory, "1024", "0.001024"},
+	} {
+		got, err := snapshot.QuotaFromQuantity(tc.r, tc.text)
+		if err != nil || got.String() != tc.want {
+			t.Errorf("%s %q = %v, %v; want %s", tc.r, tc.text, got, err, tc.want)
+		}
+	}
+	if _, err := snapshot.QuotaFromQuantity(quota.GPU, "two"); err == nil {
+		t.Error("a non-quantity was accepted")
+	}
+}
+
+func TestCatalogueLiveQueueChecks(t *testing.T) {
+	yaml := catDept("d", catQ("d-q", "default", "{gpu: {deserved: 4, limit: 4, overQuotaWeight: 1}, cpu: {deserved: 1000, limit: 1000, overQuotaWeight: 1}, memory: {deserved: 2000, limit: 3000, overQuotaWeight: 1}}")) +
+		catProj("a", "d", "", catQ("a-q", "default", "{gpu: {deserved: 1, limit: 1, overQuotaWeight: 1}, cpu: {deserved: 1000, limit: 1000, overQuotaWeight: 1}, memory: {deserved: 2000, limit: 3000, overQuotaWeight: 1}}")) +
+		catProj("b", "d", "", catQ("b-q", "default", catGPU("0", "1")))
+	dq := catLive(t, "d-q", "{gpu: {deserved: 4, limit: 4, overQuotaWeight: 1}, cpu: {deserved: 1000, limit: 1000, overQuotaWeight: 1}, memory: {deserved: 2000, limit: 3000, overQuotaWeight: 1}}",
+		map[string]string{"nvidia.com/gpu": "2", "cpu": "1500m", "memory": "3Gi"}, nil)
+	aq := catLive(t, "a-q", "{gpu: {deserved: 3, limit: 3, overQuotaWeight: 1}, cpu: {deserved: 1000, limit: 1000, overQuotaWeight: 1}, memory: {deserved: 2000, limit: 3000, overQuotaWeight: 2}}",
+		map[string]string{"nvidia.com/gpu": "2", "cpu": "1", "memory": "1G"},
+		map[string]string{"nvidia.com/gpu": "1500m", "cpu": "1", "memory": "2G"})
+	s := catState(t, yaml, catQueues(dq, aq))
+	codes := []string{"usage-over-limit", "non-preemptible-over-guarantee", "live-queue-differs", "live-queue-missing", "usage-unreadable", "queues-not-read"}
+	got := catOnly(Check(s, nil), codes...)
+	want := []string{
+		"warning non-preemptible-over-guarantee: a-q: non-preemptible workloads use 1.5 cards, above the queue's gpu guarantee of 1 card — 0.5 cards over; nothing is evicted, so the change waits for those workloads to finish",
+		"warning usage-over-limit: a-q: the queue uses 2 cards, above its gpu limit of 1 card — 1 card over; KAI's scheduler gives it no more cards until its usage is below the limit",
+		"warning usage-over-limit: d-q: the queue uses 1500 millicores, above its cpu limit of 1000 millicores — 500 millicores over; KAI's scheduler gives it no more cpu until its usage is below the limit",
+		"warning usage-over-limit: d-q: the queue uses 3221.225472 MB, above its memory limit of 3000 MB — 221.225472 MB over; KAI's scheduler gives it no more memory until its usage is below the limit",
+		"note live-queue-differs: a-q: the scheduler's Queue has gpu quota 3 cards, limit 3 cards, the source has gpu deserved 1 card, limit 1 card — not reconciled or synced yet, or the Queue was edited directly",
+		"note live-queue-differs: a-q: the scheduler's Queue has memory overQuotaWeight 2, the source has memory overQuotaWeight 1 — not reconciled or synced yet, or the Queue was edited directly",
+		"note live-queue-missing: b-q: the scheduler has no Queue of this name; KRM has not created it yet",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %q\nwant %q", got, want)
+	}
+
+	bad := catLive(t, "d-q", "{}", map[string]string{"nvidia.com/gpu": "lots"}, nil)
+	got = catOnly(Check(catState(t, catDept("d", catQ("d-q", "default", "{}")), catQueues(bad)), nil), codes...)
+	want = []string{
+		`note usage-unreadable: d-q: the scheduler's Queue status.allocated holds nvidia.com/gpu "lots", which is not a Kubernetes quantity; the gpu usage was not compared`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A plan compares the live Queues with the numbers it starts from, not with
+// its own changes, and usage with the numbers it plans; findings about a
+// value the plan sets point at desired.hcl; a finding the snapshot has too
+// is marked already present even when its numbers changed.
+func TestCatalogueLiveQueuesInAPlan(t *testing.T) {
+	yaml := catDept("d", catQ("d-q", "default", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("3", "3")))
+	before := catState(t, yaml, catQueues(
+		catLive(t, "d-q", catGPU("4", "4"), nil, nil),
+		catLive(t, "a-q", catGPU("3", "3"), map[string]string{"nvidia.com/gpu": "3"}, map[string]string{"nvidia.com/gpu": "3"})))
+	p := catPlan(t, before, "project \"a\" {\n  queue \"default\" {\n    gpu = { deserved = 2, limit = 2 }\n  }\n}\n")
+	type row struct {
+		msg     string
+		present bool
+		where   string
+	}
+	var got []row
+	for _, f := range p.Findings {
+		var w []string
+		for _, l := range f.Where {
+			w = append(w, fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Column))
+		}
+		got = append(got, row{messages([]Finding{f})[0], f.AlreadyPresent, strings.Join(w, " ")})
+	}
+	want := []row{
+		{"warning non-preemptible-over-guarantee: a-q: non-preemptible workloads use 3 cards, above the queue's gpu guarantee of 2 cards — 1 card over; nothing is evicted, so the change waits for those workloads to finish", false, "desired.hcl:3:24"},
+		{"warning usage-over-limit: a-q: the queue uses 3 cards, above its gpu limit of 2 cards — 1 card over; KAI's scheduler gives it no more cards until its usage is below the limit", false, "desired.hcl:3:35"},
+		{"note namespaces-not-read: namespace checks not run: namespaces not read (test) — whether each project's namespace exists and is labelled kai/project=<project> was not checked", true, ""},
+		{"note pool-cards-unknown: node pool default: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards", true, ""},
+		{"note unassigned-share: d-q: the projects are guaranteed 2 cards of the department's 4 cards — 2 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight", true, "t.yaml:7:66"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func catPlan(t *testing.T, before *snapshot.State, hcl string) *Plan {
+	t.Helper()
+	ov, diags := config.Load("desired.hcl", []byte(hcl), nil, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p, diags := Build(before, ov)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return p
+}
+
+// New node pools are checked against the nodes and the ManagedNodesConfig
+// only in a plan that creates them.
+func TestCatalogueNewPools(t *testing.T) {
+	managed := "---\napiVersion: kai.resources/v1alpha1\nkind: ManagedNodesConfig\nmetadata: {name: kai-managed-nodes-config}\n" +
+		"spec:\n  inclusion_criteria:\n    nodeSelectorTerms:\n      - matchExpressions:\n          - {key: gpu, operator: In, values: [h100]}\n" +
+		"      - matchExpressions:\n          - {key: gpu, operator: Exists}\n          - {key: spare, operator: DoesNotExist}\n"
+	newPool := "node_pool \"a100\" {\n  label_key   = \"gpu\"\n  label_value = \"a100\"\n}\n"
+	codes := []string{"new-pool-no-nodes", "new-pool-not-managed", "pool-cards-unknown"}
+	for _, tc := range []struct {
+		name string
+		yaml string
+		mods []func(*snapshot.State)
+		want []string
+	}{
+		{"no node carries it", catPool("h100", "h100"), []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "8", true, false))},
+			[]string{"warning new-pool-no-nodes: node pool a100 is new, and no node carries the label gpu=a100; its queues get no cards until nodes are labelled"}},
+		{"nodes outside the whitelist", catPool("h100", "h100") + managed, []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "8", true, false),
+			catNode("gpu-5", "a100", "8", true, false), catLabel(catNode("gpu-6", "a100", "8", true, false), "spare", "yes"), catLabel(catNode("gpu-7", "a100", "8", true, false), "spare", "yes"))},
+			[]string{"warning new-pool-not-managed: node pool a100 is new, and 2 of its 3 nodes are outside the ManagedNodesConfig kai-managed-nodes-config: gpu-6, gpu-7; KRM manages only the nodes its nodeSelectorTerms select"}},
+		{"nodes inside the whitelist", catPool("h100", "h100") + managed, []func(*snapshot.State){catNodes(catNode("gpu-5", "a100", "8", true, false))}, nil},
+		{"nodes not read", catPool("h100", "h100"), nil,
+			[]string{
+				"note pool-cards-unknown: node pool a100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards, and whether any node carries gpu=a100 was not checked",
+				"note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards",
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := catState(t, tc.yaml, tc.mods...)
+			p := catPlan(t, before, newPool)
+			if got := catOnly(p.Findings, codes...); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("plan findings:\n got %q\nwant %q", got, tc.want)
+			}
+			for _, f := range p.Findings {
+				if strings.HasPrefix(f.Code, "new-pool-") && (len(f.Where) != 1 || !f.Where[0].Desired || f.Where[0].Line != 3) {
+					t.Errorf("%s: where = %+v, want label_value in desired.hcl", f.Code, f.Where)
+				}
+			}
+			// The same state checked as it is has no new pool.
+			target := cloneTenancy(before)
+			target.NodePools = append(target.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: "a100"}, Spec: snapshot.NodePoolSpec{LabelKey: "gpu", LabelValue: "a100"}})
+			if got := catOnly(Check(target, nil), "new-pool-no-nodes", "new-pool-not-managed"); got != nil {
+				t.Errorf("Check found new pools without a before-state: %q", got)
+			}
+			if got, want := CheckChange(before, target, nil), p.Findings; len(catOnly(got, codes...)) != len(catOnly(want, codes...)) {
+				t.Errorf("CheckChange and Build disagree: %q vs %q", catOnly(got, codes...), catOnly(want, codes...))
+			}
+		})
+	}
+}
+
+func catLabel(n snapshot.Node, k, v string) snapshot.Node {
+	n.Labels[k] = v
+	return n
+}
+
+func TestCatalogueNodeSelector(t *testing.T) {
+	labels := map[string]string{"gpu": "h100", "rank": "3"}
+	for _, tc := range []struct {
+		req  snapshot.NodeSelectorRequirement
+		want bool
+	}{
+		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "In", Values: []string{"a100", "h100"}}, true},
+		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "In", Values: []string{"a100"}}, false},
+		{snapshot.NodeSelectorRequirement{Key: "zone", Operator: "In", Values: []string{""}}, false},
+		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "NotIn", Values: []string{"a100"}}, true},
+		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "NotIn", Values: []string{"h100"}}, false},
+		{snapshot.NodeSelectorRequirement{Key: "zone", Operator: "NotIn", Values: []string{"a"}}, true},
+		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "Exists"}, true},
+		{snapshot.NodeSelectorRequirement{Key: "zone", Operator: "Exists"}, false},
+		{snapshot.NodeSelectorRequirement{Key: "zone", Operator: "DoesNotExist"}, true},
+		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "DoesNotExist"}, false},
+		{snapshot.NodeSelectorRequirement{Key: "rank", Operator: "Gt", Values: []string{"2"}}, true},
+		{snapshot.NodeSelectorRequirement{Key: "rank", Operator: "Lt", Values: []string{"2"}}, false},
+		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "Gt", Values: []string{"2"}}, false},
+		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "Matches"}, false},
+	} {
+		if got := selects([]snapshot.NodeSelectorTerm{{MatchExpressions: []snapshot.NodeSelectorRequirement{tc.req}}}, labels); got != tc.want {
+			t.Errorf("%+v: got %v, want %v", tc.req, got, tc.want)
+		}
+	}
+	if selects([]snapshot.NodeSelectorTerm{{}}, labels) {
+		t.Error("a term without expressions matched")
+	}
+}
+
+// A state where everything was read and is right has no finding at all.
+func TestCatalogueCleanStateIsQuiet(t *testing.T) {
+	yaml := catPool("h100", "h100") + catDept("d", catQ("d-q", "h100", catGPU("16", "16"))) +
+		catProj("a", "d", "  defaultNodePools: [h100]\n", catQ("a-q", "h100", catGPU("10", "16"))) + catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "h100", catGPU("6", "8")))
+	s := catState(t, yaml,
+		catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", true, false), catNode("cpu-1", "", "0", false, true)),
+		catNamespaces(catNS("a", "kai/project", "a"), catNS("team-b", "kai/project", "b")),
+		catQueues(catLive(t, "d-q", catGPU("16", "16"), map[string]string{"nvidia.com/gpu": "16", "cpu": "96", "memory": "512Gi"}, nil),
+			catLive(t, "a-q", catGPU("10", "16"), map[string]string{"nvidia.com/gpu": "12"}, map[string]string{"nvidia.com/gpu": "10"}),
+			catLive(t, "b-q", catGPU("6", "8"), nil, nil)))
+	if got := messages(Check(s, nil)); len(got) != 0 {
+		t.Errorf("findings on a clean state: %q", got)
+	}
+}
+
+// Findings come sorted errors, warnings, notes, the same on every run, and
+// keep their key when only their numbers change.
+func TestCatalogueFindingsStable(t *testing.T) {
+	yaml := catPool("h100", "h100") + catPool("a100", "a100") +
+		catDept("a", catQ("a-h100", "h100", catGPU("12", "20")), catQ("a-a100", "a100", catGPUOnly("{deserved: 1}"))) + catDept("b", catQ("b-h100", "h100", catGPU("12", "16"))) +
+		catProj("p", "a", "  defaultNodePools: [l40]\n", catQ("p-h100", "h100", catGPU("13", "24")), catQ("p-l40", "l40", catGPU("1", "1"))) +
+		catProj("r", "b", "", catQ("r-a100", "a100", catCPUOnly("{deserved: 1}")))
+	mods := []func(*snapshot.State){catSixteenDown(), catNamespaces(catNS("p", "kai/project", "r"))}
+	first := Check(catState(t, yaml, mods...), nil)
+	if len(first) < 10 {
+		t.Fatalf("expected a messy state, got %q", messages(first))
+	}
+	for i := 1; i < len(first); i++ {
+		if first[i-1].Level.rank() > first[i].Level.rank() {
+			t.Fatalf("not sorted by level: %q", messages(first))
+		}
+	}
+	for run := 0; run < 5; run++ {
+		if again := Check(catState(t, yaml, mods...), nil); !reflect.DeepEqual(again, first) {
+			t.Fatalf("run %d differs:\n%q\n%q", run, messages(again), messages(first))
+		}
+	}
+	// The same state with other numbers: every finding keeps its key.
+	other := strings.ReplaceAll(yaml, "{deserved: 13, limit: 24,", "{deserved: 15, limit: 30,")
+	if other == yaml {
+		t.Fatal("no number changed")
+	}
+	keys := map[string]bool{}
+	for _, f := range Check(catState(t, other, mods...), nil) {
+		keys[f.key()] = true
+	}
+	for _, f := range first {
+		if !keys[f.key()] {
+			t.Errorf("%s lost its key when numbers changed: %s", f.Code, f.key())
+		}
+	}
+}
+
+func catSixteenDown() func(*snapshot.State) {
+	return catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", false, false), catNode("gpu-3", "a100", "1", true, false))
+}
+
+// An omitted value is located by its neighbours in the file.
+func TestCatalogueOmittedLimitPointsAtTheBlock(t *testing.T) {
+	line := catQ("d-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: 0, overQuotaWeight: 1}, memory: {deserved: -1, limit: -1, overQuotaWeight: 1}}")
+	s := mustState(t, catDept("d", line))
+	for _, f := range Check(s, nil) {
+		if f.Code != "limit-omitted" {
+			continue
+		}
+		col := strings.Index(line, "cpu: {deserved: 0") + len("cpu: {deserved: ") + 1
+		if want := []Location{{File: "t.yaml", Line: 7, Column: col}}; !reflect.DeepEqual(f.Where, want) {
+			t.Errorf("where = %+v, want %+v", f.Where, want)
+		}
+		return
+	}
+	t.Fatal("no limit-omitted finding")
+}
+
+// Moving cards between departments on a pool of known size renders in an
+// order whose every step fits the pool.
+func TestCatalogueCapacityKeepsASafeOrder(t *testing.T) {
+	yaml := catPool("h100", "h100") + catDept("a", catQ("a-h100", "h100", catGPU("8", "16"))) + catDept("b", catQ("b-h100", "h100", catGPU("8", "16")))
+	before := catState(t, yaml, catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", true, false)))
+	p := catPlan(t, before, "department \"b\" {\n  queue \"h100\" {\n    gpu { deserved = 12 }\n  }\n}\ndepartment \"a\" {\n  queue \"h100\" {\n    gpu { deserved = 4 }\n  }\n}\n")
+	if !p.Renderable || !p.OrderVerified {
+		t.Fatalf("renderable %v, verified %v: %q", p.Renderable, p.OrderVerified, messages(p.Findings))
+	}
+	if len(p.Steps) != 2 || p.Steps[0].Object != "a" {
+		t.Fatalf("steps: %+v", p.Steps)
+	}
+	over := catPlan(t, before, "department \"b\" {\n  queue \"h100\" {\n    gpu { deserved = 12 }\n  }\n}\n")
+	if got := catOnly(over.Findings, "pool-over-capacity"); !reflect.DeepEqual(got, []string{"error pool-over-capacity: pool h100: departments are guaranteed 20 cards, the pool has 16 cards — 4 cards over"}) || over.Renderable {
+		t.Errorf("findings %q, renderable %v", got, over.Renderable)
+	}
+}

@@ -1,0 +1,495 @@
+package planner
+
+// The checks of the catalogue that need what a cluster adds to a snapshot:
+// nodes (pool cards, schedulable cards, new pools), namespaces, and the
+// scheduler's live Queues (usage, the numbers it holds). When a source was
+// not read, the checks that need it say so in one note instead of passing
+// silently.
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// poolInfo is what the nodes say about one node pool.
+type poolInfo struct {
+	nodes []*snapshot.Node // the nodes carrying the pool's label pair, by name
+	cards quota.Value      // the sum of their nvidia.com/gpu allocatable
+	// unsettled describes each node whose cards are not all schedulable
+	// right now (not Ready, cordoned, or allocatable below capacity).
+	unsettled []string
+}
+
+// maxNamesListed bounds the node names one message lists.
+const maxNamesListed = 10
+
+// indexNodes assigns every node to the pools whose label pair it carries;
+// a node carrying no pool's pair is in pool "default". It looks a node's
+// labels up once per distinct label key, so it stays linear in the nodes.
+func (c *checker) indexNodes() {
+	byPair := map[string]map[string][]string{} // labelKey → labelValue → pools
+	var keys []string
+	for _, p := range c.s.NodePools {
+		k, v := p.Spec.LabelKey, p.Spec.LabelValue
+		if k == "" || p.Metadata.Name == "default" {
+			continue
+		}
+		if byPair[k] == nil {
+			byPair[k] = map[string][]string{}
+			keys = append(keys, k)
+		}
+		byPair[k][v] = append(byPair[k][v], p.Metadata.Name)
+	}
+	nodes := make([]*snapshot.Node, len(c.s.Nodes))
+	for i := range c.s.Nodes {
+		nodes[i] = &c.s.Nodes[i]
+	}
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	c.poolInfo = map[string]*poolInfo{}
+	add := func(pool string, n *snapshot.Node) {
+		pi := c.poolInfo[pool]
+		if pi == nil {
+			pi = &poolInfo{}
+			c.poolInfo[pool] = pi
+		}
+		pi.nodes = append(pi.nodes, n)
+		pi.cards = pi.cards.Add(n.Allocatable)
+		if s := unsettledNode(n); s != "" {
+			pi.unsettled = append(pi.unsettled, s)
+		}
+	}
+	for _, n := range nodes {
+		matched := false
+		for _, k := range keys {
+			v, ok := n.Labels[k]
+			if !ok {
+				continue
+			}
+			for _, pool := range byPair[k][v] {
+				add(pool, n)
+				matched = true
+			}
+		}
+		if !matched {
+			add("default", n)
+		}
+	}
+}
+
+// unsettledNode describes why some of a node's cards are not schedulable
+// right now, or returns "" when all are (or the node has none).
+func unsettledNode(n *snapshot.Node) string {
+	if n.Capacity.IsZero() && n.Allocatable.IsZero() {
+		return ""
+	}
+	cards := quota.Amount(quota.GPU, n.Allocatable)
+	if n.Allocatable.Cmp(n.Capacity) < 0 {
+		cards = fmt.Sprintf("%s of its %s allocatable", n.Allocatable, quota.Amount(quota.GPU, n.Capacity))
+	}
+	var state []string
+	if !n.Ready {
+		state = append(state, "not Ready")
+	}
+	if n.Cordoned {
+		state = append(state, "cordoned")
+	}
+	switch {
+	case len(state) > 0:
+		return fmt.Sprintf("node %s is %s (%s)", n.Name, strings.Join(state, " and "), cards)
+	case n.Allocatable.Cmp(n.Capacity) < 0:
+		return fmt.Sprintf("node %s has %s", n.Name, cards)
+	}
+	return ""
+}
+
+// cardsOf returns the pool's cards and whether all of them are settled
+// (schedulable right now). A pool no node carries has 0 cards.
+func (c *checker) cardsOf(pool string) (quota.Value, bool) {
+	pi := c.poolInfo[pool]
+	if pi == nil {
+		return quota.Zero, true
+	}
+	return pi.cards, len(pi.unsettled) == 0
+}
+
+// poolOverCapacity: the gpu guarantees of the queues at the top of a pool
+// (its departments' queues, and project queues outside a department) must
+// fit in the pool's cards. KRM accepts any guarantee; KAI's scheduler then
+// cannot give every department its guarantee when the pool is busy. A
+// guarantee of -1 on a pool with a known card count is over it too. While
+// some of the pool's cards are not schedulable (a node not Ready, cordoned
+// or short of allocatable cards) the count is not settled, and the finding
+// is a warning rather than an error.
+func (c *checker) poolOverCapacity(pool string) {
+	tops := c.top[pool]
+	if len(tops) == 0 {
+		return
+	}
+	cards, settled := c.cardsOf(pool)
+	sum := quota.Zero
+	var unlimited []string
+	var where []Location
+	orphans := false
+	for _, t := range tops {
+		v, _ := value(t.q, quota.GPU, snapshot.FieldDeserved)
+		if badNegative(v) || v.IsZero() {
+			continue
+		}
+		orphans = orphans || t.o.kind == KindProject
+		where = append(where, c.fieldLoc(t.o, t.i, quota.GPU, snapshot.FieldDeserved)...)
+		if v.IsUnlimited() {
+			unlimited = append(unlimited, t.q.Name)
+		}
+		sum = sum.Add(v)
+	}
+	if sum.Cmp(cards) <= 0 {
+		return
+	}
+	who := "departments are"
+	if orphans {
+		who = "departments and project queues outside a department are"
+	}
+	f := Finding{Code: "pool-over-capacity", Level: LevelError, Object: KindNodePool + "/" + pool, Pool: pool, Resource: string(quota.GPU), Where: where}
+	if len(unlimited) > 0 {
+		f.Message = fmt.Sprintf("pool %s: %s guaranteed unlimited cards (-1 on %s), the pool has %s",
+			pool, who, joinNames(unlimited, maxNamesListed), quota.Amount(quota.GPU, cards))
+	} else {
+		f.Message = fmt.Sprintf("pool %s: %s guaranteed %s, the pool has %s — %s over",
+			pool, who, quota.Amount(quota.GPU, sum), quota.Amount(quota.GPU, cards), quota.Amount(quota.GPU, sum.Sub(cards)))
+	}
+	if !settled {
+		f.Level = LevelWarning
+		f.Message += "; some of the pool's cards are not schedulable right now, so this is a warning until its nodes are settled"
+	}
+	c.add(f)
+}
+
+// checkPoolNodes, when the nodes were read: a pool some of whose cards are
+// not schedulable right now, naming the nodes (KAI's scheduler places
+// nothing on a node that is not Ready or is cordoned, nor on cards the
+// device plugin does not report allocatable); and a department's gpu limit
+// above the pool's cards, which KRM accepts but can never be reached.
+func (c *checker) checkPoolNodes() {
+	if c.poolInfo == nil {
+		return
+	}
+	for _, pool := range c.poolNames() {
+		if pi := c.poolInfo[pool]; pi != nil && len(pi.unsettled) > 0 {
+			c.add(Finding{Code: "pool-cards-unschedulable", Level: LevelWarning, Object: KindNodePool + "/" + pool, Pool: pool,
+				Message: fmt.Sprintf("pool %s: not all of the pool's %s are schedulable right now: %s",
+					pool, quota.Amount(quota.GPU, pi.cards), joinClauses(pi.unsettled, maxNamesListed)),
+				Where: c.loc.at(KindNodePool, pool, "/spec/labelValue")})
+		}
+		cards, _ := c.cardsOf(pool)
+		for _, t := range c.top[pool] {
+			if t.o.kind != KindDepartment {
+				continue
+			}
+			l, _ := value(t.q, quota.GPU, snapshot.FieldLimit)
+			if l.IsNegative() || l.Cmp(cards) <= 0 {
+				continue
+			}
+			c.add(Finding{Code: "department-limit-over-pool", Level: LevelWarning, Object: t.o.id(), Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
+				Message: fmt.Sprintf("%s: the department's gpu limit of %s is above the %s of pool %s — %s of it can never be reached",
+					t.q.Name, quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
+				Where: c.fieldLoc(t.o, t.i, quota.GPU, snapshot.FieldLimit)})
+		}
+	}
+}
+
+// joinClauses joins node descriptions with "; ", the first max of them.
+func joinClauses(cs []string, max int) string {
+	if len(cs) <= max {
+		return strings.Join(cs, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more nodes", strings.Join(cs[:max], "; "), len(cs)-max)
+}
+
+// checkNewPools, for a node pool the plan creates, when the nodes were
+// read: KRM accepts a pool whose label pair no node carries, and one whose
+// nodes the ManagedNodesConfig's nodeSelectorTerms do not select; KRM then
+// manages none of those nodes, and the pool's queues get no cards from them.
+func (c *checker) checkNewPools() {
+	if c.poolInfo == nil {
+		return
+	}
+	for _, p := range c.s.NodePools {
+		name := p.Metadata.Name
+		if !c.newPools[name] || p.Spec.LabelKey == "" {
+			continue
+		}
+		where := c.loc.at(KindNodePool, name, "/spec/labelValue")
+		pi := c.poolInfo[name]
+		if pi == nil || len(pi.nodes) == 0 {
+			c.add(Finding{Code: "new-pool-no-nodes", Level: LevelWarning, Object: KindNodePool + "/" + name, Pool: name,
+				Message: fmt.Sprintf("node pool %s is new, and no node carries the label %s=%s; its queues get no cards until nodes are labelled",
+					name, p.Spec.LabelKey, p.Spec.LabelValue),
+				Where: where})
+			continue
+		}
+		mn := c.s.ManagedNodes
+		if mn == nil || len(mn.Terms) == 0 {
+			continue
+		}
+		var outside []string
+		for _, n := range pi.nodes {
+			if !selects(mn.Terms, n.Labels) {
+				outside = append(outside, n.Name)
+			}
+		}
+		if len(outside) == 0 {
+			continue
+		}
+		c.add(Finding{Code: "new-pool-not-managed", Level: LevelWarning, Object: KindNodePool + "/" + name, Pool: name,
+			Message: fmt.Sprintf("node pool %s is new, and %d of its %d nodes are outside the ManagedNodesConfig %s: %s; KRM manages only the nodes its nodeSelectorTerms select",
+				name, len(outside), len(pi.nodes), mn.Metadata.Name, joinNames(outside, maxNamesListed)),
+			Where: where})
+	}
+}
+
+// selects reports whether a node with labels matches a node selector: at
+// least one term whose expressions all match (Kubernetes' semantics; a term
+// without expressions matches nothing).
+func selects(terms []snapshot.NodeSelectorTerm, labels map[string]string) bool {
+	for _, t := range terms {
+		if len(t.MatchExpressions) == 0 {
+			continue
+		}
+		all := true
+		for _, e := range t.MatchExpressions {
+			if !matchesRequirement(e, labels) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesRequirement(e snapshot.NodeSelectorRequirement, labels map[string]string) bool {
+	v, has := labels[e.Key]
+	in := func() bool {
+		for _, x := range e.Values {
+			if x == v {
+				return true
+			}
+		}
+		return false
+	}
+	switch e.Operator {
+	case "In":
+		return has && in()
+	case "NotIn":
+		return !has || !in()
+	case "Exists":
+		return has
+	case "DoesNotExist":
+		return !has
+	case "Gt", "Lt":
+		if !has || len(e.Values) != 1 {
+			return false
+		}
+		a, err1 := strconv.ParseInt(v, 10, 64)
+		b, err2 := strconv.ParseInt(e.Values[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		return (e.Operator == "Gt" && a > b) || (e.Operator == "Lt" && a < b)
+	}
+	return false
+}
+
+// projectLabelKey is the namespace label that binds a namespace to its
+// project: the KRMConfig's, else kai/project.
+func (c *checker) projectLabelKey() string {
+	if c.s.KRMConfig != nil && c.s.KRMConfig.ProjectLabelKey != "" {
+		return c.s.KRMConfig.ProjectLabelKey
+	}
+	return snapshot.DefaultProjectLabelKey
+}
+
+// checkProjectNamespaces, for every project when the namespaces were read:
+// KRM accepts a project whose namespace is missing, carries no project
+// label, or is labelled for another project; KRM binds a namespace to a
+// project by that label, so the project's workloads do not land in its
+// queues until the namespace exists with <key>=<project>.
+func (c *checker) checkProjectNamespaces() {
+	if len(c.s.Projects) == 0 {
+		return
+	}
+	key := c.projectLabelKey()
+	if !c.s.Read(snapshot.SourceNamespaces) {
+		c.add(Finding{Code: "namespaces-not-read", Level: LevelNote,
+			Message: fmt.Sprintf("namespace checks not run: namespaces not read (%s) — whether each project's namespace exists and is labelled %s=<project> was not checked",
+				c.notReadReason(snapshot.SourceNamespaces), key)})
+		return
+	}
+	nss := make(map[string]*snapshot.Namespace, len(c.s.Namespaces))
+	for i := range c.s.Namespaces {
+		nss[c.s.Namespaces[i].Name] = &c.s.Namespaces[i]
+	}
+	for i := range c.s.Projects {
+		p := &c.s.Projects[i]
+		name, nsName := p.Metadata.Name, p.NamespaceName()
+		f := Finding{Level: LevelWarning, Object: KindProject + "/" + name, Where: c.loc.at(KindProject, name, "/spec/namespace")}
+		ns := nss[nsName]
+		label, labelled := "", false
+		if ns != nil {
+			label, labelled = ns.Labels[key]
+		}
+		switch {
+		case ns == nil:
+			f.Code = "namespace-missing"
+			f.Message = fmt.Sprintf("project %s: namespace %s does not exist; KRM accepts the project, but its workloads need that namespace, labelled %s=%s", name, nsName, key, name)
+		case !labelled:
+			f.Code = "namespace-not-labelled"
+			f.Message = fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM binds a namespace to its project by that label", name, nsName, key, name)
+		case label != name:
+			f.Code = "namespace-labelled-other-project"
+			f.Message = fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)
+		default:
+			continue
+		}
+		c.add(f)
+	}
+}
+
+// checkLiveQueues compares the tenancy with the scheduler's Queues (matched
+// by name) when they were read: usage against the limits and guarantees of
+// the state checked, and the Queue's numbers against the source the plan
+// starts from. A queue name over 58 characters is skipped: KRM gives its
+// Queue a random suffix (queue-name-too-long).
+func (c *checker) checkLiveQueues() {
+	if !c.s.Read(snapshot.SourceQueues) {
+		for _, o := range c.owners() {
+			if len(o.queues) > 0 {
+				c.add(Finding{Code: "queues-not-read", Level: LevelNote,
+					Message: fmt.Sprintf("usage checks not run: queues not read (%s) — usage against the limits, non-preemptible usage against the guarantees and the scheduler's Queue numbers were not compared",
+						c.notReadReason(snapshot.SourceQueues))})
+				return
+			}
+		}
+		return
+	}
+	live := make(map[string]*snapshot.LiveQueue, len(c.s.LiveQueues))
+	for i := range c.s.LiveQueues {
+		live[c.s.LiveQueues[i].Name] = &c.s.LiveQueues[i]
+	}
+	for _, o := range c.owners() {
+		for qi := range o.queues {
+			q := &o.queues[qi]
+			if lq := live[q.Name]; lq != nil && len(q.Name) <= maxQueueName {
+				for _, r := range quota.Resources {
+					c.usage(o, qi, q, lq, r)
+				}
+			}
+		}
+	}
+	for _, o := range ownersOf(c.before) {
+		for qi := range o.queues {
+			q := &o.queues[qi]
+			if len(q.Name) > maxQueueName {
+				continue
+			}
+			lq := live[q.Name]
+			if lq == nil {
+				c.add(Finding{Code: "live-queue-missing", Level: LevelNote, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", q.Name),
+					Where:   c.beforeLoc.at(o.kind, o.name, queuePath(qi)+"/name")})
+				continue
+			}
+			for _, r := range quota.Resources {
+				c.liveDiffers(o, qi, q, lq, r)
+			}
+		}
+	}
+}
+
+// usage warns when a queue uses more than its limit (Queue
+// status.allocated), or its non-preemptible workloads more than its
+// guarantee (status.allocatedNonPreemptible). KRM accepts a limit or a
+// guarantee below the usage; KAI's scheduler then gives the queue nothing
+// more until its usage is below the limit, and never evicts non-preemptible
+// workloads, so a smaller guarantee is reached only as they finish.
+func (c *checker) usage(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
+	for _, np := range []bool{false, true} {
+		used, present, err := lq.Usage(r, np)
+		field, status, code := snapshot.FieldLimit, "allocated", "usage-over-limit"
+		if np {
+			field, status, code = snapshot.FieldDeserved, "allocatedNonPreemptible", "non-preemptible-over-guarantee"
+		}
+		base := Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
+		if err != nil {
+			name := snapshot.StatusResourceName[r]
+			text := lq.Allocated[name]
+			if np {
+				text = lq.AllocatedNonPreemptible[name]
+			}
+			f := base
+			f.Code, f.Level, f.Resource = "usage-unreadable", LevelNote, string(r)+"."+status
+			f.Message = fmt.Sprintf("%s: the scheduler's Queue status.%s holds %s %q, which is not a Kubernetes quantity; the %s usage was not compared", q.Name, status, name, text, r)
+			c.add(f)
+			continue
+		}
+		bound, _ := value(q, r, field)
+		if !present || badNegative(bound) || used.Cmp(bound) <= 0 {
+			continue
+		}
+		f := base
+		f.Code, f.Level, f.Where = code, LevelWarning, c.fieldLoc(o, qi, r, field)
+		gap := quota.Amount(r, used.Sub(bound))
+		if np {
+			f.Message = fmt.Sprintf("%s: non-preemptible workloads use %s, above the queue's %s guarantee of %s — %s over; nothing is evicted, so the change waits for those workloads to finish",
+				q.Name, quota.Amount(r, used), r, quota.Amount(r, bound), gap)
+		} else {
+			f.Message = fmt.Sprintf("%s: the queue uses %s, above its %s limit of %s — %s over; KAI's scheduler gives it no more %s until its usage is below the limit",
+				q.Name, quota.Amount(r, used), r, quota.Amount(r, bound), gap, idleName[r])
+		}
+		c.add(f)
+	}
+}
+
+// liveField names each quota field as the scheduler's Queue spells it.
+var liveField = map[string]string{snapshot.FieldDeserved: "quota", snapshot.FieldLimit: "limit", snapshot.FieldOverQuotaWeight: "overQuotaWeight"}
+
+// liveDiffers notes a scheduler Queue whose quota, limit or overQuotaWeight
+// differs from the source's deserved, limit or overQuotaWeight (an omitted
+// field is 0 on both sides). KRM writes the source's numbers into the
+// Queue, unconverted; a difference means it has not reconciled (or a
+// GitOps tool has not synced) yet, or the Queue was edited directly.
+func (c *checker) liveDiffers(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
+	lqq := &snapshot.Queue{Resources: lq.Resources}
+	var have, want []string
+	var where []Location
+	for _, field := range snapshot.Fields {
+		src, _ := value(q, r, field)
+		got, _ := value(lqq, r, field)
+		if src.Equal(got) {
+			continue
+		}
+		amount := func(v quota.Value) string {
+			if field == snapshot.FieldOverQuotaWeight {
+				return v.String()
+			}
+			return quota.Amount(r, v)
+		}
+		have = append(have, liveField[field]+" "+amount(got))
+		want = append(want, field+" "+amount(src))
+		where = append(where, c.beforeLoc.at(o.kind, o.name, resourcePath(qi, r, field))...)
+	}
+	if len(have) == 0 {
+		return
+	}
+	c.add(Finding{Code: "live-queue-differs", Level: LevelNote, Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+		Message: fmt.Sprintf("%s: the scheduler's Queue has %s %s, the source has %s %s — not reconciled or synced yet, or the Queue was edited directly",
+			q.Name, r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
+		Where: where})
+}

@@ -1,0 +1,247 @@
+package planner
+
+// The checks of the catalogue that need only the tenancy objects (node
+// pools, departments, projects): omitted fields, idle-share weights,
+// unassigned department share, project queues against their department,
+// defaultNodePools and queue-name length. KRM accepts all of these; the
+// docstrings say what KAI's scheduler then does.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// maxQueueName is the longest queue name KRM keeps as written; a longer
+// name gets a random suffix on the scheduler's Queue.
+const maxQueueName = 58
+
+// ownersOf lists the departments then the projects of s, each by name.
+func ownersOf(s *snapshot.State) []*owner {
+	out := make([]*owner, 0, len(s.Departments)+len(s.Projects))
+	for _, d := range s.Departments {
+		out = append(out, &owner{kind: KindDepartment, name: d.Metadata.Name, queues: d.Spec.Queues})
+	}
+	for _, p := range s.Projects {
+		out = append(out, &owner{kind: KindProject, name: p.Metadata.Name, queues: p.Spec.Queues, parent: p.Spec.Parent})
+	}
+	return out
+}
+
+// badNegative reports a negative value other than -1: negative-value
+// reports it, and no other comparison should repeat it.
+func badNegative(v quota.Value) bool { return v.IsNegative() && !v.IsUnlimited() }
+
+// resourceLoc points at a queue's resource block: its first written
+// field, else the queue's name.
+func (c *checker) resourceLoc(o *owner, qi int, r quota.Resource) []Location {
+	return c.loc.atFirst(o.kind, o.name, resourcePath(qi, r, snapshot.FieldLimit), resourcePath(qi, r, snapshot.FieldDeserved),
+		resourcePath(qi, r, snapshot.FieldOverQuotaWeight), queuePath(qi)+"/name")
+}
+
+// checkOmittedLimits warns about an omitted cpu or memory limit (or a
+// whole omitted cpu or memory block). KRM accepts it and reads it as 0;
+// KAI's scheduler then treats 0 as a ceiling of zero, so pods that request
+// the resource in the queue are refused. Volcano and YuniKorn read an unset
+// limit as unconstrained, so the message says it plainly. A queue whose
+// guarantee is above that 0 already has deserved-over-limit, which says
+// the limit is omitted; it gets no second finding.
+func (c *checker) checkOmittedLimits() {
+	for _, o := range c.owners() {
+		for qi := range o.queues {
+			q := &o.queues[qi]
+			for _, r := range []quota.Resource{quota.CPU, quota.Memory} {
+				if _, omitted := value(q, r, snapshot.FieldLimit); !omitted {
+					continue
+				}
+				if d, _ := value(q, r, snapshot.FieldDeserved); d.Cmp(quota.Zero) > 0 {
+					continue // deserved-over-limit
+				}
+				where := "in this queue"
+				if o.kind == KindDepartment {
+					where = "in this department's queues"
+				}
+				what := fmt.Sprintf("the %s limit is omitted, and KRM reads an omitted limit as 0", r)
+				if q.Resources.Get(r) == nil {
+					what = fmt.Sprintf("the %s block is omitted, and KRM reads it as deserved 0, limit 0 and overQuotaWeight 0", r)
+				}
+				c.add(Finding{Code: "limit-omitted", Level: LevelWarning, Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+					Message: fmt.Sprintf("%s: %s — a ceiling of zero, not unconstrained: pods that request %s %s will be refused; write -1 for no ceiling",
+						q.Name, what, r, where),
+					Where: c.resourceLoc(o, qi, r)})
+			}
+		}
+	}
+}
+
+// idleName names the idle capacity of a resource in a message.
+var idleName = map[quota.Resource]string{quota.GPU: "cards", quota.CPU: "cpu", quota.Memory: "memory"}
+
+// checkZeroWeights notes an overQuotaWeight of 0 (written, or omitted and
+// read as 0 by KRM) on a queue whose limit is above its guarantee. KRM
+// accepts it; KAI's scheduler divides idle capacity by overQuotaWeight, so
+// the queue never gets any of it although its limit would allow it. Where
+// the limit is not above the guarantee the weight does nothing, and no
+// note is made.
+func (c *checker) checkZeroWeights() {
+	for _, o := range c.owners() {
+		for qi := range o.queues {
+			q := &o.queues[qi]
+			for _, r := range quota.Resources {
+				w, wOmitted := value(q, r, snapshot.FieldOverQuotaWeight)
+				d, _ := value(q, r, snapshot.FieldDeserved)
+				l, _ := value(q, r, snapshot.FieldLimit)
+				if !w.IsZero() || badNegative(d) || badNegative(l) || l.Cmp(d) <= 0 {
+					continue
+				}
+				what := fmt.Sprintf("the %s overQuotaWeight is 0", r)
+				where := c.fieldLoc(o, qi, r, snapshot.FieldOverQuotaWeight)
+				if wOmitted {
+					what = fmt.Sprintf("the %s overQuotaWeight is omitted, which KRM reads as 0", r)
+					where = c.resourceLoc(o, qi, r)
+				}
+				c.add(Finding{Code: "zero-weight", Level: LevelNote, Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+					Message: fmt.Sprintf("%s: %s, so KAI's scheduler never gives this queue a share of idle %s, although its limit (%s) is above its guarantee (%s)",
+						q.Name, what, idleName[r], quota.Amount(r, l), quota.Amount(r, d)),
+					Where: where})
+			}
+		}
+	}
+}
+
+// checkUnassignedShare notes the part of a department's guarantee on a
+// pool that no project is guaranteed. KRM accepts it; KAI's scheduler then
+// gives it to the department's projects only as over-quota share, divided
+// by overQuotaWeight and reclaimable, never as a guarantee. Exact: ten
+// projects of 0.1 under 1 leave nothing unassigned.
+func (c *checker) checkUnassignedShare() {
+	for i := range c.s.Departments {
+		d := &c.s.Departments[i]
+		dept := c.depts[d.Metadata.Name]
+		for qi := range d.Spec.Queues {
+			dq := &d.Spec.Queues[qi]
+			k := d.Metadata.Name + "/" + dq.NodePool
+			if c.deptQueue[k].q != dq {
+				continue
+			}
+			for _, r := range quota.Resources {
+				have, _ := value(dq, r, snapshot.FieldDeserved)
+				if have.IsNegative() || have.IsZero() {
+					continue
+				}
+				sum := quota.Zero
+				for _, kid := range c.children[k] {
+					v, _ := value(kid.q, r, snapshot.FieldDeserved)
+					if !badNegative(v) {
+						sum = sum.Add(v)
+					}
+				}
+				if sum.Cmp(have) >= 0 {
+					continue // fits exactly, or projects-over-department / unlimited-under-finite
+				}
+				c.add(Finding{Code: "unassigned-share", Level: LevelNote, Object: dept.id(), Queue: dq.Name, Pool: dq.NodePool, Resource: string(r),
+					Message: fmt.Sprintf("%s: the projects are guaranteed %s of the department's %s — %s not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
+						dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, have.Sub(sum))),
+					Where: c.fieldLoc(dept, qi, r, snapshot.FieldDeserved)})
+			}
+		}
+	}
+}
+
+// checkProjectQueuesUnderDepartment compares each project queue with its
+// department's queue on the same pool. A project queue on a pool where the
+// department has no queue is accepted by KRM, which makes it a root queue
+// of KAI's scheduler, outside any department's share. A project limit
+// above the department's is accepted too; KAI's scheduler enforces both,
+// so the department's limit wins. An omitted cpu or memory limit of the
+// department is limit-omitted already and is not repeated per project.
+func (c *checker) checkProjectQueuesUnderDepartment() {
+	for _, oq := range c.orphans {
+		c.add(Finding{Code: "project-outside-department", Level: LevelWarning, Object: oq.o.id(), Queue: oq.q.Name, Pool: oq.q.NodePool,
+			Message: fmt.Sprintf("%s: department %s has no queue on node pool %s, so this queue becomes a root queue, outside any department's share",
+				oq.q.Name, oq.o.parent, oq.q.NodePool),
+			Where: c.loc.at(oq.o.kind, oq.o.name, queuePath(oq.i)+"/nodepool")})
+	}
+	for _, p := range c.projs {
+		for qi := range p.queues {
+			q := &p.queues[qi]
+			dq, ok := c.deptQueue[p.parent+"/"+q.NodePool]
+			if !ok {
+				continue
+			}
+			for _, r := range quota.Resources {
+				pl, _ := value(q, r, snapshot.FieldLimit)
+				dl, dlOmitted := value(dq.q, r, snapshot.FieldLimit)
+				if badNegative(pl) || badNegative(dl) || (dlOmitted && r != quota.GPU) || pl.Cmp(dl) <= 0 {
+					continue
+				}
+				mine := fmt.Sprintf("the project's %s limit of %s is", r, quota.Amount(r, pl))
+				if pl.IsUnlimited() {
+					mine = fmt.Sprintf("the project's %s limit is unlimited (-1),", r)
+				}
+				theirs := quota.Amount(r, dl)
+				if dlOmitted {
+					theirs = "0 (omitted, which KRM reads as 0)"
+				}
+				c.add(Finding{Code: "project-limit-over-department", Level: LevelWarning, Object: p.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+					Message: fmt.Sprintf("%s: %s above department queue %s's limit of %s; the department wins, so this queue never gets more than %s",
+						q.Name, mine, dq.q.Name, theirs, quota.Amount(r, dl)),
+					Where: append(c.fieldLoc(p, qi, r, snapshot.FieldLimit), c.fieldLoc(dq.o, dq.i, r, snapshot.FieldLimit)...)})
+			}
+		}
+	}
+}
+
+// checkDefaultNodePools: every defaultNodePools entry of a project needs a
+// queue of the project on that pool; KRM's webhook rejects the project
+// otherwise.
+func (c *checker) checkDefaultNodePools() {
+	for i := range c.s.Projects {
+		p := &c.s.Projects[i]
+		if len(p.Spec.DefaultNodePools) == 0 {
+			continue
+		}
+		has := map[string]bool{}
+		for _, q := range p.Spec.Queues {
+			has[q.NodePool] = true
+		}
+		for _, pool := range p.Spec.DefaultNodePools {
+			if has[pool] {
+				continue
+			}
+			has[pool] = true // one finding per entry
+			c.add(Finding{Code: "default-pool-without-queue", Level: LevelError, Object: KindProject + "/" + p.Metadata.Name, Pool: pool,
+				Message: fmt.Sprintf("project %s: defaultNodePools lists node pool %s, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue",
+					p.Metadata.Name, pool),
+				Where: c.loc.at(KindProject, p.Metadata.Name, "/spec/defaultNodePools")})
+		}
+	}
+}
+
+// checkQueueNameLength: KRM accepts a queue name of any length, but gives
+// the scheduler's Queue of a name over 58 characters a random suffix, so
+// the queue is not called what the file says.
+func (c *checker) checkQueueNameLength() {
+	for _, o := range c.owners() {
+		for qi, q := range o.queues {
+			if len(q.Name) <= maxQueueName {
+				continue
+			}
+			c.add(Finding{Code: "queue-name-too-long", Level: LevelWarning, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+				Message: fmt.Sprintf("%s: the queue name is %d characters; KRM appends a random suffix to a queue name over %d characters, so the scheduler's queue will not be called what the file says",
+					q.Name, len(q.Name), maxQueueName),
+				Where: c.loc.at(o.kind, o.name, queuePath(qi)+"/name")})
+		}
+	}
+}
+
+// joinNames lists names for a message, the first max of them and a count
+// of the rest.
+func joinNames(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
