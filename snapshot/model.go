@@ -7,6 +7,7 @@
 package snapshot
 
 import (
+	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
 )
 
@@ -33,6 +34,10 @@ type State struct {
 	// Other lists the documents of other kinds found in the tenancy files;
 	// they are kept aside, not an error.
 	Other []OtherDocument `json:"other_documents,omitempty"`
+	// Profile is the repository profile (.krmplan.hcl at the repository
+	// root, read at the ref) of a git snapshot, nil when the repository has
+	// none: the files that move with a quota, the reminders and notes.
+	Profile *profile.Profile `json:"profile,omitempty"`
 
 	// Nodes, LiveQueues and Namespaces come from a cluster. Whether each was
 	// read is told by NotRead, never by an empty list.
@@ -128,9 +133,12 @@ type Pos struct {
 	End    int `json:"end"`    // byte offset just past the value
 	// Text is the value exactly as written ("4", "4.0", `"4"`).
 	Text string `json:"text"`
-	// Alias marks a value reached through a YAML alias (*name): the bytes
-	// at Start..End are the alias, not the number, so it cannot be spliced.
-	Alias bool `json:"alias,omitempty"`
+	// Alias marks a value reached through a YAML alias (*name), directly,
+	// through an aliased mapping or through a merge key (<<: *name): the
+	// bytes at Start..End are the alias, not the number, so it cannot be
+	// spliced. AnchorLine is the line of the anchor (&name) it names.
+	Alias      bool `json:"alias,omitempty"`
+	AnchorLine int  `json:"anchor_line,omitempty"`
 }
 
 // NodePool is a kai.resources/v1alpha1 NodePool: the nodes carrying the
@@ -287,7 +295,8 @@ type NodeSelectorRequirement struct {
 // KRMConfig is the cluster's KRM configuration, as far as krmplan uses it.
 type KRMConfig struct {
 	Metadata Meta `json:"metadata"`
-	// ProjectLabelKey is the namespace label that binds a namespace to its
+	// ProjectLabelKey is spec.global.namespaceProjectLabelKey: the
+	// namespace label that binds a namespace to its
 	// project; empty means "kai/project".
 	ProjectLabelKey string `json:"projectLabelKey,omitempty"`
 }

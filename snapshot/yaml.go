@@ -47,7 +47,7 @@ func (e *ParseError) Error() string {
 // *ParseError: a YAML syntax error, a quota value that is not a number (a
 // quoted "4" is a string, which KRM rejects), a wrong shape.
 func (t *Tenancy) ParseTenancy(name string, src []byte) error {
-	lines := newLineIndex(src)
+	lines := NewLineIndex(src)
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var doc yaml.Node
@@ -87,25 +87,30 @@ func yamlErrorLine(err error) int {
 	return n
 }
 
-// lineIndex turns yaml.v3's line and column (counted in characters) into
-// byte offsets.
-type lineIndex struct {
+// LineIndex turns yaml.v3's line and column (counted in characters, the
+// byte order mark not counted) into byte offsets of the source.
+type LineIndex struct {
 	src    []byte
 	starts []int
 }
 
-func newLineIndex(src []byte) *lineIndex {
+// NewLineIndex indexes the line starts of src.
+func NewLineIndex(src []byte) *LineIndex {
 	starts := []int{0}
 	for i, b := range src {
 		if b == '\n' {
 			starts = append(starts, i+1)
 		}
 	}
-	return &lineIndex{src: src, starts: starts}
+	return &LineIndex{src: src, starts: starts}
 }
 
+// Offset returns the byte offset of the 1-based line and character column
+// as yaml.v3 reports them, -1 for a line outside the source.
+func (li *LineIndex) Offset(line, col int) int { return li.offset(line, col) }
+
 // offset returns the byte offset of the 1-based line and character column.
-func (li *lineIndex) offset(line, col int) int {
+func (li *LineIndex) offset(line, col int) int {
 	if line < 1 || line > len(li.starts) {
 		return -1
 	}
@@ -122,9 +127,12 @@ func (li *lineIndex) offset(line, col int) int {
 
 type docReader struct {
 	file  string
-	lines *lineIndex
+	lines *LineIndex
 	// values collects the positions of the document's scalars by JSON pointer.
 	values map[string]Pos
+	// anchorLine maps the alias nodes made for values reached through an
+	// aliased mapping or a merge key to the line of the anchor they name.
+	anchorLine map[*yaml.Node]int
 }
 
 func (r *docReader) errf(n *yaml.Node, format string, args ...any) error {
@@ -140,16 +148,79 @@ func deref(n *yaml.Node) *yaml.Node {
 }
 
 // fields returns a mapping's keys and values, erroring on another shape.
+// Merge keys (<<: *anchor, <<: [*a, *b]) are expanded as YAML defines
+// them: the mapping's own keys win, then the merged mappings in order. A
+// value that comes from an aliased mapping or a merged one is handed out
+// as an alias node at the alias, so that its position is marked as not
+// spliceable: editing it would edit the anchor, and every user of it.
 func (r *docReader) fields(n *yaml.Node, what string) ([][2]*yaml.Node, error) {
+	return r.fieldsDepth(n, what, 0)
+}
+
+func (r *docReader) fieldsDepth(n *yaml.Node, what string, depth int) ([][2]*yaml.Node, error) {
 	m := deref(n)
-	if m.Kind != yaml.MappingNode {
+	if m == nil || m.Kind != yaml.MappingNode {
 		return nil, r.errf(n, "%s must be a mapping", what)
 	}
+	if depth > 16 {
+		return nil, r.errf(n, "%s: merge keys nested too deep", what)
+	}
 	out := make([][2]*yaml.Node, 0, len(m.Content)/2)
+	var merges []*yaml.Node
+	own := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		out = append(out, [2]*yaml.Node{m.Content[i], m.Content[i+1]})
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Tag == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		own[k.Value] = true
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	for _, mv := range merges {
+		srcs := []*yaml.Node{mv}
+		if mv.Kind == yaml.SequenceNode {
+			srcs = mv.Content
+		}
+		for _, src := range srcs {
+			kvs, err := r.fieldsDepth(src, "the merged value of "+what, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			for _, kv := range kvs {
+				if own[kv[0].Value] {
+					continue
+				}
+				own[kv[0].Value] = true
+				out = append(out, [2]*yaml.Node{kv[0], r.via(src, kv[1])})
+			}
+		}
+	}
+	if n.Kind == yaml.AliasNode {
+		for i := range out {
+			out[i][1] = r.via(n, out[i][1])
+		}
 	}
 	return out, nil
+}
+
+// via returns v as reached through the alias a: an alias node at a's
+// position that resolves to v. A value not reached through an alias is
+// returned as it is.
+func (r *docReader) via(a, v *yaml.Node) *yaml.Node {
+	if a.Kind != yaml.AliasNode {
+		return v
+	}
+	w := &yaml.Node{Kind: yaml.AliasNode, Value: a.Value, Alias: v, Line: a.Line, Column: a.Column}
+	if r.anchorLine == nil {
+		r.anchorLine = map[*yaml.Node]int{}
+	}
+	if l, ok := r.anchorLine[a]; ok {
+		r.anchorLine[w] = l
+	} else if a.Alias != nil {
+		r.anchorLine[w] = a.Alias.Line
+	}
+	return w
 }
 
 func (r *docReader) str(n *yaml.Node, what string) (string, error) {
@@ -194,7 +265,15 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 		// Keep the value; an edit will find the bytes differ and refuse.
 		text = v.Value
 	}
-	r.values[path] = Pos{Line: n.Line, Column: n.Column, Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
+	p := Pos{Line: n.Line, Column: n.Column, Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
+	if p.Alias {
+		if l, ok := r.anchorLine[n]; ok {
+			p.AnchorLine = l
+		} else if n.Alias != nil {
+			p.AnchorLine = n.Alias.Line
+		}
+	}
+	r.values[path] = p
 }
 
 // number reads a quota value; a string, even "4", is refused as KRM does.
@@ -295,9 +374,18 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 				return err
 			}
 			for _, kv := range kvs {
-				if kv[0].Value == "projectLabelKey" {
-					if c.ProjectLabelKey, err = r.str(kv[1], "spec.projectLabelKey"); err != nil {
-						return err
+				if kv[0].Value != "global" {
+					continue
+				}
+				global, err := r.fields(kv[1], "spec.global")
+				if err != nil {
+					return err
+				}
+				for _, g := range global {
+					if g[0].Value == "namespaceProjectLabelKey" {
+						if c.ProjectLabelKey, err = r.str(g[1], "spec.global.namespaceProjectLabelKey"); err != nil {
+							return err
+						}
 					}
 				}
 			}
