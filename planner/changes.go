@@ -27,7 +27,9 @@ type Change struct {
 	Queue      string `json:"queue,omitempty"`
 	Pool       string `json:"pool,omitempty"`
 	QueueIndex int    `json:"queue_index"`
-	NewQueue   bool   `json:"new_queue,omitempty"` // the queue itself is added by this plan
+	// NewQueue marks a field of a queue that this plan appends to an
+	// existing object (a queue of a new object is part of its creation).
+	NewQueue bool `json:"new_queue,omitempty"`
 	// Field is the field's short name: "gpu.deserved", "cpu.limit",
 	// "memory.overQuotaWeight", "priority", "name", "nodepool", "parent",
 	// "namespace", "defaultNodePools", "labelKey", "labelValue".
@@ -173,7 +175,9 @@ func (d *differ) queues(before, after []snapshot.Queue) {
 		if i < len(before) {
 			b = &before[i]
 		}
-		d.queue, d.qi, d.qIsNew = t, i, b == nil
+		// A queue of a new object is created with it: only a queue appended
+		// to an existing object is "new" (an add /spec/queues/- patch).
+		d.queue, d.qi, d.qIsNew = t, i, b == nil && d.exists
 		var bq snapshot.Queue
 		if b != nil {
 			bq = *b

@@ -204,6 +204,7 @@ var checks = []func(*checker){
 	(*checker).checkNewPools,
 	(*checker).checkProjectNamespaces,
 	(*checker).checkLiveQueues,
+	(*checker).checkGitOps, // checks_gitops.go
 }
 
 func newChecker(s *snapshot.State, set map[string]Location) *checker {

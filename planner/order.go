@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
@@ -126,37 +127,89 @@ func phaseFor(kind string, shrink, create bool) string {
 	return PhaseGrowProjects
 }
 
-// index finds objects of a state by kind and name.
+// index finds objects of a state by kind and name. It holds positions,
+// not pointers, so that appending a new object keeps it valid.
 type index struct {
 	s     *snapshot.State
-	pools map[string]*snapshot.NodePool
-	depts map[string]*snapshot.Department
-	projs map[string]*snapshot.Project
+	pools map[string]int
+	depts map[string]int
+	projs map[string]int
+	// owned is nil when s's queues are s's own; otherwise s shares the
+	// queues of another state, and owned lists the objects ("Kind/name")
+	// whose queues s has copied, to change them (see own).
+	owned map[string]bool
+}
+
+// shared returns an index of a copy of s's objects that shares their
+// queues with s until a change needs its own (copy on write): the
+// verification changes a few objects of a large state.
+func shared(s *snapshot.State) *index {
+	c := *s
+	c.NodePools = append([]snapshot.NodePool(nil), s.NodePools...)
+	c.Departments = append([]snapshot.Department(nil), s.Departments...)
+	c.Projects = append([]snapshot.Project(nil), s.Projects...)
+	x := newIndex(&c)
+	x.owned = map[string]bool{}
+	return x
+}
+
+// own gives the object kind/name its own copy of its queues, before they
+// change.
+func (x *index) own(kind, name string) {
+	if x.owned == nil || x.owned[kind+"/"+name] {
+		return
+	}
+	x.owned[kind+"/"+name] = true
+	if qs := x.queues(kind, name); qs != nil {
+		*qs = cloneQueues(*qs)
+	}
 }
 
 func newIndex(s *snapshot.State) *index {
-	x := &index{s: s, pools: map[string]*snapshot.NodePool{}, depts: map[string]*snapshot.Department{}, projs: map[string]*snapshot.Project{}}
+	x := &index{s: s, pools: make(map[string]int, len(s.NodePools)), depts: make(map[string]int, len(s.Departments)), projs: make(map[string]int, len(s.Projects))}
 	for i := range s.NodePools {
-		x.pools[s.NodePools[i].Metadata.Name] = &s.NodePools[i]
+		x.pools[s.NodePools[i].Metadata.Name] = i
 	}
 	for i := range s.Departments {
-		x.depts[s.Departments[i].Metadata.Name] = &s.Departments[i]
+		x.depts[s.Departments[i].Metadata.Name] = i
 	}
 	for i := range s.Projects {
-		x.projs[s.Projects[i].Metadata.Name] = &s.Projects[i]
+		x.projs[s.Projects[i].Metadata.Name] = i
 	}
 	return x
+}
+
+// pool, dept and proj return the named object, nil when the state has none.
+func (x *index) pool(name string) *snapshot.NodePool {
+	if i, ok := x.pools[name]; ok {
+		return &x.s.NodePools[i]
+	}
+	return nil
+}
+
+func (x *index) dept(name string) *snapshot.Department {
+	if i, ok := x.depts[name]; ok {
+		return &x.s.Departments[i]
+	}
+	return nil
+}
+
+func (x *index) proj(name string) *snapshot.Project {
+	if i, ok := x.projs[name]; ok {
+		return &x.s.Projects[i]
+	}
+	return nil
 }
 
 // queues returns a pointer to the queue list of a department or project.
 func (x *index) queues(kind, name string) *[]snapshot.Queue {
 	switch kind {
 	case KindDepartment:
-		if d := x.depts[name]; d != nil {
+		if d := x.dept(name); d != nil {
 			return &d.Spec.Queues
 		}
 	case KindProject:
-		if p := x.projs[name]; p != nil {
+		if p := x.proj(name); p != nil {
 			return &p.Spec.Queues
 		}
 	}
@@ -168,11 +221,11 @@ func manifest(x *index, kind, name string) json.RawMessage {
 	var spec any
 	switch kind {
 	case KindNodePool:
-		spec = x.pools[name].Spec
+		spec = x.pool(name).Spec
 	case KindDepartment:
-		spec = x.depts[name].Spec
+		spec = x.dept(name).Spec
 	case KindProject:
-		spec = x.projs[name].Spec
+		spec = x.proj(name).Spec
 	}
 	return jsonValue(map[string]any{
 		"apiVersion": snapshot.KRMAPIVersion,
@@ -240,23 +293,29 @@ func applyStep(w, target *index, changes []Change, st Step) {
 	if st.Action == StepCreate {
 		switch st.Kind {
 		case KindNodePool:
-			w.s.NodePools = append(w.s.NodePools, *target.pools[st.Object])
+			w.s.NodePools = append(w.s.NodePools, *target.pool(st.Object))
+			w.pools[st.Object] = len(w.s.NodePools) - 1
 		case KindDepartment:
-			d := *target.depts[st.Object]
+			d := *target.dept(st.Object)
 			d.Spec.Queues = cloneQueues(d.Spec.Queues)
 			w.s.Departments = append(w.s.Departments, d)
+			w.depts[st.Object] = len(w.s.Departments) - 1
 		case KindProject:
-			p := *target.projs[st.Object]
+			p := *target.proj(st.Object)
 			p.Spec.Queues = cloneQueues(p.Spec.Queues)
+			p.Spec.DefaultNodePools = append([]string(nil), p.Spec.DefaultNodePools...)
 			w.s.Projects = append(w.s.Projects, p)
+			w.projs[st.Object] = len(w.s.Projects) - 1
 		}
-		*w = *newIndex(w.s)
+		if w.owned != nil {
+			w.owned[st.Kind+"/"+st.Object] = true
+		}
 		return
 	}
 	for _, i := range st.Changes {
 		c := changes[i]
 		if c.QueueIndex < 0 {
-			dst, src := w.projs[c.Object], target.projs[c.Object]
+			dst, src := w.proj(c.Object), target.proj(c.Object)
 			switch c.Field {
 			case "parent":
 				dst.Spec.Parent = src.Spec.Parent
@@ -267,6 +326,7 @@ func applyStep(w, target *index, changes []Change, st Step) {
 			}
 			continue
 		}
+		w.own(c.Kind, c.Object)
 		wq, tq := w.queues(c.Kind, c.Object), target.queues(c.Kind, c.Object)
 		src := (*tq)[c.QueueIndex]
 		if c.NewQueue {
@@ -297,18 +357,47 @@ func applyStep(w, target *index, changes []Change, st Step) {
 // already have. It returns an error finding for the first step that breaks
 // this (nil when the order is safe).
 func verifySteps(before, target *snapshot.State, changes []Change, steps []Step) *Finding {
+	return verifyOrder(before, target, changes, steps, Check(before, nil))
+}
+
+// verifyOrder is verifySteps with the findings of before already made.
+//
+// It gives the answer of running Check on every intermediate state, in time
+// linear in the tenancy: a step changes one object, so it can only add
+// errors about that object and what the checks compare it with. An error
+// of the catalogue is about one object (its values, its defaultNodePools),
+// a department and its projects (their guarantees), a node pool, the
+// queues at its top and its nodes (the pool's cards), or objects that share
+// a queue name, a namespace or a label pair. So each step is checked on the
+// scope of its object: the object, its department and that department's
+// projects, the tops and nodes of the pools it counts on, and for a change
+// of names, namespaces or structure everything that shares one with it.
+// The scope's errors after the step that it did not have before the step
+// are exactly the errors the step adds to the whole state, with the same
+// messages (the scope holds everything they are computed from). The rest of
+// the state does not change, so it keeps the errors of the state before,
+// which passed. A step that adds a node pool, or touches the default pool
+// (its nodes are all those of no other pool), is checked on the whole state.
+func verifyOrder(before, target *snapshot.State, changes []Change, steps []Step, beforeFindings []Finding) *Finding {
 	allowed := map[string]bool{}
-	for _, f := range Check(before, nil) {
+	for _, f := range beforeFindings {
 		if f.Level == LevelError {
 			allowed[f.key()] = true
 		}
 	}
-	work := newIndex(cloneTenancy(before))
-	tx := newIndex(target)
+	rel := newRelations(before, target)
+	work, tx := shared(before), rel.target
 	for n, st := range steps[:max(len(steps)-1, 0)] { // the last state is the target, checked on its own
+		sc := rel.scope(changes, st)
+		had := map[string]bool{}
+		for _, f := range Check(sc.extract(work), nil) {
+			if f.Level == LevelError {
+				had[f.key()] = true
+			}
+		}
 		applyStep(work, tx, changes, st)
-		for _, f := range Check(work.s, nil) {
-			if f.Level == LevelError && !allowed[f.key()] {
+		for _, f := range Check(sc.extract(work), nil) {
+			if f.Level == LevelError && !had[f.key()] && !allowed[f.key()] {
 				return &Finding{Code: "unsafe-order", Level: LevelError, Object: st.Kind + "/" + st.Object,
 					Message: fmt.Sprintf("no safe order: after step %d (%s %s %s, %s) the state would have an error this plan does not end with: %s",
 						n+1, st.Action, st.Kind, st.Object, st.Phase, f.Message)}
@@ -316,4 +405,263 @@ func verifySteps(before, target *snapshot.State, changes []Change, steps []Step)
 		}
 	}
 	return nil
+}
+
+// relations are what the checks compare across objects, over the snapshot
+// and the target together. Every intermediate state takes each field from
+// one of the two, so these lists hold, for every such state, at least the
+// objects related (and maybe a few more, which only costs time).
+type relations struct {
+	before, target *index
+	// kids lists the projects of each department; onPool the departments
+	// with a queue on each pool; orphans the projects that may have a queue
+	// on a pool where their department has none (a queue at the pool's top).
+	kids, onPool, orphans map[string][]string
+	// byQueue lists the owners ("Kind/name") of each queue name, byNS the
+	// projects of each namespace, byPair the pools of each label pair.
+	byQueue, byNS, byPair map[string][]string
+	// nodes lists the nodes (indices into before.Nodes) carrying each label
+	// pair ("key=value") that a pool selects.
+	nodes map[string][]int
+}
+
+func newRelations(before, target *snapshot.State) *relations {
+	r := &relations{before: newIndex(before), target: newIndex(target),
+		kids: map[string][]string{}, onPool: map[string][]string{}, orphans: map[string][]string{},
+		byQueue: map[string][]string{}, byNS: map[string][]string{}, byPair: map[string][]string{}, nodes: map[string][]int{}}
+	keys := map[string]bool{}
+	for _, s := range []*snapshot.State{before, target} {
+		for _, p := range s.NodePools {
+			if k := p.Spec.LabelKey; k != "" {
+				keys[k] = true
+				r.byPair[k+"="+p.Spec.LabelValue] = append(r.byPair[k+"="+p.Spec.LabelValue], p.Metadata.Name)
+			}
+		}
+		for i := range s.Departments {
+			d := &s.Departments[i]
+			for _, q := range d.Spec.Queues {
+				r.onPool[q.NodePool] = append(r.onPool[q.NodePool], d.Metadata.Name)
+				r.byQueue[q.Name] = append(r.byQueue[q.Name], KindDepartment+"/"+d.Metadata.Name)
+			}
+		}
+		for i := range s.Projects {
+			p := &s.Projects[i]
+			r.kids[p.Spec.Parent] = append(r.kids[p.Spec.Parent], p.Metadata.Name)
+			r.byNS[p.NamespaceName()] = append(r.byNS[p.NamespaceName()], p.Metadata.Name)
+			for _, q := range p.Spec.Queues {
+				r.byQueue[q.Name] = append(r.byQueue[q.Name], KindProject+"/"+p.Metadata.Name)
+				if !r.settledOn(p.Spec.Parent, q.NodePool) {
+					r.orphans[q.NodePool] = append(r.orphans[q.NodePool], p.Metadata.Name)
+				}
+			}
+		}
+	}
+	for i := range before.Nodes {
+		n := &before.Nodes[i]
+		for k := range keys {
+			if v, ok := n.Labels[k]; ok {
+				r.nodes[k+"="+v] = append(r.nodes[k+"="+v], i)
+			}
+		}
+	}
+	return r
+}
+
+// settledOn reports whether department dept has a queue on pool in every
+// intermediate state: it has one in the snapshot and in the target, and
+// its queues' pools are the same in both.
+func (r *relations) settledOn(dept, pool string) bool {
+	b, t := r.before.dept(dept), r.target.dept(dept)
+	if b == nil || t == nil || len(b.Spec.Queues) != len(t.Spec.Queues) {
+		return false
+	}
+	on := false
+	for i := range b.Spec.Queues {
+		if b.Spec.Queues[i].NodePool != t.Spec.Queues[i].NodePool {
+			return false
+		}
+		on = on || b.Spec.Queues[i].NodePool == pool
+	}
+	return on
+}
+
+// scope is the part of a state one step is checked on, by name.
+type scope struct {
+	all                 bool // the whole state
+	pools, depts, projs map[string]bool
+	nodes               map[int]bool
+}
+
+// scope returns the objects that the errors a step can add are computed
+// from (see verifyOrder).
+func (r *relations) scope(changes []Change, st Step) *scope {
+	sc := &scope{pools: map[string]bool{}, depts: map[string]bool{}, projs: map[string]bool{}, nodes: map[int]bool{}}
+	structural := st.Action == StepCreate
+	for _, i := range st.Changes {
+		if c := changes[i]; c.NewQueue || (c.Resource == "" && c.Field != "priority") {
+			structural = true
+		}
+	}
+	// The object's queues, parents and namespace in the snapshot and the
+	// target: an intermediate state has one or the other.
+	var queues []snapshot.Queue
+	var parents, namespaces []string
+	for _, x := range []*index{r.before, r.target} {
+		switch st.Kind {
+		case KindDepartment:
+			if d := x.dept(st.Object); d != nil {
+				queues = append(queues, d.Spec.Queues...)
+			}
+		case KindProject:
+			if p := x.proj(st.Object); p != nil {
+				queues = append(queues, p.Spec.Queues...)
+				parents = append(parents, p.Spec.Parent)
+				namespaces = append(namespaces, p.NamespaceName())
+			}
+		}
+	}
+	switch st.Kind {
+	case KindNodePool:
+		sc.all = true // a new pool changes which nodes are in the default pool
+		return sc
+	case KindDepartment:
+		sc.depts[st.Object] = true
+		for _, k := range r.kids[st.Object] {
+			sc.projs[k] = true
+		}
+		for _, q := range queues {
+			r.closure(sc, q.NodePool)
+		}
+	case KindProject:
+		sc.projs[st.Object] = true
+		for _, d := range parents {
+			sc.depts[d] = true
+			for _, k := range r.kids[d] {
+				sc.projs[k] = true
+			}
+		}
+		for _, q := range queues {
+			for _, d := range parents {
+				if !r.settledOn(d, q.NodePool) {
+					r.closure(sc, q.NodePool)
+				}
+			}
+		}
+	}
+	if structural {
+		for _, q := range queues {
+			for _, o := range r.byQueue[q.Name] {
+				kind, name, _ := strings.Cut(o, "/")
+				if kind == KindDepartment {
+					sc.depts[name] = true
+				} else {
+					sc.projs[name] = true
+				}
+			}
+		}
+		for _, ns := range namespaces {
+			for _, p := range r.byNS[ns] {
+				sc.projs[p] = true
+			}
+		}
+	}
+	return sc
+}
+
+// closure adds what a pool's capacity is computed from: the pool, the
+// departments on it, the projects that may have a queue at its top, and
+// its nodes. The default pool (or a pool without a label pair) takes the
+// whole state.
+func (r *relations) closure(sc *scope, pool string) {
+	sc.pools[pool] = true
+	for _, d := range r.onPool[pool] {
+		sc.depts[d] = true
+	}
+	for _, p := range r.orphans[pool] {
+		sc.projs[p] = true
+	}
+	for _, x := range []*index{r.before, r.target} {
+		np := x.pool(pool)
+		switch {
+		case pool == "default" || (np != nil && np.Spec.LabelKey == ""):
+			sc.all = true
+		case np != nil:
+			for _, n := range r.nodes[np.Spec.LabelKey+"="+np.Spec.LabelValue] {
+				sc.nodes[n] = true
+			}
+		}
+	}
+}
+
+// extract returns the part of the working state w in the scope: its
+// objects in w's order, with every pool their queues name and every
+// project's department (so that nothing in it is unknown for want of a
+// context object), and its nodes. The live queues and namespaces are left
+// out, marked as not read: they give warnings and notes, never errors.
+func (sc *scope) extract(w *index) *snapshot.State {
+	if sc.all {
+		return w.s
+	}
+	s := w.s
+	sub := &snapshot.State{Source: s.Source, ManagedNodes: s.ManagedNodes, KRMConfig: s.KRMConfig}
+	for _, nr := range s.NotRead {
+		if nr.What != snapshot.SourceQueues && nr.What != snapshot.SourceNamespaces {
+			sub.NotRead = append(sub.NotRead, nr)
+		}
+	}
+	sub.NotRead = append(sub.NotRead, snapshot.NotRead{What: snapshot.SourceQueues, Reason: "not needed to verify the order"},
+		snapshot.NotRead{What: snapshot.SourceNamespaces, Reason: "not needed to verify the order"})
+	pools := map[string]bool{}
+	for p := range sc.pools {
+		pools[p] = true
+	}
+	depts := map[string]bool{}
+	for d := range sc.depts {
+		depts[d] = true
+	}
+	var pi, di, ji []int
+	for name := range sc.projs {
+		if i, ok := w.projs[name]; ok {
+			ji = append(ji, i)
+			p := &s.Projects[i]
+			depts[p.Spec.Parent] = true
+			for _, q := range p.Spec.Queues {
+				pools[q.NodePool] = true
+			}
+		}
+	}
+	for name := range depts {
+		if i, ok := w.depts[name]; ok {
+			di = append(di, i)
+			for _, q := range s.Departments[i].Spec.Queues {
+				pools[q.NodePool] = true
+			}
+		}
+	}
+	for name := range pools {
+		if i, ok := w.pools[name]; ok {
+			pi = append(pi, i)
+		}
+	}
+	sort.Ints(pi)
+	sort.Ints(di)
+	sort.Ints(ji)
+	for _, i := range pi {
+		sub.NodePools = append(sub.NodePools, s.NodePools[i])
+	}
+	for _, i := range di {
+		sub.Departments = append(sub.Departments, s.Departments[i])
+	}
+	for _, i := range ji {
+		sub.Projects = append(sub.Projects, s.Projects[i])
+	}
+	ni := make([]int, 0, len(sc.nodes))
+	for i := range sc.nodes {
+		ni = append(ni, i)
+	}
+	sort.Ints(ni)
+	for _, i := range ni {
+		sub.Nodes = append(sub.Nodes, s.Nodes[i])
+	}
+	return sub
 }

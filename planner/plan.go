@@ -5,15 +5,14 @@
 package planner
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/parjson"
 	"github.com/krmplan/krmplan/snapshot"
 )
 
@@ -71,21 +70,30 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	if changes == nil {
 		changes = []Change{}
 	}
-	findings := CheckChange(before, target, set)
+	// The checks of the target run on one core while the snapshot's checks,
+	// the steps and their verification run on another: they only read
+	// before and target. The verification is wasted when the target has
+	// errors, and its answer then unused.
+	var findings []Finding
+	var wg sync.WaitGroup
+	wg.Go(func() { findings = CheckChange(before, target, set) })
+	beforeFindings := Check(before, nil)
+	steps := buildSteps(before, target, changes)
+	if steps == nil {
+		steps = []Step{}
+	}
+	bad := verifyOrder(before, target, changes, steps, beforeFindings)
+	wg.Wait()
 	present := map[string]bool{}
-	for _, f := range Check(before, nil) {
+	for _, f := range beforeFindings {
 		present[f.key()] = true
 	}
 	for i := range findings {
 		findings[i].AlreadyPresent = present[findings[i].key()]
 	}
-	steps := buildSteps(before, target, changes)
-	if steps == nil {
-		steps = []Step{}
-	}
 	verified := false
 	if !hasErrors(findings) {
-		if bad := verifySteps(before, target, changes, steps); bad != nil {
+		if bad != nil {
 			findings = append(findings, *bad)
 			sortFindings(findings)
 		} else {
@@ -145,28 +153,26 @@ func summarize(changes []Change, findings []Finding) Summary {
 	return s
 }
 
-// contentID is the sha256 of the plan's canonical JSON without PlanID.
+// contentID is the sha256 of the plan's canonical JSON (json.Marshal)
+// without PlanID. The JSON is made on every core (parjson).
 func (p *Plan) contentID() string {
 	c := *p
 	c.PlanID = ""
-	b, err := json.Marshal(&c)
+	sum, err := parjson.Sum256(&c)
 	if err != nil {
 		panic(fmt.Sprintf("planner: marshal: %v", err))
 	}
-	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
-// Marshal returns the plan.json bytes: indented JSON with a final newline.
+// Marshal returns the plan.json bytes: indented JSON with a final newline,
+// HTML characters as they are.
 func (p *Plan) Marshal() []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
+	b, err := parjson.Marshal(p, true)
+	if err != nil {
 		panic(fmt.Sprintf("planner: marshal: %v", err))
 	}
-	return buf.Bytes()
+	return b
 }
 
 // Decode reads plan.json bytes (name is used in errors). It refuses another
@@ -174,9 +180,8 @@ func (p *Plan) Marshal() []byte {
 // (changed after it was made: tampered, or edited by hand).
 func Decode(name string, b []byte) (*Plan, error) {
 	var p Plan
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	// encoding/json's Decoder, strict, on every core (parjson).
+	if err := parjson.Decode(b, &p, true); err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan plan: %w", name, err)
 	}
 	if p.FormatVersion != FormatVersion {

@@ -60,6 +60,7 @@ func resourcePath(i int, r quota.Resource, field string) string {
 // applier lays the overlay over a copy of the snapshot's objects.
 type applier struct {
 	t     *snapshot.State
+	x     *index              // t's objects, whose queues are copied on write
 	set   map[string]Location // valueKey → the desired.hcl range that set it
 	diags hcl.Diagnostics
 	pools map[string]int
@@ -73,17 +74,10 @@ type applier struct {
 // errors of the overlay against this snapshot: a new object or queue
 // without a required field, a change to a node pool's immutable label pair.
 func applyOverlay(before *snapshot.State, ov *config.Overlay) (*snapshot.State, map[string]Location, hcl.Diagnostics) {
-	a := &applier{t: cloneTenancy(before), set: map[string]Location{}}
-	a.pools, a.depts, a.projs = map[string]int{}, map[string]int{}, map[string]int{}
-	for i, p := range a.t.NodePools {
-		a.pools[p.Metadata.Name] = i
-	}
-	for i, d := range a.t.Departments {
-		a.depts[d.Metadata.Name] = i
-	}
-	for i, p := range a.t.Projects {
-		a.projs[p.Metadata.Name] = i
-	}
+	// The target shares the queues of the objects the overlay leaves alone
+	// with the snapshot; an object the overlay changes gets its own (own).
+	x := shared(before)
+	a := &applier{t: x.s, x: x, set: map[string]Location{}, pools: x.pools, depts: x.depts, projs: x.projs}
 	for _, p := range ov.NodePools {
 		a.nodePool(p)
 	}
@@ -94,6 +88,7 @@ func applyOverlay(before *snapshot.State, ov *config.Overlay) (*snapshot.State, 
 			i = len(a.t.Departments) - 1
 			a.depts[d.Name] = i
 		}
+		a.x.own(KindDepartment, d.Name)
 		a.queues(KindDepartment, d.Name, &a.t.Departments[i].Spec.Queues, d.Queues)
 	}
 	for _, p := range ov.Projects {
@@ -166,6 +161,7 @@ func (a *applier) project(p config.Project) {
 		pr.Spec.DefaultNodePools = append([]string(nil), p.DefaultNodePools.Values...)
 		a.mark(KindProject, p.Name, "/spec/defaultNodePools", p.DefaultNodePools.Range)
 	}
+	a.x.own(KindProject, p.Name)
 	a.queues(KindProject, p.Name, &pr.Spec.Queues, p.Queues)
 }
 

@@ -3,6 +3,8 @@ package render
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,25 +20,234 @@ type SpliceResult struct {
 	Branch string
 	Commit string
 	Diff   []byte // git diff <snapshot commit> <new commit>
+	// Notes and Reminders are the splice plan's, also in the commit message.
+	Notes     []string
+	Reminders []string
 }
 
 // DefaultBranch is the branch a splice commit goes to unless named:
 // krmplan/<first 12 hex digits of the plan id>.
 func DefaultBranch(p *planner.Plan) string { return "krmplan/" + p.PlanID[:12] }
 
-// RenderSplice writes the plan's value edits as one commit on a new local
-// branch of the snapshot's repository, whose parent is the snapshot's
-// commit. It uses git plumbing with a temporary index: the work tree, the
-// index and HEAD are untouched, and nothing is pushed. It refuses an
-// existing branch, a file whose bytes no longer hold the values read, a
-// repository without an author identity, and what Edits refuses.
-func RenderSplice(p *planner.Plan, branch string) (*SpliceResult, error) {
+// gitFiles reads files of one commit with git.
+type gitFiles struct {
+	repo   gitcli.Repo
+	commit string
+}
+
+// File implements RepoFiles.
+func (g gitFiles) File(path string) (mode, blob string, data []byte, exists bool, err error) {
+	out, err := g.repo.Line("ls-tree", "--full-tree", g.commit, "--", path)
+	if err != nil {
+		return "", "", nil, false, err
+	}
+	meta, name, ok := strings.Cut(out, "\t")
+	fs := strings.Fields(meta)
+	if !ok || name != path || len(fs) != 3 {
+		return "", "", nil, false, nil
+	}
+	if fs[1] != "blob" {
+		return "", "", nil, false, fmt.Errorf("%s: not a file at commit %.12s", path, g.commit)
+	}
+	data, err = g.repo.Run(nil, "cat-file", "blob", fs[2])
+	if err != nil {
+		return "", "", nil, false, err
+	}
+	return fs[0], fs[2], data, true, nil
+}
+
+// List implements RepoFiles.
+func (g gitFiles) List(path string) ([]string, error) {
+	out, err := g.repo.Line("ls-tree", "-r", "--full-tree", "--name-only", g.commit, "--", strings.TrimSuffix(path, "/"))
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, name := range strings.Split(out, "\n") {
+		if name == path || strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") {
+			if name != "" {
+				files = append(files, name)
+			}
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// quarantine is a temporary object directory and index: git writes the new
+// blobs, tree and commit there (reading the repository's objects as an
+// alternate), so a refusal or failure leaves no object in the repository.
+type quarantine struct {
+	dir     string
+	objects string // the repository's object directory
+	git     gitcli.Repo
+}
+
+func newQuarantine(repo gitcli.Repo) (*quarantine, error) {
+	objects, err := repo.Line("rev-parse", "--path-format=absolute", "--git-path", "objects")
+	if err != nil { // git before 2.31 has no --path-format
+		common, err2 := repo.Line("rev-parse", "--git-common-dir")
+		if err2 != nil {
+			return nil, err
+		}
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(repo.Dir, common)
+		}
+		objects = filepath.Join(common, "objects")
+	}
+	dir, err := os.MkdirTemp("", "krmplan-splice-*")
+	if err != nil {
+		return nil, err
+	}
+	q := &quarantine{dir: dir, objects: objects}
+	if err := os.Mkdir(filepath.Join(dir, "objects"), 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	q.git = gitcli.Repo{Dir: repo.Dir, Env: append(append([]string(nil), repo.Env...),
+		"GIT_OBJECT_DIRECTORY="+filepath.Join(dir, "objects"),
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES="+objects,
+		"GIT_INDEX_FILE="+filepath.Join(dir, "index"))}
+	return q, nil
+}
+
+func (q *quarantine) close() { os.RemoveAll(q.dir) }
+
+// writeTree writes the splice plan's files over the tree of parent and
+// returns the new tree id.
+func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
+	if _, err := q.git.Run(nil, "read-tree", parent); err != nil {
+		return "", err
+	}
+	for _, f := range sp.Files {
+		out, err := q.git.Run(f.New, "hash-object", "-w", "--no-filters", "--stdin")
+		if err != nil {
+			return "", err
+		}
+		info := fmt.Sprintf("%s,%s,%s", f.Mode, strings.TrimSpace(string(out)), f.Path)
+		if _, err := q.git.Run(nil, "update-index", "--add", "--cacheinfo", info); err != nil {
+			return "", err
+		}
+	}
+	return q.git.Line("write-tree")
+}
+
+// diff is `git diff` between two tree-ish, with fixed prefixes and no
+// external diff or text conversion, whatever the user's configuration.
+func (q *quarantine) diff(from, to string) ([]byte, error) {
+	return q.git.Run(nil, "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-relative",
+		"--src-prefix=a/", "--dst-prefix=b/", from, to)
+}
+
+// migrate copies the quarantined objects into the repository's object
+// directory, each through a temporary file and a rename.
+func (q *quarantine) migrate() error {
+	root := filepath.Join(q.dir, "objects")
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(q.objects, rel)
+		if _, err := os.Stat(dst); err == nil {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		in, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		tmp, err := os.CreateTemp(filepath.Dir(dst), ".krmplan-obj-*")
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(tmp, in); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return err
+		}
+		if err := tmp.Chmod(0o444); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return err
+		}
+		if err := tmp.Close(); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+		if err := os.Rename(tmp.Name(), dst); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+		return nil
+	})
+}
+
+// checkIdentity refuses to commit without an author and committer that
+// the repository's git configuration (or GIT_AUTHOR_*/GIT_COMMITTER_*)
+// sets: git's guess from the host name is not used (user.useConfigOnly).
+func checkIdentity(repo gitcli.Repo) error {
+	for _, who := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
+		if _, err := repo.Run(nil, "-c", "user.useConfigOnly=true", "var", who); err != nil {
+			var missing []string
+			for _, k := range []string{"user.name", "user.email"} {
+				if v, _ := repo.Line("config", "--get", k); strings.TrimSpace(v) == "" {
+					missing = append(missing, k)
+				}
+			}
+			what := "the author or committer identity is incomplete"
+			if len(missing) > 0 {
+				if len(missing) == 1 {
+					what = missing[0] + " is not set"
+				} else {
+					what = strings.Join(missing, " and ") + " are not set"
+				}
+			}
+			return fmt.Errorf("no git identity for the commit in %s: %s; set them with git -C %s config user.name \"Your Name\" and git -C %s config user.email you@example.com (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL)",
+				repo.Dir, what, repo.Dir, repo.Dir)
+		}
+	}
+	return nil
+}
+
+// signArgs is ["-S"] when the repository's git config sets
+// commit.gpgsign: git commit signs then, and git commit-tree (plumbing)
+// does not read that setting, so krmplan passes -S itself. git picks the
+// key (user.signingkey) and the format (gpg.format) as it always does.
+func signArgs(repo gitcli.Repo) ([]string, error) {
+	v, err := repo.Line("config", "--type=bool", "--get", "commit.gpgsign")
+	var ge *gitcli.Error
+	if err != nil && errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
+		return nil, nil // unset
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v == "true" {
+		return []string{"-S"}, nil
+	}
+	return nil, nil
+}
+
+// RenderSplice writes the plan as one commit on a new local branch of the
+// snapshot's repository, whose parent is the snapshot's commit: value
+// edits, insertions and new objects in the tenancy files, and the profile's
+// expectations (and mirrors with opts.WithMirrors). Objects are written in
+// a quarantine and moved into the repository only once the commit exists;
+// the work tree, the index and HEAD are untouched, and nothing is pushed.
+// It refuses, before writing anything: an existing branch, what
+// PrepareSplice refuses, a repository without an identity. With
+// commit.gpgsign set the commit is signed as git commit would sign it.
+func RenderSplice(p *planner.Plan, branch string, opts SpliceOptions) (*SpliceResult, error) {
 	src := p.Snapshot.Source
 	if src.Kind != "git" {
 		return nil, errors.New("splice needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
-	}
-	if len(p.Changes) == 0 {
-		return nil, errors.New("the plan has no changes: nothing to commit")
 	}
 	if branch == "" {
 		branch = DefaultBranch(p)
@@ -49,90 +260,138 @@ func RenderSplice(p *planner.Plan, branch string) (*SpliceResult, error) {
 	if _, err := repo.Run(nil, "show-ref", "--verify", "--quiet", ref); err == nil {
 		return nil, fmt.Errorf("branch %s already exists in %s; pass --branch NAME or delete it", branch, src.Repo)
 	}
-	edits, err := Edits(p)
+	sp, err := PrepareSplice(p, gitFiles{repo: repo, commit: src.Commit}, opts)
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "krmplan-index-*")
+	if err := checkIdentity(repo); err != nil {
+		return nil, err
+	}
+	sign, err := signArgs(repo)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	idx := gitcli.Repo{Dir: src.Repo, Env: []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}}
-	if _, err := idx.Run(nil, "read-tree", src.Commit); err != nil {
-		return nil, err
-	}
-	files := make([]string, 0, len(edits))
-	for f := range edits {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		entry, err := repo.Line("ls-tree", src.Commit, "--", f)
-		fs := strings.Fields(entry)
-		if err != nil || len(fs) < 3 {
-			return nil, fmt.Errorf("%s: not in commit %.12s", f, src.Commit)
-		}
-		old, err := repo.Run(nil, "cat-file", "blob", fs[2])
-		if err != nil {
-			return nil, err
-		}
-		spliced, err := Splice(old, edits[f])
-		if err != nil {
-			return nil, err
-		}
-		blob, err := repo.Run(spliced, "hash-object", "-w", "--no-filters", "--stdin")
-		if err != nil {
-			return nil, err
-		}
-		info := fmt.Sprintf("%s,%s,%s", fs[0], strings.TrimSpace(string(blob)), f)
-		if _, err := idx.Run(nil, "update-index", "--cacheinfo", info); err != nil {
-			return nil, err
-		}
-	}
-	tree, err := idx.Line("write-tree")
+	q, err := newQuarantine(repo)
 	if err != nil {
 		return nil, err
 	}
-	out, err := repo.Run([]byte(CommitMessage(p)), "commit-tree", tree, "-p", src.Commit, "-F", "-")
+	defer q.close()
+	tree, err := q.writeTree(src.Commit, sp)
 	if err != nil {
-		var ge *gitcli.Error
-		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "identity") {
-			return nil, fmt.Errorf("git has no author identity in %s: set user.name and user.email (git config user.email you@example.com)", src.Repo)
+		return nil, err
+	}
+	args := append([]string{"-c", "user.useConfigOnly=true", "commit-tree", tree, "-p", src.Commit}, sign...)
+	out, err := q.git.Run([]byte(CommitMessage(p, sp)), append(args, "-F", "-")...)
+	if err != nil {
+		if len(sign) > 0 {
+			return nil, fmt.Errorf("commit.gpgsign is set in %s and git could not sign the commit (nothing was written): %w", src.Repo, err)
 		}
 		return nil, err
 	}
 	commit := strings.TrimSpace(string(out))
+	diff, err := q.diff(src.Commit, commit)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.migrate(); err != nil {
+		return nil, fmt.Errorf("move the new objects into %s: %w", q.objects, err)
+	}
 	// The all-zero old value makes git refuse if the branch appeared meanwhile.
 	if _, err := repo.Run(nil, "update-ref", "-m", "krmplan render", ref, commit, strings.Repeat("0", len(commit))); err != nil {
 		return nil, fmt.Errorf("create branch %s: %w", branch, err)
 	}
-	diff, err := repo.Run(nil, "diff", src.Commit, commit)
+	return &SpliceResult{Branch: branch, Commit: commit, Diff: diff, Notes: sp.Notes, Reminders: sp.Reminders}, nil
+}
+
+// DiffResult is what RenderDiff made.
+type DiffResult struct {
+	Diff      []byte // the unified diff (git diff) of every file the commit would change
+	Notes     []string
+	Reminders []string
+}
+
+// RenderDiff is RenderSplice without the commit: the unified diff between
+// the snapshot's commit and the tree the commit would have, for review or
+// for `git apply` where local branches are not wanted. Nothing is written
+// to the repository (no object, no ref).
+func RenderDiff(p *planner.Plan, opts SpliceOptions) (*DiffResult, error) {
+	src := p.Snapshot.Source
+	if src.Kind != "git" {
+		return nil, errors.New("a diff needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
+	}
+	repo := gitcli.Repo{Dir: src.Repo}
+	sp, err := PrepareSplice(p, gitFiles{repo: repo, commit: src.Commit}, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &SpliceResult{Branch: branch, Commit: commit, Diff: diff}, nil
+	q, err := newQuarantine(repo)
+	if err != nil {
+		return nil, err
+	}
+	defer q.close()
+	tree, err := q.writeTree(src.Commit, sp)
+	if err != nil {
+		return nil, err
+	}
+	diff, err := q.diff(src.Commit, tree)
+	if err != nil {
+		return nil, err
+	}
+	return &DiffResult{Diff: diff, Notes: sp.Notes, Reminders: sp.Reminders}, nil
 }
 
 // CommitMessage is the splice commit's message: a subject summarising the
-// change, a body listing every change, and a Plan-Id trailer.
-func CommitMessage(p *planner.Plan) string {
+// change ("quota: move 1 card from workspace to benchmark on rtx-pro-6000",
+// else "quota: N quota changes"), a body listing every change and the
+// profile's values kept in step (expectations, mirrors), then the plan's
+// warnings, the splice's notes and the profile's reminders, each a
+// paragraph of its own, and a Plan-Id trailer. sp may be nil.
+func CommitMessage(p *planner.Plan, sp *SplicePlan) string {
 	var b strings.Builder
 	b.WriteString("quota: " + subject(p) + "\n\n")
 	for _, c := range p.Changes {
-		who := strings.ToLower(c.Kind) + " " + c.Object
-		if c.Queue != "" {
-			who += " queue " + c.Queue
-		}
-		fmt.Fprintf(&b, "- %s: %s %s -> %s\n", who, c.Field, c.Before, c.After)
+		b.WriteString(ChangeLine(c) + "\n")
 	}
 	for _, f := range p.Findings {
 		if f.Level == planner.LevelWarning {
 			fmt.Fprintf(&b, "\nWarning: %s\n", f.Message)
 		}
 	}
+	if sp != nil && len(sp.KeptInStep) > 0 {
+		b.WriteString("\nKept in step with the tenancy:\n")
+		for _, k := range sp.KeptInStep {
+			b.WriteString("- " + k + "\n")
+		}
+	}
+	if sp != nil {
+		for _, n := range sp.Notes {
+			fmt.Fprintf(&b, "\nNote: %s\n", n)
+		}
+		for _, r := range sp.Reminders {
+			fmt.Fprintf(&b, "\nReminder: %s\n", r)
+		}
+	}
 	fmt.Fprintf(&b, "\nPlan-Id: %s\n", p.PlanID)
 	return b.String()
+}
+
+// ChangeLine is one change as the commit message lists it:
+//
+//   - project benchmark queue benchmark-rtx: gpu.deserved 1 -> 2
+//   - project workspace queue workspace-rtx: memory.limit (omitted) -> -1
+//   - project ml queue ml-rtx (new): gpu.deserved 2
+func ChangeLine(c planner.Change) string {
+	who := strings.ToLower(c.Kind) + " " + c.Object
+	if c.Queue != "" {
+		who += " queue " + c.Queue
+	}
+	switch {
+	case c.Action == planner.ActionCreate:
+		return fmt.Sprintf("- %s (new): %s %s", who, c.Field, c.After)
+	case string(c.Before) == "null":
+		return fmt.Sprintf("- %s: %s (omitted) -> %s", who, c.Field, c.After)
+	}
+	return fmt.Sprintf("- %s: %s %s -> %s", who, c.Field, c.Before, c.After)
 }
 
 // subject says "move 1 card from A to B on POOL" when the plan moves gpu

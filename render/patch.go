@@ -65,6 +65,8 @@ func PatchScript(p *planner.Plan) []byte {
 	b.WriteString("# growing departments, growing projects); every intermediate state was\n")
 	b.WriteString("# verified against the checks. Each patch first tests the values it changes:\n")
 	b.WriteString("# if one changed since the snapshot, kubectl fails and the script stops.\n")
+	b.WriteString(gitOpsHeader(p))
+	b.WriteString(profileHeader(p))
 	b.WriteString("set -eu\n")
 	kubectl := "kubectl"
 	if src.Context != "" {

@@ -18,6 +18,8 @@ import (
 // Style is the colouring of a text view. The zero Style prints no colour.
 type Style struct {
 	add, change, errorC, warnC, noteC, bold, dim *color.Color
+	// barA and barB alternate between the shares of a pool bar.
+	barA, barB *color.Color
 }
 
 // NewStyle returns a Style that colours when on is true.
@@ -34,6 +36,7 @@ func NewStyle(on bool) Style {
 	return Style{
 		add: mk(color.FgGreen), change: mk(color.FgYellow), errorC: mk(color.FgRed, color.Bold),
 		warnC: mk(color.FgYellow, color.Bold), noteC: mk(color.FgCyan), bold: mk(color.Bold), dim: mk(color.Faint),
+		barA: mk(color.FgBlue), barB: mk(color.FgMagenta),
 	}
 }
 
@@ -45,12 +48,14 @@ func (s Style) paint(c *color.Color, text string) string {
 }
 
 // Text writes the plan as `krmplan plan` shows it: the changes in
-// Terraform's grammar grouped by object and queue, the findings with where
-// they come from, then "Plan: N to add, N to change, 0 to destroy." and
-// the plan id.
+// Terraform's grammar grouped by object and queue, the pool bars (each
+// pool whose division of cards changes, before and after), the findings
+// with where they come from, then "Plan: N to add, N to change, 0 to
+// destroy." and the plan id.
 func Text(w io.Writer, p *planner.Plan, st Style) error {
 	var b bytes.Buffer
 	writeChanges(&b, p, st)
+	writeBars(&b, p, st)
 	writeFindings(&b, p, st)
 	s := p.Summary
 	if len(p.Changes) > 0 {
@@ -132,11 +137,23 @@ func writeObject(b *bytes.Buffer, cs []planner.Change, st Style) {
 }
 
 func writeFindings(b *bytes.Buffer, p *planner.Plan, st Style) {
-	if len(p.Findings) == 0 {
-		return
-	}
 	files := map[string][]byte{p.Desired.File: []byte(p.Desired.Source)}
-	for _, f := range p.Findings {
+	writeFindingList(b, p.Findings, files, st)
+}
+
+// Findings writes findings as the text view does: the level and message,
+// the code, and where each comes from (a tenancy file's line, or a range
+// of an HCL file in files, underlined). `check` uses it for its text
+// format.
+func Findings(w io.Writer, fs []planner.Finding, files map[string][]byte, st Style) error {
+	var b bytes.Buffer
+	writeFindingList(&b, fs, files, st)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]byte, st Style) {
+	for _, f := range fs {
 		label, col := "Note", st.noteC
 		switch f.Level {
 		case planner.LevelError:
@@ -150,12 +167,18 @@ func writeFindings(b *bytes.Buffer, p *planner.Plan, st Style) {
 			tag += " already present before this plan"
 		}
 		b.WriteString(st.paint(st.dim, tag) + "\n")
+		last := ""
 		for _, l := range f.Where {
 			if l.Desired {
 				writeSnippet(b, files, l.HCLRange())
-			} else {
-				fmt.Fprintf(b, "  on %s line %d\n", l.File, l.Line)
+				last = ""
+				continue
 			}
+			on := fmt.Sprintf("  on %s line %d\n", l.File, l.Line)
+			if on != last { // two values on one line are one line to look at
+				b.WriteString(on)
+			}
+			last = on
 		}
 		b.WriteString("\n")
 	}

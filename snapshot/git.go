@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/profile"
 )
 
 // GitSource names tenancy files at a git ref.
@@ -21,10 +22,11 @@ type GitSource struct {
 
 // FromGit reads the tenancy files at the ref with git (never the work
 // tree) and returns their state, with the commit id, each file's blob id
-// and every value's position. Nodes, queues and namespaces are marked as
-// not read; a live overlay may add them. Errors name the file and line: a
+// and every value's position, and the repository profile (.krmplan.hcl at
+// the root, at the same ref) when there is one. Nodes, queues and
+// namespaces are marked as not read; a live overlay may add them. Errors name the file and line: a
 // missing ref or file, a YAML error, a value that is not a number, the same
-// object declared twice.
+// object declared twice, a profile that does not parse (with its line).
 func FromGit(src GitSource) (*State, error) {
 	ref := src.Ref
 	if ref == "" {
@@ -50,12 +52,15 @@ func FromGit(src GitSource) (*State, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", f.Path, ref, err)
 		}
-		if err := t.ParseTenancy(f.Path, blob); err != nil {
+		if err := t.parseFile(f.Path, blob); err != nil {
 			return nil, err
 		}
 		st.Source.Files = append(st.Source.Files, f)
 	}
 	if err := t.checkUnique(); err != nil {
+		return nil, err
+	}
+	if st.Profile, err = readProfile(repo, commit, ref); err != nil {
 		return nil, err
 	}
 	st.NodePools, st.Departments, st.Projects = t.NodePools, t.Departments, t.Projects
@@ -143,4 +148,29 @@ func (t *Tenancy) checkUnique() error {
 		}
 	}
 	return nil
+}
+
+// readProfile reads .krmplan.hcl at the root of commit, nil when absent.
+func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error) {
+	out, err := repo.Line("ls-tree", "--full-tree", commit, "--", profile.FileName)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", profile.FileName, ref, err)
+	}
+	fs := strings.Fields(out)
+	if len(fs) < 3 {
+		return nil, nil
+	}
+	if fs[1] != "blob" {
+		return nil, fmt.Errorf("%s at %s: not a file", profile.FileName, ref)
+	}
+	src, err := repo.Run(nil, "cat-file", "blob", fs[2])
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", profile.FileName, ref, err)
+	}
+	p, err := profile.Parse(profile.FileName, src)
+	if err != nil {
+		return nil, fmt.Errorf("the repository profile at %s is invalid:\n%w", ref, err)
+	}
+	p.Blob = fs[2]
+	return p, nil
 }

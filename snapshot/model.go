@@ -136,9 +136,14 @@ type Pos struct {
 	// Alias marks a value reached through a YAML alias (*name), directly,
 	// through an aliased mapping or through a merge key (<<: *name): the
 	// bytes at Start..End are the alias, not the number, so it cannot be
-	// spliced. AnchorLine is the line of the anchor (&name) it names.
-	Alias      bool `json:"alias,omitempty"`
-	AnchorLine int  `json:"anchor_line,omitempty"`
+	// spliced. AnchorLine is the line of the anchor (&name) it names, or
+	// that holds it.
+	Alias bool `json:"alias,omitempty"`
+	// Anchor is set on a value that lies inside an anchored node (&name)
+	// that an alias elsewhere in the document shares: editing its bytes
+	// would change the aliases too, so it cannot be spliced either.
+	Anchor     string `json:"anchor,omitempty"`
+	AnchorLine int    `json:"anchor_line,omitempty"`
 }
 
 // NodePool is a kai.resources/v1alpha1 NodePool: the nodes carrying the

@@ -2,12 +2,13 @@ package snapshot
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
+
+	"github.com/krmplan/krmplan/internal/parjson"
 )
 
 // Normalize sorts every list of s by name (then by file and line), so
@@ -50,30 +51,26 @@ func (s *State) Seal() {
 	s.Digest = s.contentDigest()
 }
 
-// contentDigest is sha256 over the canonical JSON of s without TakenAt
-// and Digest.
+// contentDigest is sha256 over the canonical JSON of s (json.Marshal)
+// without TakenAt and Digest. The JSON is made on every core (parjson).
 func (s *State) contentDigest() string {
 	c := *s
 	c.TakenAt, c.Digest = "", ""
-	b, err := json.Marshal(&c)
+	sum, err := parjson.Sum256(&c)
 	if err != nil {
 		panic(fmt.Sprintf("snapshot: marshal: %v", err)) // every field is plain data
 	}
-	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Marshal returns the state.json bytes of s: indented JSON with a final
-// newline.
+// newline, HTML characters as they are.
 func (s *State) Marshal() []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	b, err := parjson.Marshal(s, true)
+	if err != nil {
 		panic(fmt.Sprintf("snapshot: marshal: %v", err))
 	}
-	return buf.Bytes()
+	return b
 }
 
 // Load reads a state.json file. It refuses a file of another format
@@ -90,9 +87,8 @@ func Load(path string) (*State, error) {
 // Decode is Load for bytes already read; name is used in errors.
 func Decode(name string, b []byte) (*State, error) {
 	var s State
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	// encoding/json's Decoder, strict, on every core (parjson).
+	if err := parjson.Decode(b, &s, true); err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, jsonErr(b, err))
 	}
 	if s.FormatVersion != FormatVersion {

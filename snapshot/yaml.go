@@ -109,6 +109,20 @@ func NewLineIndex(src []byte) *LineIndex {
 // as yaml.v3 reports them, -1 for a line outside the source.
 func (li *LineIndex) Offset(line, col int) int { return li.offset(line, col) }
 
+// lineOf returns the 1-based line of byte offset off.
+func (li *LineIndex) lineOf(off int) int {
+	lo, hi := 0, len(li.starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if li.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo + 1
+}
+
 // offset returns the byte offset of the 1-based line and character column.
 func (li *LineIndex) offset(line, col int) int {
 	if line < 1 || line > len(li.starts) {
@@ -133,6 +147,8 @@ type docReader struct {
 	// anchorLine maps the alias nodes made for values reached through an
 	// aliased mapping or a merge key to the line of the anchor they name.
 	anchorLine map[*yaml.Node]int
+	// shared maps the nodes inside an anchor that an alias uses to it.
+	shared map[*yaml.Node]*yaml.Node
 }
 
 func (r *docReader) errf(n *yaml.Node, format string, args ...any) error {
@@ -247,10 +263,73 @@ func (r *docReader) strList(n *yaml.Node, what string) ([]string, error) {
 	return out, nil
 }
 
+// SharedAnchors maps every node inside an anchored node (&name) that an
+// alias of the document refers to, to that anchored node (the innermost
+// one); nil when the document has no alias. Editing such a node's bytes
+// changes every alias of it.
+func SharedAnchors(root *yaml.Node) map[*yaml.Node]*yaml.Node {
+	used := map[*yaml.Node]bool{}
+	var find func(n *yaml.Node, depth int)
+	find = func(n *yaml.Node, depth int) {
+		if n == nil || depth > 512 {
+			return
+		}
+		if n.Kind == yaml.AliasNode {
+			used[n.Alias] = true
+			return
+		}
+		for _, c := range n.Content {
+			find(c, depth+1)
+		}
+	}
+	find(root, 0)
+	if len(used) == 0 {
+		return nil
+	}
+	out := map[*yaml.Node]*yaml.Node{}
+	var mark func(n, anchor *yaml.Node, depth int)
+	mark = func(n, anchor *yaml.Node, depth int) {
+		if n == nil || n.Kind == yaml.AliasNode || depth > 512 {
+			return
+		}
+		if used[n] {
+			anchor = n
+		}
+		if anchor != nil {
+			out[n] = anchor
+		}
+		for _, c := range n.Content {
+			mark(c, anchor, depth+1)
+		}
+	}
+	mark(root, nil, 0)
+	return out
+}
+
+// skipProperties moves past a node's anchor (&name) and tag (!tag), which
+// yaml.v3 counts as the start of the node, to the value's first byte.
+func skipProperties(src []byte, start int) int {
+	for i := 0; i < 2 && start >= 0 && start < len(src) && (src[start] == '&' || src[start] == '!'); i++ {
+		for start < len(src) && src[start] != ' ' && src[start] != '\t' && src[start] != '\n' && src[start] != '\r' {
+			start++
+		}
+		for start < len(src) && (src[start] == ' ' || src[start] == '\t') {
+			start++
+		}
+	}
+	return start
+}
+
 // pos records where scalar n is written, under the JSON pointer path.
 func (r *docReader) pos(path string, n *yaml.Node) {
 	start := r.lines.offset(n.Line, n.Column)
+	if start < 0 {
+		return
+	}
 	v := deref(n)
+	if n.Kind != yaml.AliasNode && (n.Anchor != "" || (n.Tag != "" && n.Style&yaml.TaggedStyle != 0)) {
+		start = skipProperties(r.lines.src, start)
+	}
 	text := v.Value
 	if n.Kind == yaml.AliasNode {
 		text = "*" + n.Value
@@ -265,13 +344,17 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 		// Keep the value; an edit will find the bytes differ and refuse.
 		text = v.Value
 	}
-	p := Pos{Line: n.Line, Column: n.Column, Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
+	line := r.lines.lineOf(start)
+	p := Pos{Line: line, Column: n.Column + (start - r.lines.offset(n.Line, n.Column)), Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
 	if p.Alias {
+		p.Line, p.Column = n.Line, n.Column
 		if l, ok := r.anchorLine[n]; ok {
 			p.AnchorLine = l
 		} else if n.Alias != nil {
 			p.AnchorLine = n.Alias.Line
 		}
+	} else if a, ok := r.shared[n]; ok {
+		p.Anchor, p.AnchorLine = a.Anchor, a.Line
 	}
 	r.values[path] = p
 }
@@ -298,6 +381,7 @@ func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
 
 func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 	r.values = map[string]Pos{}
+	r.shared = SharedAnchors(root)
 	top, err := r.fields(root, "a document")
 	if err != nil {
 		return err

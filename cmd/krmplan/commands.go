@@ -18,34 +18,31 @@ import (
 
 func snapshotCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "snapshot",
-		Usage:     "read the tenancy at a git ref (or a live cluster) into state.json",
-		UsageText: "snapshot --git-repo DIR [--ref REF] --tenancy PATH... [--cluster-data FILE | --no-cluster] [-o state.json]",
+		Name:  "snapshot",
+		Usage: "read a live cluster, or the tenancy at a git ref, into state.json",
+		UsageText: "snapshot [--kubeconfig F] [--context C] [--timeout D] [-o state.json]\n" +
+			"snapshot --git-repo DIR [--ref REF] --tenancy PATH... [--context C | --kubeconfig F | --cluster-data FILE | --no-cluster] [-o state.json]",
+		Description: "Without --git-repo, reads the cluster of the kubeconfig's current context (or --context),\n" +
+			"loaded as kubectl does. With --git-repo, reads the tenancy files at the ref and no cluster,\n" +
+			"unless --context or --kubeconfig names one for the live overlay (capacity, usage, namespaces).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "git-repo", Usage: "read tenancy files from this git repository (never its work tree)"},
 			&cli.StringFlag{Name: "ref", Value: "HEAD", Usage: "the git revision to read"},
 			&cli.StringSliceFlag{Name: "tenancy", Usage: "a tenancy file or folder in the repository (repeatable)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the snapshot here (default: stdout)"},
-			&cli.BoolFlag{Name: "no-cluster", Usage: "do not read a cluster for capacity, usage and namespaces"},
+			&cli.StringFlag{Name: "kubeconfig", Usage: "the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
+			&cli.StringFlag{Name: "context", Usage: "the kubeconfig context (default: its current context); with --git-repo, read this cluster for the live overlay"},
+			&cli.DurationFlag{Name: "timeout", Value: defaultClusterTimeout, Usage: "give up reading the cluster after this long"},
+			&cli.BoolFlag{Name: "no-cluster", Usage: "with --git-repo: read no cluster (the default unless --context or --kubeconfig is given)"},
 			&cli.StringFlag{Name: "cluster-data", Usage: "take nodes, queues and namespaces from this JSON file instead of a cluster"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return cli.Exit(fmt.Sprintf("snapshot takes no positional argument, got %v", c.Args().Slice()), 1)
 			}
-			if c.String("git-repo") == "" {
-				return cli.Exit("snapshot: --git-repo DIR is required (reading a live cluster is not built yet)", 1)
-			}
-			st, err := snapshot.FromGit(snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")})
+			st, err := snapshotState(c, e)
 			if err != nil {
-				return cli.Exit(err.Error(), 1)
-			}
-			if f := c.String("cluster-data"); f != "" {
-				d, err := snapshot.LoadClusterData(f)
-				if err != nil {
-					return cli.Exit(err.Error(), 1)
-				}
-				st.Overlay(d)
+				return err
 			}
 			st.TakenAt = takenAt().Format(time.RFC3339)
 			st.Seal()
@@ -81,23 +78,28 @@ func planCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "show what desired.hcl changes, with every check, and save the plan",
-		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F]",
+		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "state", Required: true, Usage: "the snapshot (state.json) to plan against"},
 			&cli.StringFlag{Name: "out", Usage: "save the plan file here (written even with errors, marked not renderable)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "set a variable: NAME=VALUE (repeatable)"},
 			&cli.StringSliceFlag{Name: "var-file", Usage: "read variables from an HCL file (repeatable)"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json (docs/json-format.md) or markdown (a pull-request comment)"},
 			&cli.BoolFlag{Name: "detailed-exitcode", Usage: "exit 2 when there are changes (0 none, 1 error)"},
+			&cli.BoolFlag{Name: "expect-no-changes", Usage: "exit 1 when there are changes (a drift gate)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
+			&cli.BoolFlag{Name: "server-dry-run", Usage: "send every step to the API server with dryRun=All (in order, nothing persisted); a refusal is an error finding"},
+			&cli.StringFlag{Name: "kubeconfig", Usage: "--server-dry-run: the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
+			&cli.StringFlag{Name: "context", Usage: "--server-dry-run: the kubeconfig context (default: the snapshot's context)"},
 		},
 		Action: func(c *cli.Context) error {
 			file, err := oneArg(c, "desired.hcl")
 			if err != nil {
 				return err
 			}
-			if f := c.String("format"); f != "text" {
-				return cli.Exit(fmt.Sprintf("--format %s: only text is supported", f), 1)
+			format := c.String("format")
+			if err := checkFormat(format, viewFormats); err != nil {
+				return err
 			}
 			st, err := snapshot.Load(c.String("state"))
 			if err != nil {
@@ -134,7 +136,10 @@ func planCommand(e *env) *cli.Command {
 			if p == nil {
 				return exitCode(1)
 			}
-			if err := render.Text(e.stdout, p, style); err != nil {
+			if err := serverDryRun(c, e, p); err != nil {
+				return err
+			}
+			if err := writeView(e, format, p, style); err != nil {
 				return err
 			}
 			if out := c.String("out"); out != "" {
@@ -146,6 +151,9 @@ func planCommand(e *env) *cli.Command {
 			switch {
 			case !p.Renderable:
 				return exitCode(1)
+			case c.Bool("expect-no-changes") && len(p.Changes) > 0:
+				return cli.Exit(fmt.Sprintf("--expect-no-changes: the plan has changes (%d to add, %d to change); the tenancy does not match %s",
+					p.Summary.Add, p.Summary.Change, file), 1)
 			case c.Bool("detailed-exitcode") && len(p.Changes) > 0:
 				return exitCode(2)
 			}
@@ -171,32 +179,9 @@ func showCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show a saved plan",
-		UsageText: "show plan.json",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"}},
-		Action: func(c *cli.Context) error {
-			file, err := oneArg(c, "plan.json")
-			if err != nil {
-				return err
-			}
-			p, err := loadPlan(file)
-			if err != nil {
-				return err
-			}
-			return render.Text(e.stdout, p, render.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
-		},
-	}
-}
-
-func renderCommand(e *env) *cli.Command {
-	return &cli.Command{
-		Name:      "render",
-		Usage:     "turn an approved plan into kubectl patches or a one-commit YAML splice",
-		UsageText: "render plan.json --format patch|splice [--approve PLAN_ID] [-o FILE] [--branch NAME]",
+		UsageText: "show plan.json [--format text|json|markdown]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Required: true, Usage: "patch (a kubectl script) or splice (a commit on a new branch)"},
-			&cli.StringFlag{Name: "approve", Usage: "approve the plan with this id (the full id or its first 12+ hex digits)"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch: write the script to this file (default: stdout)"},
-			&cli.StringFlag{Name: "branch", Usage: "splice: the new branch (default krmplan/<first 12 of the plan id>)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json (docs/json-format.md) or markdown (a pull-request comment)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 		},
 		Action: func(c *cli.Context) error {
@@ -205,8 +190,45 @@ func renderCommand(e *env) *cli.Command {
 				return err
 			}
 			format := c.String("format")
-			if format != "patch" && format != "splice" {
-				return cli.Exit(fmt.Sprintf("--format %s: use patch or splice", format), 1)
+			if err := checkFormat(format, viewFormats); err != nil {
+				return err
+			}
+			p, err := loadPlan(file)
+			if err != nil {
+				return err
+			}
+			return writeView(e, format, p, render.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+		},
+	}
+}
+
+func renderCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "render",
+		Usage:     "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
+		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--with-mirrors]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Required: true, Usage: "patch (a kubectl script), splice (a commit on a new branch) or diff (the splice's unified diff, no commit)"},
+			&cli.StringFlag{Name: "approve", Usage: "approve the plan with this id (the full id or its first 12+ hex digits)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch, diff: write to this file (default: stdout)"},
+			&cli.StringFlag{Name: "branch", Usage: "splice: the new branch (default krmplan/<first 12 of the plan id>)"},
+			&cli.BoolFlag{Name: "with-mirrors", Usage: "splice, diff: also rewrite the namespace ResourceQuotas that .krmplan.hcl names as mirrors"},
+			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
+		},
+		Action: func(c *cli.Context) error {
+			file, err := oneArg(c, "plan.json")
+			if err != nil {
+				return err
+			}
+			format := c.String("format")
+			if format != "patch" && format != "splice" && format != "diff" {
+				return cli.Exit(fmt.Sprintf("--format %s: use patch, splice or diff", format), 1)
+			}
+			if c.Bool("with-mirrors") && format == "patch" {
+				return cli.Exit("--with-mirrors rewrites files: use it with --format splice or diff", 1)
+			}
+			if c.String("branch") != "" && format != "splice" {
+				return cli.Exit("--branch names the splice's branch: use it with --format splice", 1)
 			}
 			p, err := loadPlan(file)
 			if err != nil {
@@ -222,18 +244,42 @@ func renderCommand(e *env) *cli.Command {
 			if err := render.Approve(p, c.String("approve"), prompted); err != nil {
 				return cli.Exit("render refused: "+err.Error(), 1)
 			}
-			if format == "patch" {
+			opts := render.SpliceOptions{WithMirrors: c.Bool("with-mirrors")}
+			switch format {
+			case "patch":
 				perm := os.FileMode(0o755)
 				return writeOut(e, c.String("out"), render.PatchScript(p), perm)
+			case "diff":
+				res, err := render.RenderDiff(p, opts)
+				if err != nil {
+					return cli.Exit("render refused: "+err.Error(), 1)
+				}
+				spliceNotes(e, res.Notes, res.Reminders)
+				return writeOut(e, c.String("out"), res.Diff, 0o644)
 			}
-			res, err := render.RenderSplice(p, c.String("branch"))
+			if c.String("out") != "" {
+				return cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
+			}
+			res, err := render.RenderSplice(p, c.String("branch"), opts)
 			if err != nil {
 				return cli.Exit("render refused: "+err.Error(), 1)
 			}
+			spliceNotes(e, res.Notes, res.Reminders)
 			fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, p.Snapshot.Source.Repo)
 			_, err = e.stdout.Write(res.Diff)
 			return err
 		},
+	}
+}
+
+// spliceNotes prints a splice's notes and reminders on stderr (they are in
+// the commit message too).
+func spliceNotes(e *env, notes, reminders []string) {
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "Note: %s\n", n)
+	}
+	for _, r := range reminders {
+		fmt.Fprintf(e.stderr, "Reminder: %s\n", r)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -14,15 +15,64 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// scenario is one bundled demo: its files (a folder of an embedded FS),
+// the tenancy file committed to git, the cluster data laid over the
+// snapshot (none for a git-only demo), and two desired files: one the
+// checks refuse and one that renders.
+type scenario struct {
+	files       fs.FS
+	folder      string
+	intro       string
+	tenancy     string
+	clusterData string
+	failing     string
+	failingWhy  string
+	clean       string
+	cleanWhy    string
+}
+
+// demo160 is the default demo: 160 GPUs on 20 nodes (examples/demo).
+var demo160 = scenario{
+	files:  examples.Demo,
+	folder: "demo",
+	intro: "A git repository with the demo tenancy: 160 GPUs on 20 nodes in two node pools\n" +
+		"# (h100: 12 nodes x 8 cards, a100: 8 nodes x 8 cards), 8 departments, 48 projects.\n" +
+		"# cluster-data.json is what the cluster reports: node capacity (one a100 node is not\n" +
+		"# Ready), the scheduler's Queues with their usage, and the namespaces.",
+	tenancy:     "tenancy.yaml",
+	clusterData: "cluster-data.json",
+	failing:     "over-the-pool.hcl",
+	failingWhy:  "research asks for more h100 cards than the pool has left: its departments would be\n# guaranteed 8 cards more than its 96. The plan fails (exit 1).",
+	clean:       "move-h100-cards.hcl",
+	cleanWhy:    "Move 4 h100 cards from one department to another: the plan is clean.",
+}
+
+// demoSample is the small sample: one pool of 4 cards (examples/sample).
+var demoSample = scenario{
+	files:      examples.Sample,
+	folder:     "sample",
+	intro:      "A git repository with the sample tenancy: one node pool of 4 cards, one department, three projects.",
+	tenancy:    "tenancy.yaml",
+	failing:    "oversubscribed.hcl",
+	failingWhy: "A desired split that promises the projects 5 of the department's 4 cards: the plan fails (exit 1).",
+	clean:      "move-one-card.hcl",
+	cleanWhy:   "Move one card from workspace to benchmark: the plan is clean.",
+}
+
 func demoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "demo",
-		Usage:     "run snapshot → plan → render on the bundled sample tenancy, no cluster needed",
-		UsageText: "demo [--dir DIR]",
+		Usage:     "run snapshot → plan → render on the bundled 160-GPU demo, no cluster needed",
+		UsageText: "demo [--dir DIR] [--sample] [--no-color]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "build the demo repository here and leave it behind (default: a temporary folder, removed)"},
+			&cli.BoolFlag{Name: "sample", Usage: "run the small 4-card sample instead of the 160-GPU demo"},
+			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cli.Exit(fmt.Sprintf("demo takes no positional argument, got %v", c.Args().Slice()), 1)
+			}
 			dir := c.String("dir")
 			if dir == "" {
 				tmp, err := os.MkdirTemp("", "krmplan-demo-*")
@@ -34,37 +84,44 @@ func demoCommand(e *env) *cli.Command {
 			} else if err := os.MkdirAll(dir, 0o755); err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			return runDemo(e, dir)
+			sc := demo160
+			if c.Bool("sample") {
+				sc = demoSample
+			}
+			return runDemo(e, dir, sc, c.Bool("no-color"))
 		},
 	}
 }
 
-// runDemo commits the sample tenancy into a new git repository in dir and
-// runs each step of the main job there, printing the command and its output.
-func runDemo(e *env, dir string) error {
+// runDemo commits the scenario's tenancy into a new git repository in dir
+// and runs each step of the main job there through run(), printing the
+// command and its output: the snapshot (with the cluster data), the
+// failing plan and the refusal to render it, the clean plan, and its
+// render as patches and as a splice commit.
+func runDemo(e *env, dir string, sc scenario, noColor bool) error {
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		return cli.Exit(fmt.Sprintf("demo: %s is not empty; give an empty or new folder", dir), 1)
 	}
-	if err := fs.WalkDir(examples.Sample, "sample", func(path string, d fs.DirEntry, err error) error {
+	if err := fs.WalkDir(sc.files, sc.folder, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := examples.Sample.ReadFile(path)
+		b, err := fs.ReadFile(sc.files, p)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dir, filepath.Base(path)), b, 0o644)
+		return os.WriteFile(filepath.Join(dir, path.Base(p)), b, 0o644)
 	}); err != nil {
 		return err
 	}
 	say := func(format string, args ...any) { fmt.Fprintf(e.stdout, format, args...) }
-	say("# A git repository with the sample tenancy: one node pool of 4 cards, one department, three projects.\n")
+	say("# %s\n", sc.intro)
 	for _, args := range [][]string{
 		{"init", "--quiet", "--initial-branch=main"},
 		{"config", "user.name", "krmplan demo"},
 		{"config", "user.email", "demo@krmplan.invalid"},
-		{"add", "tenancy.yaml"},
-		{"commit", "--quiet", "-m", "tenancy: sample"},
+		{"add", sc.tenancy},
+		{"commit", "--quiet", "-m", "tenancy"},
 	} {
 		say("$ git %s\n", strings.Join(args, " "))
 		cmd := exec.Command("git", args...)
@@ -85,36 +142,42 @@ func runDemo(e *env, dir string) error {
 	defer os.Chdir(back)
 	step := func(comment string, want int, args ...string) error {
 		say("\n# %s\n$ krmplan %s\n", comment, strings.Join(args, " "))
+		if noColor && args[0] == "plan" {
+			args = append(args, "--no-color")
+		}
 		code := run(append([]string{"krmplan"}, args...), e.stdin, e.stdout, e.stdout)
 		if code != want {
 			return cli.Exit(fmt.Sprintf("demo: krmplan %s exited %d, expected %d", strings.Join(args, " "), code, want), 1)
 		}
 		return nil
 	}
-	if err := step("Snapshot the tenancy as committed (git, not the work tree).", 0,
-		"snapshot", "--git-repo", ".", "--tenancy", "tenancy.yaml", "-o", "state.json"); err != nil {
+	snap := []string{"snapshot", "--git-repo", ".", "--tenancy", sc.tenancy}
+	what := "Snapshot the tenancy as committed (git, not the work tree)."
+	if sc.clusterData != "" {
+		snap = append(snap, "--cluster-data", sc.clusterData)
+		what = "Snapshot the tenancy as committed (git, not the work tree), with what the cluster reports."
+	}
+	if err := step(what, 0, append(snap, "-o", "state.json")...); err != nil {
 		return err
 	}
-	if err := step("A desired split that promises the projects 5 of the department's 4 cards: the plan fails (exit 1).", 1,
-		"plan", "oversubscribed.hcl", "--state", "state.json", "--out", "refused.json", "--no-color"); err != nil {
+	if err := step(sc.failingWhy, 1, "plan", sc.failing, "--state", "state.json", "--out", "refused.json"); err != nil {
 		return err
 	}
 	if err := step("It cannot be rendered.", 1, "render", "refused.json", "--format", "patch", "--approve", "0000000000000"); err != nil {
 		return err
 	}
-	if err := step("Move one card from workspace to benchmark: the plan is clean.", 0,
-		"plan", "move-one-card.hcl", "--state", "state.json", "--out", "plan.json", "--no-color"); err != nil {
+	if err := step(sc.cleanWhy, 0, "plan", sc.clean, "--state", "state.json", "--out", "plan.json"); err != nil {
 		return err
 	}
 	id, err := planID("plan.json")
 	if err != nil {
 		return err
 	}
-	if err := step("Render it as kubectl patches, shrinking project first (approved by its id).", 0,
+	if err := step("Render it as kubectl patches in a verified order, shrinking first (approved by its id).", 0,
 		"render", "plan.json", "--format", "patch", "--approve", id[:12]); err != nil {
 		return err
 	}
-	if err := step("Or as one commit on a new branch that changes only the two numbers.", 0,
+	if err := step("Or as one commit on a new branch that changes only those numbers.", 0,
 		"render", "plan.json", "--format", "splice", "--approve", id[:12]); err != nil {
 		return err
 	}

@@ -69,6 +69,8 @@ func newApp(e *env) *cli.App {
 			planCommand(e),
 			showCommand(e),
 			renderCommand(e),
+			checkCommand(e),
+			exportCommand(e),
 			demoCommand(e),
 		},
 	}

@@ -22,7 +22,7 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testscript.Run(t, testscript.Params{
+	params := testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SAMPLE", sample)
@@ -58,5 +58,12 @@ func TestScripts(t *testing.T) {
 				ts.Setenv(args[1]+"11", p.PlanID[:11])
 			},
 		},
-	})
+	}
+	for name, cmd := range spliceScriptCmds {
+		params.Cmds[name] = cmd
+	}
+	if params.Condition == nil {
+		params.Condition = kubectlCondition
+	}
+	testscript.Run(t, params)
 }

@@ -1,0 +1,363 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/urfave/cli/v2"
+)
+
+// checkFormats are the --format values of check.
+var checkFormats = []string{"text", "json", "github"}
+
+// checkLevels are the --min-level values of check, most serious first.
+var checkLevels = []string{"error", "warning", "note"}
+
+// The codes of the findings that check makes itself, before the checks run.
+const (
+	codeParseError      = "invalid-tenancy"
+	codeDuplicateObject = "duplicate-object"
+)
+
+func checkCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "run every check on tenancy YAML as it is (a CI gate): exit 1 on any error",
+		UsageText: "check [--ref REF [--git-repo DIR]] [--format text|json|github] [--min-level error|warning|note] PATH...\n\n" +
+			"PATH is a tenancy file or a folder (every *.yaml and *.yml under it). Without --ref the files\n" +
+			"are read from the work tree; with --ref they are read at that git revision, and PATH is\n" +
+			"relative to the repository root. Check reads no cluster: the checks that need nodes, queues\n" +
+			"or namespaces say so in notes, which --min-level note shows.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "ref", Usage: "read the files at this git revision instead of the work tree"},
+			&cli.StringFlag{Name: "git-repo", Value: ".", Usage: "read the files from this git repository (at --ref, default HEAD)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json (docs/json-format.md) or github (workflow annotations)"},
+			&cli.StringFlag{Name: "min-level", Value: "warning", Usage: "show findings at this level and above: error, warning or note"},
+			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if err := checkFormat(format, checkFormats); err != nil {
+				return err
+			}
+			minLevel := c.String("min-level")
+			rank := -1
+			for i, l := range checkLevels {
+				if l == minLevel {
+					rank = i
+				}
+			}
+			if rank < 0 {
+				return cli.Exit(fmt.Sprintf("--min-level %s: use %s", minLevel, orList(checkLevels)), 1)
+			}
+			if c.NArg() == 0 {
+				return cli.Exit("check: missing PATH (a tenancy file or folder; usage: krmplan check [--ref REF] [--format text|json|github] PATH...)", 1)
+			}
+			ref := c.String("ref")
+			atRef := c.IsSet("ref") || c.IsSet("git-repo")
+			if atRef && !c.IsSet("ref") {
+				ref = "HEAD"
+			}
+			res, err := runCheck(c.String("git-repo"), ref, atRef, c.Args().Slice())
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			return writeCheck(e, c, format, rank, res)
+		},
+	}
+}
+
+// checkResult is what check found.
+type checkResult struct {
+	source   render.CheckSource
+	findings []planner.Finding
+	errors   int
+}
+
+// runCheck reads the tenancy files (the work tree, or a git ref when
+// atRef) and runs every check on them as they are. A file that cannot be
+// parsed is an error finding on its line, and the checks then do not run:
+// on half a tenancy they would report objects as missing.
+func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error) {
+	res := &checkResult{source: render.CheckSource{Kind: "files", Files: []string{}}}
+	var st *snapshot.State
+	if atRef {
+		if ref == "" {
+			return nil, errors.New("--ref: give a git revision")
+		}
+		s, err := snapshot.FromGit(snapshot.GitSource{Repo: repo, Ref: ref, Paths: paths})
+		var pe *snapshot.ParseError
+		switch {
+		case errors.As(err, &pe):
+			res.source.Kind, res.source.Ref = "git", ref
+			res.findings = []planner.Finding{parseFinding(pe)}
+			res.errors = 1
+			return res, nil
+		case err != nil:
+			return nil, err
+		}
+		st = s
+		res.source = render.CheckSource{Kind: "git", Repo: s.Source.Repo, Ref: s.Source.Ref, Commit: s.Source.Commit, Files: []string{}}
+		for _, f := range s.Source.Files {
+			res.source.Files = append(res.source.Files, f.Path)
+		}
+	} else {
+		files, err := workTreeFiles(paths)
+		if err != nil {
+			return nil, err
+		}
+		var t snapshot.Tenancy
+		for _, f := range files {
+			res.source.Files = append(res.source.Files, f)
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			var pe *snapshot.ParseError
+			if err := t.ParseTenancy(f, b); errors.As(err, &pe) {
+				res.findings = append(res.findings, parseFinding(pe))
+			} else if err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+		}
+		res.findings = append(res.findings, duplicateObjects(&t)...)
+		if len(res.findings) > 0 {
+			res.errors = len(res.findings)
+			return res, nil
+		}
+		st = &snapshot.State{Source: snapshot.Source{Kind: "files"}, NodePools: t.NodePools, Departments: t.Departments,
+			Projects: t.Projects, ManagedNodes: t.ManagedNodes, KRMConfig: t.KRMConfig, Other: t.Other}
+		for _, what := range []string{snapshot.SourceNodes, snapshot.SourceQueues, snapshot.SourceNamespaces} {
+			st.NotRead = append(st.NotRead, snapshot.NotRead{What: what, Reason: "check reads tenancy files only"})
+		}
+		st.Normalize()
+	}
+	res.findings = planner.CheckState(st)
+	locateFindings(st, res.findings)
+	for _, f := range res.findings {
+		if f.Level == planner.LevelError {
+			res.errors++
+		}
+	}
+	return res, nil
+}
+
+// workTreeFiles expands the paths into files: a file as given, a folder
+// into every *.yaml and *.yml under it (hidden folders skipped), sorted.
+func workTreeFiles(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		p = filepath.ToSlash(filepath.Clean(p))
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			add(p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != p && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml") {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no *.yaml or *.yml file under it", p)
+		}
+		sort.Strings(found)
+		for _, f := range found {
+			add(f)
+		}
+	}
+	return out, nil
+}
+
+func parseFinding(pe *snapshot.ParseError) planner.Finding {
+	f := planner.Finding{Code: codeParseError, Level: planner.LevelError, Message: pe.Msg}
+	f.Where = []planner.Location{{File: pe.File, Line: max(pe.Line, 1)}}
+	return f
+}
+
+// duplicateObjects finds two objects of one kind with one name: they are
+// one cluster object, so the files disagree with themselves.
+func duplicateObjects(t *snapshot.Tenancy) []planner.Finding {
+	var out []planner.Finding
+	first := map[string]*snapshot.Origin{}
+	check := func(kind, name string, o *snapshot.Origin) {
+		if o == nil {
+			return
+		}
+		k := kind + "/" + name
+		prev, dup := first[k]
+		if !dup {
+			first[k] = o
+			return
+		}
+		out = append(out, planner.Finding{Code: codeDuplicateObject, Level: planner.LevelError, Object: k,
+			Message: fmt.Sprintf("%s %q is declared twice (first at %s:%d); both are the same cluster object", kind, name, prev.File, prev.Line),
+			Where:   []planner.Location{{File: o.File, Line: o.Line}, {File: prev.File, Line: prev.Line}}})
+	}
+	for i := range t.NodePools {
+		check(planner.KindNodePool, t.NodePools[i].Metadata.Name, t.NodePools[i].Origin)
+	}
+	for i := range t.Departments {
+		check(planner.KindDepartment, t.Departments[i].Metadata.Name, t.Departments[i].Origin)
+	}
+	for i := range t.Projects {
+		check(planner.KindProject, t.Projects[i].Metadata.Name, t.Projects[i].Origin)
+	}
+	return out
+}
+
+// locateFindings gives a finding without a location its object's line,
+// so that every finding about an object can be annotated on its file.
+func locateFindings(s *snapshot.State, fs []planner.Finding) {
+	origins := map[string]*snapshot.Origin{}
+	for i := range s.NodePools {
+		origins[planner.KindNodePool+"/"+s.NodePools[i].Metadata.Name] = s.NodePools[i].Origin
+	}
+	for i := range s.Departments {
+		origins[planner.KindDepartment+"/"+s.Departments[i].Metadata.Name] = s.Departments[i].Origin
+	}
+	for i := range s.Projects {
+		origins[planner.KindProject+"/"+s.Projects[i].Metadata.Name] = s.Projects[i].Origin
+	}
+	for i := range fs {
+		if len(fs[i].Where) > 0 {
+			continue
+		}
+		if o := origins[fs[i].Object]; o != nil {
+			fs[i].Where = []planner.Location{{File: o.File, Line: o.Line}}
+		}
+	}
+}
+
+func levelRank(l planner.Level) int {
+	switch l {
+	case planner.LevelError:
+		return 0
+	case planner.LevelWarning:
+		return 1
+	}
+	return 2
+}
+
+// writeCheck prints the findings at or above minRank in format, and
+// returns exit 1 when there is an error.
+func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkResult) error {
+	var shown []planner.Finding
+	var count render.CheckCount
+	for _, f := range res.findings {
+		switch f.Level {
+		case planner.LevelError:
+			count.Errors++
+		case planner.LevelWarning:
+			count.Warnings++
+		default:
+			count.Notes++
+		}
+		if levelRank(f.Level) <= minRank {
+			shown = append(shown, f)
+		}
+	}
+	hidden := len(res.findings) - len(shown)
+	summary := fmt.Sprintf("check: %s, %s, %s in %s", plural(count.Errors, "error"), plural(count.Warnings, "warning"),
+		plural(count.Notes, "note"), plural(len(res.source.Files), "file"))
+	if hidden > 0 {
+		summary += fmt.Sprintf(" (%d not shown: --min-level %s shows them)", hidden, checkLevels[len(checkLevels)-1])
+	}
+	summary += "."
+	var err error
+	switch format {
+	case "json":
+		doc := render.CheckJSON{FormatVersion: render.JSONFormatVersion, Source: res.source, Passed: res.errors == 0,
+			Summary: count, Diagnostics: render.DiagnosticsOf(shown)}
+		err = render.WriteJSON(e.stdout, doc)
+		fmt.Fprintln(e.stderr, summary)
+	case "github":
+		for _, f := range shown {
+			fmt.Fprintln(e.stdout, annotation(f))
+		}
+		fmt.Fprintln(e.stderr, summary)
+	default:
+		err = render.Findings(e.stdout, shown, nil, render.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+		if err == nil {
+			_, err = fmt.Fprintln(e.stdout, summary)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if res.errors > 0 {
+		return exitCode(1)
+	}
+	return nil
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// annotation is a finding as a GitHub Actions workflow command:
+// `::error file=F,line=N,title=CODE::MESSAGE` (warning and notice for the
+// other levels) on the finding's first location.
+func annotation(f planner.Finding) string {
+	cmd := "notice"
+	switch f.Level {
+	case planner.LevelError:
+		cmd = "error"
+	case planner.LevelWarning:
+		cmd = "warning"
+	}
+	var props []string
+	if len(f.Where) > 0 && f.Where[0].File != "" {
+		props = append(props, "file="+ghProperty(f.Where[0].File))
+		if f.Where[0].Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", f.Where[0].Line))
+		}
+	}
+	props = append(props, "title="+ghProperty(f.Code))
+	return "::" + cmd + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
+}
+
+// ghData escapes a workflow command's message.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a workflow command's property value.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

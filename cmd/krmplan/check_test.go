@@ -1,0 +1,27 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/krmplan/krmplan/planner"
+)
+
+func TestAnnotation(t *testing.T) {
+	for _, tc := range []struct {
+		f    planner.Finding
+		want string
+	}{
+		{planner.Finding{Code: "projects-over-department", Level: planner.LevelError, Message: "q: 5 > 4",
+			Where: []planner.Location{{File: "t/a.yaml", Line: 18, Column: 28}, {File: "t/a.yaml", Line: 33}}},
+			"::error file=t/a.yaml,line=18,title=projects-over-department::q: 5 > 4"},
+		{planner.Finding{Code: "namespace-missing", Level: planner.LevelWarning, Message: "100% sure\nnext line\r",
+			Where: []planner.Location{{File: "odd,name:x.yaml", Line: 2}}},
+			"::warning file=odd%2Cname%3Ax.yaml,line=2,title=namespace-missing::100%25 sure%0Anext line%0D"},
+		{planner.Finding{Code: "queues-not-read", Level: planner.LevelNote, Message: "not read"},
+			"::notice title=queues-not-read::not read"},
+	} {
+		if got := annotation(tc.f); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/urfave/cli/v2"
+)
+
+func exportCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write the whole snapshot as an editable desired.hcl (planning it reports no changes)",
+		UsageText: "export --state state.json [-o desired.hcl]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "state", Required: true, Usage: "the snapshot (state.json) to export"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the HCL here (default: stdout)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cli.Exit(fmt.Sprintf("export takes no positional argument, got %v (use --state FILE)", c.Args().Slice()), 1)
+			}
+			st, err := snapshot.Load(c.String("state"))
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			out, warnings := render.Export(st)
+			for _, w := range warnings {
+				fmt.Fprintln(e.stderr, "Warning:", w)
+			}
+			if err := writeOut(e, c.String("out"), out, 0o644); err != nil {
+				return err
+			}
+			if o := c.String("out"); o != "" && o != "-" {
+				fmt.Fprintf(e.stderr, "Exported the snapshot to %s.\n", o)
+			}
+			return nil
+		},
+	}
+}

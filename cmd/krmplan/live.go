@@ -1,0 +1,201 @@
+package main
+
+// The live-cluster parts of the CLI: the snapshot's sources (a live
+// cluster, a git ref, a git ref with a live overlay) and the server-side
+// dry run of `plan --server-dry-run`.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/urfave/cli/v2"
+	"k8s.io/client-go/dynamic"
+)
+
+// defaultClusterTimeout bounds a whole cluster read (--timeout).
+const defaultClusterTimeout = 60 * time.Second
+
+// snapshotState reads the state the snapshot command's flags name:
+//   - no --git-repo: a live snapshot of the kubeconfig's cluster;
+//   - --git-repo: the tenancy at the ref, with the cluster data of
+//     --cluster-data FILE, or of the cluster --context/--kubeconfig names
+//     (the live overlay), or of no cluster (the default, and --no-cluster),
+//     so that CI and the demo stay offline unless a cluster is asked for.
+//
+// Contradicting flags are an error naming them; so is every failure to
+// read (exit 1).
+func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
+	live := c.IsSet("context") || c.IsSet("kubeconfig")
+	if c.String("git-repo") == "" {
+		switch {
+		case c.IsSet("tenancy") || c.IsSet("ref"):
+			return nil, cli.Exit("snapshot: --git-repo DIR is required with --tenancy and --ref (without --git-repo, snapshot reads a live cluster)", 1)
+		case c.Bool("no-cluster"):
+			return nil, cli.Exit("snapshot: --no-cluster needs --git-repo (without --git-repo, snapshot reads a live cluster)", 1)
+		case c.IsSet("cluster-data"):
+			return nil, cli.Exit("snapshot: --cluster-data needs --git-repo (it is the cluster data of a git snapshot)", 1)
+		}
+		r, err := clusterReader(c)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
+		defer cancel()
+		st, err := r.ReadState(ctx)
+		if err != nil {
+			return nil, clusterExit(err, c.Duration("timeout"))
+		}
+		fmt.Fprintf(e.stderr, "Read %s, %s and %s from %s.\n", liveCount(len(st.NodePools), "node pool"),
+			liveCount(len(st.Departments), "department"), liveCount(len(st.Projects), "project"), clusterName(r))
+		reportClusterData(e, st.Nodes, st.LiveQueues, st.Namespaces, st.NotRead)
+		return st, nil
+	}
+	switch {
+	case c.IsSet("cluster-data") && (live || c.Bool("no-cluster")):
+		return nil, cli.Exit("snapshot: --cluster-data, --context/--kubeconfig and --no-cluster each name where the cluster data comes from: give one", 1)
+	case live && c.Bool("no-cluster"):
+		return nil, cli.Exit("snapshot: --no-cluster contradicts --context/--kubeconfig: give one", 1)
+	}
+	st, err := snapshot.FromGit(snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")})
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 1)
+	}
+	switch {
+	case c.IsSet("cluster-data"):
+		d, err := snapshot.LoadClusterData(c.String("cluster-data"))
+		if err != nil {
+			return nil, cli.Exit(err.Error(), 1)
+		}
+		st.Overlay(d)
+	case live:
+		r, err := clusterReader(c)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
+		defer cancel()
+		d, err := r.ReadClusterData(ctx)
+		if err != nil {
+			return nil, clusterExit(err, c.Duration("timeout"))
+		}
+		st.Overlay(d)
+		fmt.Fprintf(e.stderr, "Read the live overlay from %s.\n", clusterName(r))
+		reportClusterData(e, d.Nodes, d.LiveQueues, d.Namespaces, d.NotRead)
+	}
+	return st, nil
+}
+
+// clusterReader loads the kubeconfig of --kubeconfig/--context.
+func clusterReader(c *cli.Context) (*snapshot.ClusterReader, error) {
+	t, err := snapshot.LoadKubeconfig(snapshot.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context")})
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 1)
+	}
+	r, err := snapshot.NewClusterReader(t)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 1)
+	}
+	return r, nil
+}
+
+// clusterExit turns a read error into exit 1, saying which flag bounds a
+// read that timed out.
+func clusterExit(err error, timeout time.Duration) error {
+	var ce *snapshot.ClusterError
+	if errors.As(err, &ce) && ce.Timeout {
+		return cli.Exit(fmt.Sprintf("%v; the read is bounded by --timeout %v", err, timeout), 1)
+	}
+	return cli.Exit(err.Error(), 1)
+}
+
+func clusterName(r *snapshot.ClusterReader) string {
+	if r.Context == "" {
+		return r.Server
+	}
+	return fmt.Sprintf("context %s (%s)", r.Context, r.Server)
+}
+
+// reportClusterData tells on stderr what the cluster added, and every
+// source that was not read with its reason.
+func reportClusterData(e *env, nodes []snapshot.Node, queues []snapshot.LiveQueue, nss []snapshot.Namespace, notRead []snapshot.NotRead) {
+	skipped := map[string]bool{}
+	for _, n := range notRead {
+		skipped[n.What] = true
+	}
+	var read []string
+	for _, s := range []struct {
+		what string
+		n    int
+		noun string
+	}{{snapshot.SourceNodes, len(nodes), "node"}, {snapshot.SourceQueues, len(queues), "Queue"}, {snapshot.SourceNamespaces, len(nss), "namespace"}} {
+		if !skipped[s.what] {
+			read = append(read, liveCount(s.n, s.noun))
+		}
+	}
+	if len(read) > 0 {
+		fmt.Fprintf(e.stderr, "Read %s.\n", joinAnd(read))
+	}
+	for _, n := range notRead {
+		fmt.Fprintf(e.stderr, "Not read: %s — %s\n", n.What, n.Reason)
+	}
+}
+
+// liveCount is "1 node", "3 nodes".
+func liveCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func joinAnd(xs []string) string {
+	if len(xs) <= 1 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// serverDryRun runs the plan's steps through the API server's dry run when
+// --server-dry-run is set, and adds the findings to the plan (a refusal is
+// an error finding, so the plan is then not renderable). The cluster is
+// the snapshot's context unless --context names another; --kubeconfig
+// names the file. A snapshot without a context (a git snapshot without a
+// live overlay) needs --context or --kubeconfig. Failing to reach the
+// server is an error (exit 1), not a finding.
+func serverDryRun(c *cli.Context, e *env, p *planner.Plan) error {
+	if !c.Bool("server-dry-run") || len(p.Steps) == 0 {
+		return nil
+	}
+	opts := snapshot.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context")}
+	if opts.Context == "" {
+		opts.Context = p.Snapshot.Source.Context
+	}
+	if opts.Context == "" && opts.Kubeconfig == "" {
+		return cli.Exit("--server-dry-run: the snapshot names no cluster context (a git snapshot without a live overlay); pass --context C or --kubeconfig F", 1)
+	}
+	t, err := snapshot.LoadKubeconfig(opts)
+	if err != nil {
+		return cli.Exit("--server-dry-run: "+err.Error(), 1)
+	}
+	if s := p.Snapshot.Source.Server; s != "" && s != t.Server {
+		fmt.Fprintf(e.stderr, "Warning: --server-dry-run: the snapshot was read from %s, the dry run goes to %s.\n", s, t.Server)
+	}
+	dyn, err := dynamic.NewForConfig(t.Config)
+	if err != nil {
+		return cli.Exit("--server-dry-run: "+err.Error(), 1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), defaultClusterTimeout)
+	defer cancel()
+	fs, err := render.ServerDryRun(ctx, dyn, p.Steps)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("--server-dry-run against %s: %v", t.Server, err), 1)
+	}
+	p.AddFindings(fs...)
+	return nil
+}

@@ -1,0 +1,204 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/snapshot"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// additionsTenancy is a tenancy of its own (every name starts with "add-",
+// so that it shares nothing with TestLive's sample), committed into git.
+const additionsTenancy = `apiVersion: kai.resources/v1alpha1
+kind: NodePool
+metadata:
+  name: add-a100
+  annotations:
+    argocd.argoproj.io/sync-wave: "1"
+spec:
+  labelKey: add.example.com/gpu
+  labelValue: a100
+---
+apiVersion: kai.resources/v1alpha1
+kind: Department
+metadata:
+  name: add-dept
+spec:
+  queues:
+    - name: add-dept-a100
+      nodepool: add-a100
+      resources:
+        gpu:    {deserved: 4,  limit: 4,  overQuotaWeight: 1}
+        cpu:    {deserved: -1, limit: -1, overQuotaWeight: 1}
+        memory: {deserved: -1, limit: -1, overQuotaWeight: 1}
+---
+apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata:
+  name: add-proj
+spec:
+  parent: add-dept
+  queues:
+    - name: add-proj-a100
+      nodepool: add-a100
+      resources:
+        gpu:    {deserved: 2,  limit: 4,  overQuotaWeight: 1}
+        cpu:    {deserved: -1, limit: -1, overQuotaWeight: 1}
+        memory: {deserved: -1, limit: -1, overQuotaWeight: 1}
+`
+
+// additionsDesired adds a node pool, a queue on it for the department and
+// for the project, a new department and a new project under it.
+const additionsDesired = `node_pool "add-h200" {
+  label_key   = "add.example.com/gpu"
+  label_value = "h200"
+}
+department "add-dept" {
+  queue "add-h200" {
+    name = "add-dept-h200"
+    gpu = { deserved = 8, limit = 8 }
+  }
+}
+project "add-proj" {
+  queue "add-h200" {
+    name     = "add-proj-h200"
+    priority = 75
+    gpu = { deserved = 2, limit = 8 }
+  }
+}
+department "add-research" {
+  queue "add-h200" {
+    name = "add-research-h200"
+    gpu = { deserved = 4, limit = 4 }
+  }
+}
+project "add-lab" {
+  department = "add-research"
+  namespace  = "add-lab"
+  queue "add-h200" {
+    name = "add-lab-h200"
+    gpu = { deserved = 4, limit = 4 }
+    memory = { deserved = 256000, limit = 512000 }
+  }
+}
+`
+
+// TestAdditionsScript runs the patch script of a plan that adds objects and
+// queues (issue 5) with the real kubectl against the real API server, whose
+// CRD schemas validate every manifest and every JSON patch, and checks that
+// the cluster then holds exactly the objects that the splice of the same
+// plan writes into git. It cleans up its objects: TestLive (a later file)
+// lists the whole cluster. It must run before TestLive removes the CRDs,
+// which Go's file order (additions_test.go < live_test.go) ensures.
+func TestAdditionsScript(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	objects := map[string][]string{
+		"NodePool":   {"add-a100", "add-h200"},
+		"Department": {"add-dept", "add-research"},
+		"Project":    {"add-proj", "add-lab"},
+	}
+	t.Cleanup(func() {
+		for kind, names := range objects {
+			for _, n := range names {
+				_ = f.dyn.Resource(kindGVR[kind]).Delete(ctx, n, metav1.DeleteOptions{})
+			}
+		}
+	})
+	if _, err := f.dyn.Resource(kindGVR["Project"]).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		t.Fatalf("the KRM CRDs are not served (did a test remove them before this one?): %v", err)
+	}
+
+	repo := filepath.Join(f.dir, "repo")
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(f.environ(f.env.Kubeconfig), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	f.write("tenancy.yaml", additionsTenancy)
+	f.createYAML(filepath.Join(f.dir, "tenancy.yaml"))
+	f.must(f.exec(f.environ(f.env.Kubeconfig), "git", "init", "-q", "-b", "main", repo), 0, "git init")
+	f.write("repo/tenancy.yaml", additionsTenancy)
+	git("config", "user.name", "Additions Test")
+	git("config", "user.email", "additions@example.com")
+	git("add", "tenancy.yaml")
+	git("commit", "-q", "-m", "tenancy")
+
+	f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "--no-cluster", "-o", "state.json"), 0, "snapshot")
+	f.write("desired.hcl", additionsDesired)
+	f.must(f.krmplan("plan", "desired.hcl", "--state", "state.json", "--out", "plan.json", "--no-color"), 0, "plan")
+	id := f.plan("plan.json").PlanID
+	f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 0, "render patch")
+	script := f.read("patch.sh")
+	// Pool first, then the departments, then the projects.
+	order := regexp.MustCompile(`(?m)^# \d+/\d+ [a-z ]+: (\w+ [a-z0-9-]+)$`).FindAllStringSubmatch(script, -1)
+	var steps []string
+	for _, m := range order {
+		steps = append(steps, m[1])
+	}
+	want := "NodePool add-h200|Department add-dept|Department add-research|Project add-lab|Project add-proj"
+	if got := strings.Join(steps, "|"); got != want {
+		t.Fatalf("steps %s, want %s\n%s", got, want, script)
+	}
+
+	r := f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"), 0, "the patch script")
+	wantOut := "nodepool.kai.resources/add-h200 created\ndepartment.kai.resources/add-dept patched\ndepartment.kai.resources/add-research created\nproject.kai.resources/add-lab created\nproject.kai.resources/add-proj patched\n"
+	if r.stdout != wantOut {
+		t.Errorf("the script printed\n%s\nwant\n%s", r.stdout, wantOut)
+	}
+	// A second run stops at the first step: the pool exists.
+	if r := f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"); r.code == 0 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("a second run: exit %d\n%s", r.code, r.stderr)
+	}
+
+	// The splice of the same plan: the branch holds what the cluster holds.
+	f.must(f.krmplan("render", "plan.json", "--format", "splice", "--approve", id, "--branch", "quota/additions"), 0, "render splice")
+	var ten snapshot.Tenancy
+	if err := ten.ParseTenancy("tenancy.yaml", []byte(git("show", "quota/additions:tenancy.yaml"))); err != nil {
+		t.Fatal(err)
+	}
+	spliced := map[string]any{}
+	for _, p := range ten.NodePools {
+		spliced["NodePool/"+p.Metadata.Name] = p.Spec
+	}
+	for _, d := range ten.Departments {
+		spliced["Department/"+d.Metadata.Name] = d.Spec
+	}
+	for _, p := range ten.Projects {
+		spliced["Project/"+p.Metadata.Name] = p.Spec
+	}
+	for kind, names := range objects {
+		for _, n := range names {
+			live := f.get(kindGVR[kind], n)
+			liveSpec, _ := json.Marshal(live.Object["spec"])
+			var typed any
+			switch kind {
+			case "NodePool":
+				typed = &snapshot.NodePoolSpec{}
+			case "Department":
+				typed = &snapshot.DepartmentSpec{}
+			default:
+				typed = &snapshot.ProjectSpec{}
+			}
+			if err := json.Unmarshal(liveSpec, typed); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(typed)
+			wantSpec, _ := json.Marshal(spliced[kind+"/"+n])
+			if string(got) != string(wantSpec) {
+				t.Errorf("%s %s: the cluster holds %s, the splice wrote %s", kind, n, got, wantSpec)
+			}
+		}
+	}
+}

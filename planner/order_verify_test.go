@@ -1,0 +1,193 @@
+package planner
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// verifyStepsOnWholeStates is the definition verifyOrder must agree with:
+// apply the steps one by one and run every check on the whole state after
+// each, refusing the first error the snapshot does not have.
+func verifyStepsOnWholeStates(before, target *snapshot.State, changes []Change, steps []Step) *Finding {
+	allowed := map[string]bool{}
+	for _, f := range Check(before, nil) {
+		if f.Level == LevelError {
+			allowed[f.key()] = true
+		}
+	}
+	work := newIndex(cloneTenancy(before))
+	tx := newIndex(target)
+	for n, st := range steps[:max(len(steps)-1, 0)] {
+		applyStep(work, tx, changes, st)
+		for _, f := range Check(work.s, nil) {
+			if f.Level == LevelError && !allowed[f.key()] {
+				return &Finding{Code: "unsafe-order", Level: LevelError, Object: st.Kind + "/" + st.Object,
+					Message: fmt.Sprintf("no safe order: after step %d (%s %s %s, %s) the state would have an error this plan does not end with: %s",
+						n+1, st.Action, st.Kind, st.Object, st.Phase, f.Message)}
+			}
+		}
+	}
+	return nil
+}
+
+// messyTenancy is a random small tenancy with what makes verification
+// hard: pools sharing a label pair, project queues outside their
+// department, the default pool, unknown parents and pools, shared queue
+// names and namespaces, nodes not ready, guarantees over their limits.
+func messyTenancy(t *testing.T, r *rand.Rand) *snapshot.State {
+	pools := []string{"p0", "p1", "p2"}[:1+r.Intn(3)]
+	onPools := func() []string {
+		var out []string
+		for _, p := range append(pools, "default", "nowhere") {
+			if (p == "default" && r.Intn(8) != 0) || (p == "nowhere" && r.Intn(20) != 0) || r.Intn(3) == 0 {
+				continue
+			}
+			out = append(out, p)
+		}
+		if len(out) == 0 {
+			out = pools[:1]
+		}
+		return out
+	}
+	gpu := func() string {
+		return fmt.Sprintf("{deserved: %s, limit: %s}", half(r, 6), []string{half(r, 10), "-1"}[r.Intn(2)])
+	}
+	var b strings.Builder
+	for i, p := range pools {
+		key := "k"
+		if i > 0 && r.Intn(8) == 0 {
+			key = "k" + pools[i-1] // p and the pool before it may share a pair
+			p = pools[i-1]
+		}
+		b.WriteString(pool(pools[i], key, p))
+	}
+	nDepts := 1 + r.Intn(3)
+	for d := 0; d < nDepts; d++ {
+		var qs []string
+		for _, p := range onPools() {
+			qs = append(qs, q(fmt.Sprintf("d%d-%s", d, p), p, gpu()))
+		}
+		b.WriteString(dept(fmt.Sprintf("d%d", d), qs...))
+	}
+	for j := 0; j < 1+r.Intn(6); j++ {
+		parent := fmt.Sprintf("d%d", r.Intn(nDepts+1)) // sometimes unknown
+		var qs []string
+		for _, p := range onPools() {
+			name := fmt.Sprintf("j%d-%s", j, p)
+			if r.Intn(15) == 0 {
+				name = fmt.Sprintf("d0-%s", p) // a queue name used twice
+			}
+			qs = append(qs, q(name, p, gpu()))
+		}
+		b.WriteString(proj(fmt.Sprintf("j%d", j), parent, fmt.Sprintf("ns%d", r.Intn(8)), qs...))
+	}
+	s := mustState(t, b.String())
+	s.NotRead = nil
+	for i := 0; i < r.Intn(8); i++ {
+		labels := map[string]string{}
+		if r.Intn(5) != 0 {
+			p := pools[r.Intn(len(pools))]
+			labels["k"] = p
+			labels["k"+p] = p
+		}
+		cards := quota.FromInt(int64(1 + r.Intn(8)))
+		s.Nodes = append(s.Nodes, snapshot.Node{Name: fmt.Sprintf("n%d", i), Labels: labels, Capacity: cards, Allocatable: cards, Ready: r.Intn(5) != 0})
+	}
+	return s
+}
+
+// messyOverlay changes numbers, adds queues, projects and a pool, and
+// moves namespaces and parents, at random.
+func messyOverlay(r *rand.Rand, s *snapshot.State) *config.Overlay {
+	ov := &config.Overlay{File: "desired.hcl"}
+	str := func(v string) *config.Str { return &config.Str{Value: v} }
+	res := func() *config.Resource {
+		return &config.Resource{Deserved: num(half(r, 8)), Limit: num([]string{half(r, 10), "-1"}[r.Intn(2)])}
+	}
+	pools := []string{"default"}
+	for _, p := range s.NodePools {
+		pools = append(pools, p.Metadata.Name)
+	}
+	if r.Intn(6) == 0 {
+		ov.NodePools = append(ov.NodePools, config.NodePool{Name: "pnew", LabelKey: str("k"), LabelValue: str([]string{"pnew", "p0"}[r.Intn(2)])})
+		pools = append(pools, "pnew")
+	}
+	queues := func(qs []snapshot.Queue, owner string) []config.Queue {
+		var out []config.Queue
+		for _, q := range qs {
+			if r.Intn(2) == 0 {
+				out = append(out, config.Queue{Pool: q.NodePool, GPU: res()})
+			}
+		}
+		if r.Intn(5) == 0 {
+			p := pools[r.Intn(len(pools))]
+			out = append(out, config.Queue{Pool: p, Name: str(owner + "-new-" + p), GPU: res()})
+		}
+		return out
+	}
+	for _, d := range s.Departments {
+		ov.Departments = append(ov.Departments, config.Department{Name: d.Metadata.Name, Queues: queues(d.Spec.Queues, d.Metadata.Name)})
+	}
+	for _, p := range s.Projects {
+		cp := config.Project{Name: p.Metadata.Name, Queues: queues(p.Spec.Queues, p.Metadata.Name)}
+		if r.Intn(8) == 0 {
+			cp.Namespace = str(fmt.Sprintf("ns%d", r.Intn(8)))
+		}
+		if r.Intn(8) == 0 {
+			cp.Department = str(fmt.Sprintf("d%d", r.Intn(3)))
+		}
+		ov.Projects = append(ov.Projects, cp)
+	}
+	for j := 0; j < r.Intn(3); j++ {
+		p := pools[r.Intn(len(pools))]
+		ov.Projects = append(ov.Projects, config.Project{Name: fmt.Sprintf("new%d", j), Department: str(fmt.Sprintf("d%d", r.Intn(3))),
+			Namespace: str(fmt.Sprintf("ns%d", r.Intn(8))), Queues: []config.Queue{{Pool: p, Name: str(fmt.Sprintf("new%d-%s", j, p)), GPU: res()}}})
+	}
+	return ov
+}
+
+// TestVerifyOrderAgreesWithWholeStates checks the scoped verification
+// against checking every intermediate state whole, on random messy
+// tenancies and changes, in the planned order and in shuffled orders (which
+// often break): the same verdict, and the same message when it refuses.
+func TestVerifyOrderAgreesWithWholeStates(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	refused, compared := 0, 0
+	for i := 0; i < 2000; i++ {
+		before := messyTenancy(t, r)
+		target, set, diags := applyOverlay(before, messyOverlay(r, before))
+		if diags.HasErrors() {
+			continue
+		}
+		changes := diffStates(before, target, set)
+		steps := buildSteps(before, target, changes)
+		for k := 0; k < 4; k++ {
+			order := append([]Step(nil), steps...)
+			if k > 0 {
+				r.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+			}
+			want := verifyStepsOnWholeStates(before, target, changes, order)
+			was := string(before.Marshal()) + string(target.Marshal())
+			got := verifyOrder(before, target, changes, order, Check(before, nil))
+			if string(before.Marshal())+string(target.Marshal()) != was {
+				t.Fatalf("case %d, order %d: verification changed the snapshot or the target", i, k)
+			}
+			compared++
+			if (got == nil) != (want == nil) || (got != nil && got.Message != want.Message) {
+				t.Fatalf("case %d, order %d: scoped verification %v, whole states %v", i, k, got, want)
+			}
+			if want != nil {
+				refused++
+			}
+		}
+	}
+	if refused < compared/10 {
+		t.Fatalf("only %d of %d orders were refused: the cases do not exercise the refusals", refused, compared)
+	}
+}

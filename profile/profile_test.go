@@ -1,0 +1,118 @@
+package profile
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	src := `# The repository profile.
+expectations "ops/expected.sh" {
+  variable "WORKSPACE_GPU" {
+    queue = "workspace-rtx"
+    field = "gpu.deserved"
+  }
+  variable "WORKSPACE_WEIGHT" {
+    queue = "workspace-rtx"
+    field = "gpu.over_quota_weight"
+  }
+}
+
+resource_quota_mirror {
+  path = "namespaces/"
+  pool = "rtx-pro-6000"
+}
+
+resource_quota_mirror {
+  resource = "limits.nvidia.com/gpu"
+  follows  = "deserved"
+  name     = "gpu"
+}
+
+reminder "docs/capacity.md" {
+  note = "the capacity table"
+}
+reminder "docs/teams.md" {}
+
+cpu_memory_note = "see the LimitRanges"
+
+placement {
+  project = "tenancy/projects.yaml"
+}
+`
+	p, err := Parse(FileName, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(p)
+	want := `{"file":".krmplan.hcl","expectations":[{"file":"ops/expected.sh","variables":[{"name":"WORKSPACE_GPU","queue":"workspace-rtx","field":"gpu.deserved","line":3},{"name":"WORKSPACE_WEIGHT","queue":"workspace-rtx","field":"gpu.overQuotaWeight","line":7}],"line":2}],` +
+		`"resource_quota_mirrors":[{"path":"namespaces","resource":"requests.nvidia.com/gpu","follows":"limit","pool":"rtx-pro-6000","line":13},{"name":"gpu","resource":"limits.nvidia.com/gpu","follows":"deserved","line":18}],` +
+		`"reminders":[{"file":"docs/capacity.md","note":"the capacity table","line":24},{"file":"docs/teams.md","line":27}],"cpu_memory_note":"see the LimitRanges","placement":{"project":"tenancy/projects.yaml"}}`
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if p.Placement.For("Project") != "tenancy/projects.yaml" || p.Placement.For("NodePool") != "" {
+		t.Errorf("placement: %+v", p.Placement)
+	}
+	var none *Placement
+	if none.For("Project") != "" {
+		t.Error("a nil placement names a file")
+	}
+}
+
+// Every mistake is a diagnostic naming the file, the line and the column.
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"syntax", "expectations \"x\" {\n", `.krmplan.hcl:1,18-19: Unclosed configuration block; There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.`},
+		{"unknown block", "mirror {}\n", `.krmplan.hcl:1,1-7: Unsupported block type; Blocks of type "mirror" are not expected here.`},
+		{"unknown attribute", "reminder \"a\" {\n  text = \"x\"\n}\n", `.krmplan.hcl:2,3-7: Unsupported argument; An argument named "text" is not expected here.`},
+		{"bad field", "expectations \"e.sh\" {\n  variable \"X\" {\n    queue = \"q\"\n    field = \"gpu.quota\"\n  }\n}\n", `.krmplan.hcl:2,3-15: Invalid field; field "gpu.quota": write <resource>.<field> with resource gpu, cpu or memory and field deserved, limit or overQuotaWeight (e.g. "gpu.deserved").`},
+		{"missing queue", "expectations \"e.sh\" {\n  variable \"X\" {\n    field = \"gpu.limit\"\n  }\n}\n", `.krmplan.hcl:2,16-16: Missing required argument; The argument "queue" is required, but no definition was found.`},
+		{"duplicate variable", "expectations \"e.sh\" {\n  variable \"X\" {\n    queue = \"q\"\n    field = \"gpu.limit\"\n  }\n  variable \"X\" {\n    queue = \"q\"\n    field = \"gpu.limit\"\n  }\n}\n", `.krmplan.hcl:6,3-15: Duplicate variable; variable "X" is named twice for e.sh.`},
+		{"bad follows", "resource_quota_mirror {\n  follows = \"weight\"\n}\n", `.krmplan.hcl:1,1-22: Invalid follows; follows = "weight": a mirror follows the gpu "limit" or "deserved".`},
+		{"escaping path", "reminder \"x\" {}\nexpectations \"../x.sh\" {}\n", `.krmplan.hcl:2,1-23: Invalid path; expectations "../x.sh" must be a path inside the repository, relative to its root.`},
+		{"two placements", "placement {}\nplacement {}\n", `.krmplan.hcl:2,1-10: Duplicate placement; only one placement block is allowed.`},
+		{"a number for a string", "cpu_memory_note = 3\nreminder \"x\" { note = [] }\n", `.krmplan.hcl:2,23-24: Unsuitable value type; Unsuitable value: string required, but have tuple`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(FileName, []byte(tc.src))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("err = %v\nwant  %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidField(t *testing.T) {
+	for f, ok := range map[string]bool{"gpu.deserved": true, "cpu.limit": true, "memory.overQuotaWeight": true, "memory.over_quota_weight": true,
+		"gpu": false, "tpu.limit": false, "gpu.quota": false, ".limit": false, "gpu.deserved.x": false} {
+		if ValidField(f) != ok {
+			t.Errorf("ValidField(%q) = %v", f, !ok)
+		}
+	}
+}
+
+// FuzzParse: no input makes Parse panic, and what it accepts names only
+// valid fields and paths inside the repository.
+func FuzzParse(f *testing.F) {
+	f.Add("expectations \"a.sh\" {\n  variable \"X\" {\n    queue = \"q\"\n    field = \"gpu.limit\"\n  }\n}\n")
+	f.Add("resource_quota_mirror {\n  path = \"ns\"\n}\nplacement { project = \"p.yaml\" }\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		p, err := Parse(FileName, []byte(src))
+		if err != nil {
+			return
+		}
+		for _, e := range p.Expectations {
+			for _, v := range e.Variables {
+				if !ValidField(v.Field) {
+					t.Fatalf("accepted field %q", v.Field)
+				}
+			}
+		}
+		for _, m := range p.Mirrors {
+			if m.Follows != "limit" && m.Follows != "deserved" {
+				t.Fatalf("accepted follows %q", m.Follows)
+			}
+		}
+	})
+}

@@ -1,0 +1,501 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/krmplan/krmplan/snapshot"
+	"go.yaml.in/yaml/v3"
+)
+
+// yamlFile is one YAML file as written, parsed for inserting text in the
+// style of its neighbours: the bytes, the yaml.v3 node tree of every
+// document (with positions), and line helpers that work on bytes.
+type yamlFile struct {
+	path   string
+	src    []byte
+	li     *snapshot.LineIndex
+	starts []int // byte offset of each line's first byte (line 1 at index 0)
+	eol    string
+	docs   []*yamlDoc
+}
+
+// yamlDoc is one document of a yamlFile.
+type yamlDoc struct {
+	root             *yaml.Node                // the document's top node (a mapping for a KRM object)
+	shared           map[*yaml.Node]*yaml.Node // snapshot.SharedAnchors of root
+	apiVersion, kind string
+	name, namespace  string
+	// firstLine and lastLine are the document's first and last lines with
+	// content (comments and blank lines around it excluded).
+	firstLine, lastLine int
+}
+
+// parseYAMLFile parses every document of src. Errors name the file and line.
+func parseYAMLFile(path string, src []byte) (*yamlFile, error) {
+	f := &yamlFile{path: path, src: src, li: snapshot.NewLineIndex(src), eol: "\n"}
+	f.starts = []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			f.starts = append(f.starts, i+1)
+		}
+	}
+	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
+		f.eol = "\r\n"
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, &SpliceError{File: path, Line: 1, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		d := &yamlDoc{root: doc.Content[0], firstLine: doc.Content[0].Line, shared: snapshot.SharedAnchors(doc.Content[0])}
+		if m := d.root; m.Kind == yaml.MappingNode {
+			d.apiVersion = scalarOf(mapGet(m, "apiVersion"))
+			d.kind = scalarOf(mapGet(m, "kind"))
+			if md := mapGet(m, "metadata"); md != nil {
+				d.name = scalarOf(mapGet(md, "name"))
+				d.namespace = scalarOf(mapGet(md, "namespace"))
+			}
+		}
+		f.docs = append(f.docs, d)
+	}
+	// A document ends before the next document's marker (or at the end of
+	// the file), without the comments and blank lines in front of it.
+	for i, d := range f.docs {
+		limit := f.lines()
+		if i+1 < len(f.docs) {
+			limit = f.docs[i+1].firstLine - 1
+		}
+		for l := d.firstLine + 1; l <= limit; l++ {
+			if f.isMarker(l) {
+				limit = l - 1
+				break
+			}
+		}
+		d.lastLine = d.firstLine
+		for l := limit; l > d.firstLine; l-- {
+			if !f.isBlankOrComment(l) {
+				d.lastLine = l
+				break
+			}
+		}
+	}
+	return f, nil
+}
+
+// mapGet returns the value of key k in mapping m (aliases followed), nil
+// when absent.
+func mapGet(m *yaml.Node, k string) *yaml.Node {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k && m.Content[i].Tag != "!!merge" {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func scalarOf(n *yaml.Node) string {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func (f *yamlFile) lines() int {
+	if len(f.src) > 0 && f.src[len(f.src)-1] == '\n' {
+		return len(f.starts) - 1
+	}
+	return len(f.starts)
+}
+
+// lineStart is the offset of line l's first byte (after a byte order mark
+// on line 1).
+func (f *yamlFile) lineStart(l int) int {
+	if l < 1 {
+		return 0
+	}
+	if l > len(f.starts) {
+		return len(f.src)
+	}
+	o := f.starts[l-1]
+	if l == 1 && bytes.HasPrefix(f.src, []byte("\ufeff")) {
+		o += 3
+	}
+	return o
+}
+
+// lineNext is the offset of the line after l (the end of the file for the
+// last line).
+func (f *yamlFile) lineNext(l int) int {
+	if l >= len(f.starts) {
+		return len(f.src)
+	}
+	return f.starts[l]
+}
+
+// lineText is line l without its end of line.
+func (f *yamlFile) lineText(l int) string {
+	if l < 1 || l > len(f.starts) {
+		return ""
+	}
+	s := string(f.src[f.lineStart(l):f.lineNext(l)])
+	s = strings.TrimSuffix(s, "\n")
+	return strings.TrimSuffix(s, "\r")
+}
+
+// indent is the number of spaces that start line l.
+func (f *yamlFile) indent(l int) int {
+	t := f.lineText(l)
+	return len(t) - len(strings.TrimLeft(t, " "))
+}
+
+func (f *yamlFile) isBlankOrComment(l int) bool {
+	t := strings.TrimLeft(f.lineText(l), " \t")
+	return t == "" || strings.HasPrefix(t, "#")
+}
+
+// isMarker reports a document marker line: "---" or "..." at column 1.
+func (f *yamlFile) isMarker(l int) bool {
+	t := f.lineText(l)
+	for _, m := range []string{"---", "..."} {
+		if t == m || strings.HasPrefix(t, m+" ") || strings.HasPrefix(t, m+"\t") {
+			return true
+		}
+	}
+	return false
+}
+
+// offset is the byte offset of node n's first byte.
+func (f *yamlFile) offset(n *yaml.Node) int { return f.li.Offset(n.Line, n.Column) }
+
+// col is the 0-based byte column of node n on its line.
+func (f *yamlFile) col(n *yaml.Node) int { return f.offset(n) - f.lineStart(n.Line) }
+
+func (f *yamlFile) lineOf(off int) int {
+	lo, hi := 0, len(f.starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if f.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo + 1
+}
+
+func isFlow(n *yaml.Node) bool {
+	return (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && n.Style&yaml.FlowStyle != 0
+}
+
+// tokenEnd is the offset just past scalar n's token as written: a quoted
+// scalar to its closing quote, a plain one to the end of its text on the
+// line (flow context stops at , ] }).
+func (f *yamlFile) tokenEnd(n *yaml.Node) (int, error) {
+	o := f.offset(n)
+	src := f.src
+	if o < 0 || o >= len(src) {
+		return 0, fmt.Errorf("%s:%d: cannot find the value", f.path, n.Line)
+	}
+	switch {
+	case n.Kind == yaml.AliasNode:
+		return o + 1 + len(n.Value), nil
+	case src[o] == '"':
+		for i := o + 1; i < len(src); i++ {
+			switch src[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1, nil
+			}
+		}
+	case src[o] == '\'':
+		for i := o + 1; i < len(src); i++ {
+			if src[i] == '\'' {
+				if i+1 < len(src) && src[i+1] == '\'' {
+					i++
+					continue
+				}
+				return i + 1, nil
+			}
+		}
+	case src[o] == '|' || src[o] == '>':
+		return 0, fmt.Errorf("%s:%d: a block scalar", f.path, n.Line)
+	default:
+		if bytes.HasPrefix(src[o:], []byte(n.Value)) && n.Value != "" {
+			return o + len(n.Value), nil
+		}
+		end := o
+		for i := o; i < len(src) && src[i] != '\n' && src[i] != '\r'; i++ {
+			if src[i] == '#' && i > o && (src[i-1] == ' ' || src[i-1] == '\t') {
+				break
+			}
+			if src[i] == ',' || src[i] == ']' || src[i] == '}' {
+				break
+			}
+			if src[i] != ' ' && src[i] != '\t' {
+				end = i + 1
+			}
+		}
+		return end, nil
+	}
+	return 0, fmt.Errorf("%s:%d: unterminated quoted value", f.path, n.Line)
+}
+
+// flowEnd is the offset just past the closing bracket of flow collection n.
+func (f *yamlFile) flowEnd(n *yaml.Node) (int, error) {
+	src := f.src
+	o := f.offset(n)
+	depth := 0
+	for i := o; i >= 0 && i < len(src); i++ {
+		switch c := src[i]; c {
+		case '"', '\'':
+			j := i + 1
+			for ; j < len(src); j++ {
+				if c == '"' && src[j] == '\\' {
+					j++
+					continue
+				}
+				if src[j] == c {
+					if c == '\'' && j+1 < len(src) && src[j+1] == '\'' {
+						j++
+						continue
+					}
+					break
+				}
+			}
+			i = j
+		case '#':
+			if i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+				for i < len(src) && src[i] != '\n' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s:%d: unterminated flow collection", f.path, n.Line)
+}
+
+// nodeEnd is the offset just past the last byte of node n's text: its
+// token, its closing bracket, or the end of its last entry.
+func (f *yamlFile) nodeEnd(n *yaml.Node) (int, error) {
+	switch {
+	case n.Kind == yaml.ScalarNode || n.Kind == yaml.AliasNode:
+		return f.tokenEnd(n)
+	case isFlow(n):
+		return f.flowEnd(n)
+	case n.Kind == yaml.MappingNode && len(n.Content) >= 2:
+		l, err := f.entryLastLine(n, len(n.Content)/2-1)
+		if err != nil {
+			return 0, err
+		}
+		return f.lineStart(l) + len(f.lineText(l)) - contentTrail(f.lineText(l)), nil
+	case n.Kind == yaml.SequenceNode && len(n.Content) > 0:
+		l, err := f.itemLastLine(n, len(n.Content)-1)
+		if err != nil {
+			return 0, err
+		}
+		return f.lineStart(l) + len(f.lineText(l)) - contentTrail(f.lineText(l)), nil
+	}
+	return f.offset(n), nil
+}
+
+// contentTrail is the length of a line's trailing comment and spaces.
+func contentTrail(t string) int {
+	end := len(t)
+	inQ := byte(0)
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case inQ != 0:
+			if c == inQ {
+				inQ = 0
+			}
+		case c == '"' || c == '\'':
+			inQ = c
+		case c == '#' && (i == 0 || t[i-1] == ' ' || t[i-1] == '\t'):
+			end = i
+			i = len(t)
+		}
+	}
+	return len(t) - len(strings.TrimRight(t[:end], " \t"))
+}
+
+// entryLastLine is the last line with content of the i-th entry of block
+// mapping m: the line of its value, of the value's closing bracket, or of
+// the last line indented under its key (comments and blank lines at the end
+// excluded).
+func (f *yamlFile) entryLastLine(m *yaml.Node, i int) (int, error) {
+	k, v := m.Content[2*i], m.Content[2*i+1]
+	keyIndent := f.col(k)
+	last := k.Line
+	if v.Kind == yaml.AliasNode || v.Kind == yaml.ScalarNode {
+		if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+			end, err := f.tokenEnd(v)
+			if err != nil {
+				return 0, err
+			}
+			last = max(last, f.lineOf(max(end-1, 0)))
+		}
+	} else if isFlow(v) {
+		end, err := f.flowEnd(v)
+		if err != nil {
+			return 0, err
+		}
+		last = max(last, f.lineOf(end-1))
+	}
+	limit := f.lines()
+	if 2*i+2 < len(m.Content) {
+		limit = m.Content[2*i+2].Line - 1
+	}
+	indentless := v.Kind == yaml.SequenceNode && !isFlow(v) && f.col(v) == keyIndent
+	for l := last + 1; l <= limit; l++ {
+		if f.isMarker(l) {
+			break
+		}
+		if f.isBlankOrComment(l) {
+			continue
+		}
+		ind := f.indent(l)
+		if ind > keyIndent || (indentless && ind == keyIndent && strings.HasPrefix(strings.TrimLeft(f.lineText(l), " "), "-")) {
+			last = l
+			continue
+		}
+		break
+	}
+	return last, nil
+}
+
+// itemLastLine is the last line with content of the i-th item of block
+// sequence s.
+func (f *yamlFile) itemLastLine(s *yaml.Node, i int) (int, error) {
+	it := s.Content[i]
+	switch {
+	case it.Kind == yaml.MappingNode && !isFlow(it) && len(it.Content) >= 2:
+		return f.entryLastLine(it, len(it.Content)/2-1)
+	case isFlow(it):
+		end, err := f.flowEnd(it)
+		if err != nil {
+			return 0, err
+		}
+		return f.lineOf(end - 1), nil
+	case it.Kind == yaml.SequenceNode && len(it.Content) > 0:
+		return f.itemLastLine(it, len(it.Content)-1)
+	}
+	end, err := f.tokenEnd(it)
+	if err != nil {
+		return it.Line, nil
+	}
+	return f.lineOf(max(end-1, 0)), nil
+}
+
+// pathStep is one node on the way down a JSON pointer.
+type pathStep struct {
+	node *yaml.Node // the node as written (an alias stays an alias)
+	// alias is the alias node crossed to reach this node or one of its
+	// ancestors (nil when none): a value below it is the anchor's.
+	alias *yaml.Node
+}
+
+// lookup finds key k in mapping m, its own keys first, then its merge keys
+// (<<: *anchor) in order. It returns the value and the alias it was reached
+// through, if any.
+func lookup(m *yaml.Node, k string) (*yaml.Node, *yaml.Node) {
+	d := deref(m)
+	if d == nil || d.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(d.Content); i += 2 {
+		if d.Content[i].Tag == "!!merge" {
+			merges = append(merges, d.Content[i+1])
+			continue
+		}
+		if d.Content[i].Value == k {
+			return d.Content[i+1], nil
+		}
+	}
+	for _, mv := range merges {
+		srcs := []*yaml.Node{mv}
+		if mv.Kind == yaml.SequenceNode {
+			srcs = mv.Content
+		}
+		for _, s := range srcs {
+			if v, a := lookup(s, k); v != nil {
+				if a == nil && s.Kind == yaml.AliasNode {
+					a = s
+				}
+				return v, a
+			}
+		}
+	}
+	return nil, nil
+}
+
+// walk follows the JSON pointer segments from n as far as the file has
+// them. It returns the steps taken (steps[0] is n) and the index of the
+// first segment that is missing (len(segs) when the whole path exists).
+func walk(n *yaml.Node, segs []string) ([]pathStep, int) {
+	steps := []pathStep{{node: n}}
+	if n.Kind == yaml.AliasNode {
+		steps[0].alias = n
+	}
+	cur := steps[0]
+	for i, s := range segs {
+		d := deref(cur.node)
+		var next *yaml.Node
+		var via *yaml.Node
+		switch d.Kind {
+		case yaml.MappingNode:
+			next, via = lookup(d, s)
+		case yaml.SequenceNode:
+			if idx, err := strconv.Atoi(s); err == nil && idx >= 0 && idx < len(d.Content) {
+				next = d.Content[idx]
+			}
+		}
+		if next == nil {
+			return steps, i
+		}
+		st := pathStep{node: next, alias: cur.alias}
+		if st.alias == nil {
+			st.alias = via
+		}
+		if st.alias == nil && next.Kind == yaml.AliasNode {
+			st.alias = next
+		}
+		steps = append(steps, st)
+		cur = st
+	}
+	return steps, len(segs)
+}

@@ -1,0 +1,67 @@
+package render_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/gentenancy"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render"
+)
+
+// fixture is a clean plan on a generated tenancy of n projects (a move of
+// 4 h100 cards between two departments in every 48 projects) and the
+// tenancy file's bytes.
+func fixture(b *testing.B, n int) (*planner.Plan, []byte) {
+	t := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})
+	st, src, err := t.State()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ov, diags := config.LoadOrdered(gentenancy.MoveFile, t.MoveHCL(0), nil, nil)
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	p, diags := planner.Build(st, ov)
+	if diags.HasErrors() || !p.Renderable {
+		b.Fatalf("the plan does not render: %v", diags)
+	}
+	return p, src
+}
+
+func sizes(b *testing.B, run func(b *testing.B, n int)) {
+	for _, n := range gentenancy.Sizes(testing.Short()) {
+		b.Run(fmt.Sprintf("projects=%d", n), func(b *testing.B) { run(b, n) })
+	}
+}
+
+// BenchmarkRenderPatch is the kubectl patch script of the plan.
+func BenchmarkRenderPatch(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		p, _ := fixture(b, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			render.PatchScript(p)
+		}
+	})
+}
+
+// BenchmarkRenderSplice is the spliced tenancy file of the plan: the byte
+// edits of every change and the new bytes, without git (the commit is git
+// plumbing, measured by nothing here).
+func BenchmarkRenderSplice(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		p, src := fixture(b, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			edits, err := render.Edits(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := render.Splice(src, edits[gentenancy.TenancyFile]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

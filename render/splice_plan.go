@@ -1,0 +1,232 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/krmplan/krmplan/planner"
+)
+
+// RepoFiles reads files of the snapshot's commit; RenderSplice and
+// RenderDiff give one that runs git, tests give one over a map.
+type RepoFiles interface {
+	// File returns the git mode ("100644"), blob id and bytes of path at
+	// the commit; exists is false when the commit has no such file.
+	File(path string) (mode, blob string, data []byte, exists bool, err error)
+	// List returns the *.yaml and *.yml files at path (a file or a folder)
+	// at the commit, sorted.
+	List(path string) ([]string, error)
+}
+
+// SpliceOptions are the choices of `render --format splice|diff`.
+type SpliceOptions struct {
+	// WithMirrors rewrites the profile's namespace ResourceQuota mirrors
+	// (resource_quota_mirror); without it they are listed in the notes.
+	WithMirrors bool
+}
+
+// FileChange is the new content of one file of a splice.
+type FileChange struct {
+	Path     string
+	Mode     string // git file mode; "100644" for a new file
+	Old, New []byte
+	Created  bool // the file does not exist at the snapshot's commit
+}
+
+// SplicePlan is everything a splice writes and says, before anything is
+// written: the files, the notes for the reviewer and the reminders.
+type SplicePlan struct {
+	Files []FileChange // by path
+	// Notes are "file:line: …" remarks: a comment beside a changed value
+	// whose wording did not change, a mirror left alone, the profile's
+	// cpu/memory note.
+	Notes []string
+	// Reminders are the profile's files that a person updates by hand.
+	Reminders []string
+	// KeptInStep lists the profile's values rewritten with the tenancy:
+	// "ops/expected-quotas.sh: WORKSPACE_GPU 3 -> 2".
+	KeptInStep []string
+}
+
+// PrepareSplice computes the files a splice of p writes, reading them at
+// the snapshot's commit through r. It changes only the bytes of changed
+// values (and the padding after them), inserts missing fields, new queues
+// and new objects in the style of their neighbours, rewrites the profile's
+// expectations (and mirrors with opts.WithMirrors), and checks that the
+// new tenancy files parse to exactly the planned objects. Refusals are
+// *SpliceError naming the file and line: a value reached through a YAML
+// alias, a file that changed since the snapshot (stale bytes or blob), an
+// expectations file or mirror that already disagreed.
+func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePlan, error) {
+	src := p.Snapshot.Source
+	if src.Kind != "git" {
+		return nil, errors.New("splice needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
+	}
+	if len(p.Changes) == 0 {
+		return nil, errors.New("the plan has no changes: nothing to commit")
+	}
+	type fileState struct {
+		mode    string
+		old     []byte
+		created bool
+	}
+	files := map[string]*fileState{}
+	var staleBlob []string
+	paths := make([]string, 0, len(src.Files))
+	srcs := map[string][]byte{}
+	for _, sf := range src.Files {
+		mode, blob, data, ok, err := r.File(sf.Path)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &SpliceError{File: sf.Path, Msg: fmt.Sprintf("not in commit %.12s: take a new snapshot and plan again", src.Commit)}
+		}
+		if blob != sf.Blob {
+			staleBlob = append(staleBlob, fmt.Sprintf("%s: the file at commit %.12s is blob %.12s, the snapshot read blob %.12s: the file changed since the snapshot; take a new snapshot and plan again", sf.Path, src.Commit, blob, sf.Blob))
+		}
+		files[sf.Path] = &fileState{mode: mode, old: data}
+		paths = append(paths, sf.Path)
+		srcs[sf.Path] = data
+	}
+	read := func(path string) ([]byte, bool, error) {
+		if fs, ok := files[path]; ok {
+			return fs.old, !fs.created, nil
+		}
+		mode, _, data, ok, err := r.File(path)
+		if err != nil || !ok {
+			return nil, ok, err
+		}
+		files[path] = &fileState{mode: mode, old: data}
+		return data, true, nil
+	}
+	ts, err := newTenancySet(paths, srcs)
+	if err != nil {
+		return nil, err
+	}
+	prof := p.Snapshot.Profile
+	edits, err := tenancyEdits(p, ts, prof)
+	if err != nil {
+		return nil, err
+	}
+	for path := range ts.created {
+		if _, exists, err := read(path); err != nil {
+			return nil, err
+		} else if exists {
+			return nil, &SpliceError{File: path, Msg: "the placement file for new objects exists at the snapshot's commit but is not one of the snapshot's tenancy files; snapshot it too (--tenancy " + path + ")"}
+		}
+		files[path] = &fileState{mode: "100644", created: true}
+	}
+	plan := &SplicePlan{}
+	objs, err := targetObjects(p)
+	if err != nil {
+		return nil, err
+	}
+	if prof != nil {
+		before := beforeView(&p.Snapshot)
+		after, err := targetView(objs)
+		if err != nil {
+			return nil, err
+		}
+		ex, err := expectationEdits(prof, before, after, read)
+		if err != nil {
+			return nil, err
+		}
+		list := func(path string) ([]string, error) { return r.List(path) }
+		mi, notes, err := mirrorEdits(prof, before, after, paths, list, read, opts.WithMirrors)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range []map[string][]Edit{ex, mi} {
+			files := make([]string, 0, len(m))
+			for f := range m {
+				files = append(files, f)
+			}
+			sort.Strings(files)
+			for _, f := range files {
+				edits[f] = append(edits[f], m[f]...)
+				for _, e := range m[f] {
+					plan.KeptInStep = append(plan.KeptInStep, fmt.Sprintf("%s: %s %s -> %s", f, e.What, e.Old, e.New))
+				}
+			}
+		}
+		plan.Notes = append(plan.Notes, notes...)
+	}
+	names := make([]string, 0, len(edits))
+	for f := range edits {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	newTenancy := map[string][]byte{}
+	for f, b := range srcs {
+		newTenancy[f] = b
+	}
+	var comments []string
+	for _, f := range names {
+		fs := files[f]
+		if fs == nil {
+			return nil, fmt.Errorf("%s: edited but never read", f)
+		}
+		out, err := Splice(fs.old, edits[f])
+		if err != nil {
+			return nil, err
+		}
+		comments = append(comments, commentNotes(f, fs.old, edits[f])...)
+		if _, isTenancy := srcs[f]; isTenancy || ts.created[f] {
+			newTenancy[f] = out
+		}
+		plan.Files = append(plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created})
+	}
+	if len(staleBlob) > 0 {
+		return nil, errors.New(strings.Join(staleBlob, "\n"))
+	}
+	if err := checkTarget(objs, newTenancy); err != nil {
+		return nil, err
+	}
+	plan.Notes = append(comments, plan.Notes...)
+	if prof != nil {
+		if prof.CPUMemoryNote != "" {
+			for _, c := range p.Changes {
+				if c.Resource == "cpu" || c.Resource == "memory" {
+					plan.Notes = append(plan.Notes, fmt.Sprintf("%s: cpu or memory quotas change: %s", prof.File, prof.CPUMemoryNote))
+					break
+				}
+			}
+		}
+		for _, rm := range prof.Reminders {
+			s := rm.File + " is updated by hand"
+			if rm.Note != "" {
+				s += ": " + rm.Note
+			}
+			plan.Reminders = append(plan.Reminders, s)
+		}
+	}
+	return plan, nil
+}
+
+// checkTarget parses the new tenancy files and compares every object with
+// the plan's target: the splice must write exactly the planned objects.
+func checkTarget(want map[string]string, files map[string][]byte) error {
+	got, where, err := parsedObjects(files)
+	if err != nil {
+		return fmt.Errorf("the spliced files would not parse (%v); nothing was written: please report this with the plan file", err)
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if got[k] != want[k] {
+			return fmt.Errorf("the spliced files would not hold the planned %s (%s: %s, planned %s); nothing was written: please report this with the plan file", k, where[k], got[k], want[k])
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			return fmt.Errorf("the spliced files would hold %s in %s, which the plan does not have; nothing was written", k, where[k])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package snapshot_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/krmplan/krmplan/internal/gentenancy"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// The benchmarks of this file measure the snapshot side of the main job on
+// generated tenancies of gentenancy.Sizes projects (scripts/bench runs
+// them all and prints one table): parsing a tenancy file, taking a
+// snapshot from a git ref with the cluster data laid over it, and writing
+// and reading state.json.
+
+func tenancy(n int) *gentenancy.Tenancy {
+	return gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})
+}
+
+func sizes(b *testing.B, run func(b *testing.B, n int)) {
+	for _, n := range gentenancy.Sizes(testing.Short()) {
+		b.Run(fmt.Sprintf("projects=%d", n), func(b *testing.B) { run(b, n) })
+	}
+}
+
+// BenchmarkParseTenancy parses one tenancy file of n projects.
+func BenchmarkParseTenancy(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		src := tenancy(n).YAML()
+		b.ReportAllocs()
+		for b.Loop() {
+			var t snapshot.Tenancy
+			if err := t.ParseTenancy(gentenancy.TenancyFile, src); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkSnapshotFromGit is `krmplan snapshot --git-repo --cluster-data`
+// without the file writes: read the tenancy at HEAD with git, lay the
+// cluster data over it and seal it (normalize, digest).
+func BenchmarkSnapshotFromGit(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		t := tenancy(n)
+		dir := b.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, gentenancy.TenancyFile), t.YAML(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"init", "--quiet"},
+			{"add", gentenancy.TenancyFile},
+			{"-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "--quiet", "-m", "tenancy"},
+		} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		data := t.ClusterData()
+		b.ReportAllocs()
+		for b.Loop() {
+			st, err := snapshot.FromGit(snapshot.GitSource{Repo: dir, Paths: []string{gentenancy.TenancyFile}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			st.Overlay(data)
+			st.Seal()
+		}
+	})
+}
+
+// BenchmarkStateWrite is writing state.json: the bytes of a sealed state.
+func BenchmarkStateWrite(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		st, _, err := tenancy(n).State()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			st.Marshal()
+		}
+	})
+}
+
+// BenchmarkStateRead is reading state.json: decoding it and checking its
+// digest, as plan does.
+func BenchmarkStateRead(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		st, _, err := tenancy(n).State()
+		if err != nil {
+			b.Fatal(err)
+		}
+		data := st.Marshal()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := snapshot.Decode("state.json", data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
