@@ -87,12 +87,16 @@ type NodePool struct {
 	// LabelKey and LabelValue are the node label pair; nil keeps the
 	// snapshot's (the pair is immutable in KRM, so only a new pool sets it).
 	LabelKey, LabelValue *Str
+	// File names the tenancy file (repository-relative) that a splice
+	// writes this object into when it is new; nil lets render choose.
+	File *Str
 }
 
 // Department is a `department "name" {}` block.
 type Department struct {
 	Name     string
 	DefRange hcl.Range // `department "name"`
+	File     *Str      // as NodePool.File
 	Queues   []Queue   // in file order, one per pool
 }
 
@@ -105,6 +109,7 @@ type Project struct {
 	// is spec.defaultNodePools. Nil keeps the snapshot's value.
 	Department, Namespace *Str
 	DefaultNodePools      *StrList
+	File                  *Str    // as NodePool.File
 	Queues                []Queue // in file order, one per pool
 }
 

@@ -12,15 +12,16 @@ import (
 )
 
 var nodePoolSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "label_key"}, {Name: "label_value"}},
+	Attributes: []hcl.AttributeSchema{{Name: "label_key"}, {Name: "label_value"}, {Name: "file"}},
 }
 
 var departmentSchema = &hcl.BodySchema{
-	Blocks: []hcl.BlockHeaderSchema{{Type: "queue", LabelNames: []string{"pool"}}},
+	Attributes: []hcl.AttributeSchema{{Name: "file"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "queue", LabelNames: []string{"pool"}}},
 }
 
 var projectSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "department"}, {Name: "namespace"}, {Name: "default_node_pools"}},
+	Attributes: []hcl.AttributeSchema{{Name: "department"}, {Name: "namespace"}, {Name: "default_node_pools"}, {Name: "file"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "queue", LabelNames: []string{"pool"}}},
 }
 
@@ -63,6 +64,7 @@ func (d *decoder) nodePool(b *hcl.Block) (NodePool, bool) {
 	d.add(diags)
 	np.LabelKey = d.str(content.Attributes, "label_key", false)
 	np.LabelValue = d.str(content.Attributes, "label_value", true)
+	np.File = d.str(content.Attributes, "file", false)
 	return np, ok
 }
 
@@ -71,6 +73,7 @@ func (d *decoder) department(b *hcl.Block) (Department, bool) {
 	ok := d.checkLabel("department", b, false)
 	content, diags := b.Body.Content(departmentSchema)
 	d.add(diags)
+	dep.File = d.str(content.Attributes, "file", false)
 	dep.Queues = d.queues(content.Blocks, "department", dep.Name)
 	return dep, ok
 }
@@ -82,6 +85,7 @@ func (d *decoder) project(b *hcl.Block) (Project, bool) {
 	d.add(diags)
 	p.Department = d.str(content.Attributes, "department", false)
 	p.Namespace = d.str(content.Attributes, "namespace", false)
+	p.File = d.str(content.Attributes, "file", false)
 	if attr, found := content.Attributes["default_node_pools"]; found {
 		if val, evalOK := d.eval(attr.Expr); evalOK {
 			p.DefaultNodePools = d.toStrList("default_node_pools", val, attr.Expr, d.ctx, attr.Range.Ptr())

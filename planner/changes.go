@@ -30,6 +30,9 @@ type Change struct {
 	// NewQueue marks a field of a queue that this plan appends to an
 	// existing object (a queue of a new object is part of its creation).
 	NewQueue bool `json:"new_queue,omitempty"`
+	// File is the tenancy file desired.hcl names (file = "...") for a new
+	// object; set on every change of that object, empty otherwise.
+	File string `json:"file,omitempty"`
 	// Field is the field's short name: "gpu.deserved", "cpu.limit",
 	// "memory.overQuotaWeight", "priority", "name", "nodepool", "parent",
 	// "namespace", "defaultNodePools", "labelKey", "labelValue".

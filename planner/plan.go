@@ -70,6 +70,9 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	if changes == nil {
 		changes = []Change{}
 	}
+	if diags = append(diags, placeNewObjects(before, ov, changes)...); diags.HasErrors() {
+		return nil, diags
+	}
 	// The checks of the target run on one core while the snapshot's checks,
 	// the steps and their verification run on another: they only read
 	// before and target. The verification is wasted when the target has

@@ -590,9 +590,17 @@ func (ts *tenancySet) newDocument(kind, name string, cs []planner.Change, prof *
 			_ = json.Unmarshal(c.After, &parent)
 		}
 	}
-	file, err := ts.fileFor(kind, name, parent, prof)
-	if err != nil {
-		return "", Edit{}, err
+	file := ""
+	if len(cs) > 0 && cs[0].File != "" {
+		file = cs[0].File // named in desired.hcl
+		if ts.files[file] == nil {
+			ts.addCreated(file)
+		}
+	} else {
+		var err error
+		if file, err = ts.fileFor(kind, name, parent, prof); err != nil {
+			return "", Edit{}, err
+		}
 	}
 	f := ts.files[file]
 	// The neighbour: the last object of the kind, in this file first;
