@@ -39,6 +39,7 @@ type mdParts struct {
 	bars     string   // the bars code block section, "" when none
 	rows     []string // the changes table rows
 	findings []string // one list item per finding
+	reminder string   // the repository profile's reminders, "" when none
 	script   string   // the details block with the commands
 	foot     string
 }
@@ -141,6 +142,7 @@ func (m mdParts) assemble(nRows, nFind int, withBars, withScript bool) []byte {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(m.reminder)
 	if withScript {
 		b.WriteString(m.script)
 	} else if m.script != "" {
@@ -203,6 +205,14 @@ func markdownParts(p *planner.Plan) mdParts {
 		}
 		line.WriteString("\n")
 		m.findings = append(m.findings, line.String())
+	}
+	if rs := ProfileReminders(p); len(rs) > 0 {
+		var b strings.Builder
+		b.WriteString("#### Reminders\n\n")
+		for _, r := range rs {
+			b.WriteString("- " + esc(r) + "\n")
+		}
+		m.reminder = b.String() + "\n"
 	}
 
 	switch {

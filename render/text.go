@@ -57,6 +57,12 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 	writeChanges(&b, p, st)
 	writeBars(&b, p, st)
 	writeFindings(&b, p, st)
+	if rs := ProfileReminders(p); len(rs) > 0 {
+		for _, r := range rs {
+			b.WriteString(r + "\n")
+		}
+		b.WriteString("\n")
+	}
 	s := p.Summary
 	if len(p.Changes) > 0 {
 		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", st.paint(st.bold, "Plan:"), s.Add, s.Change, s.Destroy)
