@@ -73,20 +73,20 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	if diags = append(diags, placeNewObjects(before, ov, changes)...); diags.HasErrors() {
 		return nil, diags
 	}
-	// The checks of the target run on one core while the snapshot's checks,
-	// the steps and their verification run on another: they only read
-	// before and target. The verification is wasted when the target has
-	// errors, and its answer then unused.
-	var findings []Finding
-	var wg sync.WaitGroup
-	wg.Go(func() { findings = CheckChange(before, target, set) })
-	beforeFindings := Check(before, nil)
+	// The checks of the target, the checks of the snapshot and the
+	// verification of the steps only read before and target: they run at
+	// the same time. The verification is wasted when the target has errors.
 	steps := buildSteps(before, target, changes)
 	if steps == nil {
 		steps = []Step{}
 	}
-	bad := verifyOrder(before, target, changes, steps, beforeFindings)
+	var findings, beforeFindings []Finding
+	var wg sync.WaitGroup
+	wg.Go(func() { findings = CheckChange(before, target, set) })
+	wg.Go(func() { beforeFindings = Check(before, nil) })
+	stepErrs := stepErrors(before, target, changes, steps)
 	wg.Wait()
+	bad := firstUnsafe(stepErrs, beforeFindings)
 	present := map[string]bool{}
 	for _, f := range beforeFindings {
 		present[f.key()] = true
@@ -192,6 +192,9 @@ func Decode(name string, b []byte) (*Plan, error) {
 	}
 	if got := p.contentID(); got != p.PlanID {
 		return nil, fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(p.PlanID))
+	}
+	if err := p.checkSteps(); err != nil {
+		return nil, fmt.Errorf("%s: the plan's steps do not match its changes (the file was edited): %v; make a new plan", name, err)
 	}
 	return &p, nil
 }
