@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -599,5 +600,31 @@ func TestQueueResource(t *testing.T) {
 	var none *Resource
 	if none.Get(KeyDeserved) != nil {
 		t.Error("nil resource has a value")
+	}
+}
+
+// The range of quota numbers is quota.Parse's, the same for desired.hcl
+// as for tenancy YAML and state.json: below 10^18 in magnitude, at most 18
+// digits after the decimal point.
+func TestNumberRangeIsQuotas(t *testing.T) {
+	src := `department "d" {
+  queue "a" { gpu = { deserved = 1 / 3, limit = 1e400000, over_quota_weight = 1e18 } }
+  queue "b" { gpu = { deserved = -1e18, limit = 1e-19, over_quota_weight = 999999999999999999 } }
+  queue "c" { gpu = { deserved = 0.000000000000000001, limit = -999999999999999999.5 } }
+}`
+	_, diags := load(t, src, nil, nil)
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%d: %s: %s", d.Subject.Start.Line, d.Summary, d.Detail))
+	}
+	want := []string{
+		`2: Invalid value for "deserved": The value 0.3333333333333333333333333333333333 has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18; round it (floor, ceil) or write the number.`,
+		`2: Invalid value for "limit": The value 1e+400000 is too large: quota numbers must be below 10^18 in magnitude.`,
+		`2: Invalid value for "over_quota_weight": The value 1000000000000000000 is too large: quota numbers must be below 10^18 in magnitude.`,
+		`3: Invalid value for "deserved": The value -1000000000000000000 is too large: quota numbers must be below 10^18 in magnitude.`,
+		`3: Invalid value for "limit": The value 0.0000000000000000001 has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18; round it (floor, ceil) or write the number.`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics:\n got %q\nwant %q", got, want)
 	}
 }

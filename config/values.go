@@ -1,10 +1,13 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"strings"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -19,18 +22,6 @@ import (
 // 512-bit binary floats, so 0.1+0.2 is 0.3 plus binary noise in the 150th
 // digit. 34 digits is decimal128's precision.
 const maxSignificant = 34
-
-// maxDecimals is the most digits after the decimal point a quota number may
-// have; 1/3 has more and is refused rather than silently rounded.
-const maxDecimals = 18
-
-// maxMagnitude bounds quota numbers: 10^18 cards, millicores or MB is far
-// beyond any cluster, and the bound keeps the decimal arithmetic finite.
-var maxMagnitude = new(big.Float).SetPrec(512).SetInt64(1_000_000_000_000_000_000)
-
-// minMagnitude is 10^-18: a non-zero number below it has more than
-// maxDecimals digits after the decimal point.
-var minMagnitude, _, _ = big.ParseFloat("1e-18", 10, 512, big.ToNearestEven)
 
 // decimalText returns the shortest decimal text that reads back as f at its
 // precision, or f rounded to maxSignificant digits when that text is longer.
@@ -98,28 +89,38 @@ func numberString(f *big.Float) string {
 		}
 		return "-Inf"
 	}
-	if v, ok := smallDecimal(f); ok {
-		return v.String()
+	if s, ok := smallDecimal(f); ok {
+		return s
 	}
 	return decimalText(f)
 }
 
-// smallDecimal converts f to a quota.Value when it is within the magnitudes
-// where the fixed-point text stays short.
-func smallDecimal(f *big.Float) (quota.Value, bool) {
+// smallDecimal prints f in fixed-point notation without trailing zeros
+// ("0.3", "1000000000000000000") when it is within the magnitudes where
+// that text stays short. It prints any number, in or out of the range of
+// quota numbers (messages and literals print what was computed).
+func smallDecimal(f *big.Float) (string, bool) {
 	if f.IsInf() {
-		return quota.Value{}, false
+		return "", false
 	}
 	if f.Sign() != 0 {
 		// 2^±64 keeps the fixed-point text within ~20 digits of the
 		// significant ones; beyond, numbers are printed in e-notation.
 		e := f.MantExp(nil)
 		if e > 64 || e < -64 {
-			return quota.Value{}, false
+			return "", false
 		}
 	}
-	v, err := quota.Parse(decimalText(f))
-	return v, err == nil
+	var d, r apd.Decimal
+	if _, _, err := d.SetString(decimalText(f)); err != nil {
+		return "", false
+	}
+	r.Reduce(&d)
+	s := r.Text('f')
+	if s == "-0" {
+		s = "0"
+	}
+	return s, true
 }
 
 // checkKnown reports a value that cannot be used at all: unknown (only
@@ -156,28 +157,23 @@ func (d *decoder) toNum(what string, v cty.Value, expr hcl.Expression, ctx *hcl.
 			fmt.Sprintf("A finite number is required, but the value is %s.", numberString(f))))
 		return nil
 	}
-	if new(big.Float).Abs(f).Cmp(maxMagnitude) >= 0 {
-		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("The value %s is too large: quota numbers must be below 10^18.", numberString(f))))
-		return nil
-	}
-	tooPrecise := func() *Num {
-		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("The value %s has more than %d digits after the decimal point, so it is not an exact decimal; round it (floor, ceil) or write the number.", numberString(f), maxDecimals)))
-		return nil
-	}
-	if f.Sign() != 0 && new(big.Float).Abs(f).Cmp(minMagnitude) < 0 {
-		return tooPrecise()
-	}
+	// The range is quota.Parse's, the one rule of every reader: below
+	// 10^18 in magnitude, at most quota.MaxDecimals digits after the point.
 	q, err := quota.Parse(decimalText(f))
-	if err != nil {
+	var re *quota.RangeError
+	switch {
+	case errors.As(err, &re) && re.TooPrecise:
+		d.diags = append(d.diags, valueError(what, expr, ctx, context,
+			fmt.Sprintf("The value %s %s; round it (floor, ceil) or write the number.", numberString(f), re.Rule())))
+		return nil
+	case errors.As(err, &re):
+		d.diags = append(d.diags, valueError(what, expr, ctx, context,
+			fmt.Sprintf("The value %s %s.", numberString(f), re.Rule())))
+		return nil
+	case err != nil:
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
 			fmt.Sprintf("The value %s is not a decimal number: %v.", numberString(f), err)))
 		return nil
-	}
-	s := q.String()
-	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 > maxDecimals {
-		return tooPrecise()
 	}
 	return &Num{Value: q, Range: expr.Range()}
 }
@@ -286,8 +282,8 @@ func writeLiteral(b *strings.Builder, v cty.Value) bool {
 		if f.IsInf() {
 			return false
 		}
-		if q, ok := smallDecimal(f); ok {
-			b.WriteString(q.String())
+		if s, ok := smallDecimal(f); ok {
+			b.WriteString(s)
 		} else {
 			b.WriteString(decimalText(f))
 		}

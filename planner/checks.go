@@ -45,8 +45,13 @@ type Finding struct {
 	// files, or ranges of desired.hcl for values the plan sets.
 	Where []Location `json:"where,omitempty"`
 	// AlreadyPresent marks a finding of the target that the snapshot has
-	// too: this plan does not introduce it.
+	// too: this plan does not introduce it, although it may change it.
 	AlreadyPresent bool `json:"already_present,omitempty"`
+	// Before is the snapshot's message of an AlreadyPresent finding when
+	// it differs from Message: the plan changes the finding (5 of 4 cards
+	// becomes 6 of 4, or a warning becomes an error), so a view says
+	// "already present before this plan, but this plan changes it".
+	Before string `json:"before,omitempty"`
 }
 
 // key identifies a finding across two states (before and after a change),
@@ -179,8 +184,33 @@ func CheckChange(before, target *snapshot.State, set map[string]Location) []Find
 	for _, check := range checks {
 		check(c)
 	}
+	c.out = dropNotesOnUnknownPools(c.out)
 	sortFindings(c.out)
 	return c.out
+}
+
+// dropNotesOnUnknownPools leaves out the notes about a queue on a node pool
+// that does not exist (unassigned share, idle-share weight, the scheduler's
+// Queue): KRM's webhook rejects the queue, which its unknown-pool error
+// says, and notes about its numbers would only distract from that.
+func dropNotesOnUnknownPools(fs []Finding) []Finding {
+	bad := map[[2]string]bool{}
+	for _, f := range fs {
+		if f.Code == "unknown-pool" {
+			bad[[2]string{f.Object, f.Queue}] = true
+		}
+	}
+	if len(bad) == 0 {
+		return fs
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Level == LevelNote && f.Queue != "" && bad[[2]string{f.Object, f.Queue}] {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // checks is the catalogue, in no particular order (the output is sorted).
@@ -199,6 +229,7 @@ var checks = []func(*checker){
 	(*checker).checkProjectQueuesUnderDepartment,
 	(*checker).checkDefaultNodePools,
 	(*checker).checkQueueNameLength,
+	(*checker).checkNames,
 	// checks_cluster.go
 	(*checker).checkPoolNodes,
 	(*checker).checkNewPools,

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -236,13 +237,36 @@ func TestCatalogue(t *testing.T) {
 			yaml: over24, mods: []func(*snapshot.State){sixteen},
 			codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
 			want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over"}},
-		{name: "the same with one node not Ready",
+		{name: "the same with one node not Ready: over the pool's cards, Ready or not",
 			yaml: over24, mods: []func(*snapshot.State){sixteenOneDown},
 			codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
 			want: []string{
+				"error pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over",
 				"warning pool-cards-unschedulable: pool h100: not all of the pool's 16 cards are schedulable right now: node gpu-2 is not Ready (8 cards)",
-				"warning pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over; some of the pool's cards are not schedulable right now, so this is a warning until its nodes are settled",
 			}},
+		{name: "112 cards on a pool of 16 with one node not Ready",
+			yaml:  h100 + catDept("a", catQ("a-h100", "h100", catGPU("100", "-1"))) + catDept("b", catQ("b-h100", "h100", catGPU("12", "-1"))),
+			mods:  []func(*snapshot.State){sixteenOneDown},
+			codes: []string{"pool-over-capacity"},
+			want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 112 cards, the pool has 16 cards — 96 cards over"}},
+		{name: "within the pool's cards but over those schedulable now",
+			yaml:  h100 + catDept("a", catQ("a-h100", "h100", catGPU("6", "16"))) + catDept("b", catQ("b-h100", "h100", catGPU("6", "16"))),
+			mods:  []func(*snapshot.State){sixteenOneDown},
+			codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
+			want: []string{
+				"warning pool-cards-unschedulable: pool h100: not all of the pool's 16 cards are schedulable right now: node gpu-2 is not Ready (8 cards)",
+				"warning pool-over-capacity: pool h100: departments are guaranteed 12 cards, within the pool's 16 cards, but only 8 cards are schedulable right now — 4 cards over until its nodes are settled: node gpu-2 is not Ready (8 cards)",
+			}},
+		{name: "within the schedulable cards",
+			yaml:  h100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "8"))),
+			mods:  []func(*snapshot.State){sixteenOneDown},
+			codes: []string{"pool-over-capacity"}},
+		{name: "one card schedulable, a root project queue, a short node",
+			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("1", "1"))) + catProj("p", "b", "", catQ("p-h100", "h100", catGPU("1", "1"))) + catDept("b", catQ("b-default", "default", catGPU("0", "0"))),
+			mods: []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "1", true, false),
+				snapshot.Node{Name: "gpu-2", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(2), Allocatable: quota.FromInt(0), Ready: true})},
+			codes: []string{"pool-over-capacity"},
+			want:  []string{"warning pool-over-capacity: pool h100: departments and project queues outside a department are guaranteed 2 cards, within the pool's 3 cards, but only 1 card is schedulable right now — 1 card over until its nodes are settled: node gpu-2 has 0 of its 2 cards allocatable"}},
 		{name: "an unlimited department guarantee on a pool of known size",
 			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("-1", "-1"))) + catDept("b", catQ("b-h100", "h100", catGPU("2", "2"))), mods: []func(*snapshot.State){sixteen},
 			codes: []string{"pool-over-capacity"},
@@ -271,7 +295,7 @@ func TestCatalogue(t *testing.T) {
 				snapshot.Node{Name: "gpu-3", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(8), Allocatable: quota.FromInt(6), Ready: true},
 				catNode("gpu-4", "h100", "0", false, false))},
 			codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
-			want:  []string{"warning pool-cards-unschedulable: pool h100: not all of the pool's 22 cards are schedulable right now: node gpu-1 is cordoned (8 cards); node gpu-2 is not Ready and cordoned (8 cards); node gpu-3 has 6 of its 8 cards allocatable"}},
+			want:  []string{"warning pool-cards-unschedulable: pool h100: not all of the pool's 24 cards are schedulable right now: node gpu-1 is cordoned (8 cards); node gpu-2 is not Ready and cordoned (8 cards); node gpu-3 has 6 of its 8 cards allocatable"}},
 		{name: "department limit above the pool's cards",
 			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "20"))), mods: []func(*snapshot.State){sixteen},
 			codes: []string{"department-limit-over-pool", "pool-over-capacity"},
@@ -596,5 +620,109 @@ func TestCatalogueCapacityKeepsASafeOrder(t *testing.T) {
 	over := catPlan(t, before, "department \"b\" {\n  queue \"h100\" {\n    gpu { deserved = 12 }\n  }\n}\n")
 	if got := catOnly(over.Findings, "pool-over-capacity"); !reflect.DeepEqual(got, []string{"error pool-over-capacity: pool h100: departments are guaranteed 20 cards, the pool has 16 cards — 4 cards over"}) || over.Renderable {
 		t.Errorf("findings %q, renderable %v", got, over.Renderable)
+	}
+}
+
+// Names the API server would refuse are errors, pointing at the name in
+// the tenancy file or in desired.hcl.
+func TestCatalogueInvalidNames(t *testing.T) {
+	yaml := catPool("h100", "h100") + "---\napiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata: {name: bad.pool}\nspec: {labelKey: \"gpu class\", labelValue: \"a/b\"}\n" +
+		catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) +
+		catProj("ok.dotted", "d", "", catQ("ok-q", "h100", catGPU("1", "1"))) +
+		catProj("p", "d", "  namespace: Team_P\n", catQ("p-q", "h100", catGPU("1", "1")))
+	s := mustState(t, yaml)
+	want := []string{
+		`error invalid-name: project ok.dotted: namespace "ok.dotted" (the project name: KRM's default when spec.namespace is empty) is not a valid namespace name: must not contain dots`,
+		`error invalid-name: project p: namespace "Team_P" is not a valid namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+		`error invalid-name: node pool bad.pool: spec.labelKey "gpu class" is not a valid label key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+		`error invalid-name: node pool bad.pool: spec.labelValue "a/b" is not a valid label value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+	}
+	fs := Check(s, nil)
+	if got := catOnly(fs, "invalid-name"); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %q\nwant %q", got, want)
+	}
+	var where []string
+	for _, f := range fs {
+		if f.Code == "invalid-name" {
+			where = append(where, fmt.Sprintf("%s:%d:%d", f.Where[0].File, f.Where[0].Line, f.Where[0].Column))
+		}
+	}
+	if want := []string{"t.yaml:19:0", "t.yaml:32:14", "t.yaml:10:18", "t.yaml:10:43"}; !reflect.DeepEqual(where, want) {
+		t.Errorf("where = %q, want %q", where, want)
+	}
+
+	// A new project and queue from desired.hcl point at its block and name.
+	before := mustState(t, catPool("h100", "h100")+catDept("d", catQ("d-q", "h100", catGPU("4", "4"))))
+	p := catPlan(t, before, "project \"Bad_Name\" {\n  department = \"d\"\n  queue \"h100\" {\n    name = \"Bad Queue!\"\n    gpu { deserved = 1 }\n  }\n}\n")
+	var got []string
+	for _, f := range p.Findings {
+		if f.Code == "invalid-name" {
+			got = append(got, fmt.Sprintf("%s @%s:%d:%d", messages([]Finding{f})[0], f.Where[0].File, f.Where[0].Line, f.Where[0].Column))
+		}
+	}
+	want = []string{
+		`error invalid-name: project Bad_Name: the name is not a valid Kubernetes object name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') @desired.hcl:1:1`,
+		`error invalid-name: Bad Queue!: the queue name is not a valid Kubernetes object name (KRM creates a cluster-scoped KAI Queue of this name): a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') @desired.hcl:4:12`,
+	}
+	if !reflect.DeepEqual(got, want) || p.Renderable {
+		t.Errorf("renderable %v, findings:\n got %q\nwant %q", p.Renderable, got, want)
+	}
+}
+
+// A queue on a node pool that does not exist has its error, and no notes
+// about its numbers.
+func TestCatalogueUnknownPoolHasNoNotes(t *testing.T) {
+	s := mustState(t, catPool("h100", "h100")+catDept("d", catQ("d-q", "a100", catGPUOnly("{deserved: 4, limit: 8}")), catQ("d-h100", "h100", catGPUOnly("{deserved: 4, limit: 8}"))))
+	var got []string
+	for _, f := range Check(s, nil) {
+		if f.Queue != "" {
+			got = append(got, messages([]Finding{f})[0])
+		}
+	}
+	want := []string{
+		`error unknown-pool: d-q: node pool "a100" does not exist; KRM's webhook rejects a queue on an unknown pool`,
+		"note unassigned-share: d-h100: the projects are guaranteed 0 cards of the department's 4 cards — 4 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
+		"note zero-weight: d-h100: the gpu overQuotaWeight is omitted, which KRM reads as 0, so KAI's scheduler never gives this queue a share of idle cards, although its limit (8 cards) is above its guarantee (4 cards)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A finding the snapshot has too is marked already present; when the plan
+// changes it, Before keeps the snapshot's message.
+func TestAlreadyPresentKeepsTheMessageBefore(t *testing.T) {
+	h100 := catPool("h100", "h100")
+	before := mustState(t, h100+catDept("d", catQ("d-q", "h100", catGPU("4", "4")))+
+		catProj("a", "d", "", catQ("a-q", "h100", catGPU("3", "4")))+catProj("b", "d", "", catQ("b-q", "h100", catGPU("2", "4"))))
+	type row struct {
+		msg, before string
+		present     bool
+	}
+	rows := func(p *Plan) []row {
+		var out []row
+		for _, f := range p.Findings {
+			if f.Code == "projects-over-department" {
+				out = append(out, row{f.Message, f.Before, f.AlreadyPresent})
+			}
+		}
+		return out
+	}
+	worse := catPlan(t, before, "project \"b\" {\n  queue \"h100\" {\n    gpu { deserved = 3 }\n  }\n}\n")
+	want := []row{{
+		"d-q: the projects are guaranteed 6 cards in total, but the department only has 4 cards — 2 cards of those guarantees cannot be met",
+		"d-q: the projects are guaranteed 5 cards in total, but the department only has 4 cards — 1 card of those guarantees cannot be met",
+		true,
+	}}
+	if got := rows(worse); !reflect.DeepEqual(got, want) {
+		t.Errorf("a plan that makes it worse:\n got %+v\nwant %+v", got, want)
+	}
+	same := catPlan(t, before, "project \"a\" {\n  queue \"h100\" {\n    gpu { limit = 3 }\n  }\n}\n")
+	want = []row{{"d-q: the projects are guaranteed 5 cards in total, but the department only has 4 cards — 1 card of those guarantees cannot be met", "", true}}
+	if got := rows(same); !reflect.DeepEqual(got, want) {
+		t.Errorf("a plan that leaves it:\n got %+v\nwant %+v", got, want)
+	}
+	if b, _ := json.Marshal(worse.Findings[0]); !strings.Contains(string(b), `"already_present":true,"before":"d-q: the projects are guaranteed 5 cards`) {
+		t.Errorf("json: %s", b)
 	}
 }

@@ -19,7 +19,12 @@ import (
 // poolInfo is what the nodes say about one node pool.
 type poolInfo struct {
 	nodes []*snapshot.Node // the nodes carrying the pool's label pair, by name
-	cards quota.Value      // the sum of their nvidia.com/gpu allocatable
+	// total is the pool's cards: the nvidia.com/gpu capacity of all its
+	// nodes, Ready or not (a node's allocatable when it reports more).
+	total quota.Value
+	// schedulable is the cards KAI's scheduler can place on right now: the
+	// allocatable of the nodes that are Ready and not cordoned.
+	schedulable quota.Value
 	// unsettled describes each node whose cards are not all schedulable
 	// right now (not Ready, cordoned, or allocatable below capacity).
 	unsettled []string
@@ -58,7 +63,10 @@ func (c *checker) indexNodes() {
 			c.poolInfo[pool] = pi
 		}
 		pi.nodes = append(pi.nodes, n)
-		pi.cards = pi.cards.Add(n.Allocatable)
+		pi.total = pi.total.Add(nodeCards(n))
+		if n.Ready && !n.Cordoned {
+			pi.schedulable = pi.schedulable.Add(n.Allocatable)
+		}
 		if s := unsettledNode(n); s != "" {
 			pi.unsettled = append(pi.unsettled, s)
 		}
@@ -107,30 +115,40 @@ func unsettledNode(n *snapshot.Node) string {
 	return ""
 }
 
-// cardsOf returns the pool's cards and whether all of them are settled
-// (schedulable right now). A pool no node carries has 0 cards.
-func (c *checker) cardsOf(pool string) (quota.Value, bool) {
+// nodeCards is a node's cards: its nvidia.com/gpu capacity, or its
+// allocatable when that is more (a device plugin that reports no capacity).
+func nodeCards(n *snapshot.Node) quota.Value {
+	if n.Allocatable.Cmp(n.Capacity) > 0 {
+		return n.Allocatable
+	}
+	return n.Capacity
+}
+
+// cardsOf returns the pool's cards, Ready or not, and those schedulable
+// right now. A pool no node carries has 0 of both.
+func (c *checker) cardsOf(pool string) (total, schedulable quota.Value) {
 	pi := c.poolInfo[pool]
 	if pi == nil {
-		return quota.Zero, true
+		return quota.Zero, quota.Zero
 	}
-	return pi.cards, len(pi.unsettled) == 0
+	return pi.total, pi.schedulable
 }
 
 // poolOverCapacity: the gpu guarantees of the queues at the top of a pool
 // (its departments' queues, and project queues outside a department) must
 // fit in the pool's cards. KRM accepts any guarantee; KAI's scheduler then
 // cannot give every department its guarantee when the pool is busy. A
-// guarantee of -1 on a pool with a known card count is over it too. While
-// some of the pool's cards are not schedulable (a node not Ready, cordoned
-// or short of allocatable cards) the count is not settled, and the finding
-// is a warning rather than an error.
+// guarantee of -1 on a pool with a known card count is over it too.
+// Guarantees above the pool's cards (all its nodes, Ready or not) are an
+// error. Guarantees that fit those cards but not the cards schedulable
+// right now (some nodes not Ready, cordoned or short of allocatable cards)
+// are a warning naming those nodes: they fit once the nodes are settled.
 func (c *checker) poolOverCapacity(pool string) {
 	tops := c.top[pool]
 	if len(tops) == 0 {
 		return
 	}
-	cards, settled := c.cardsOf(pool)
+	total, schedulable := c.cardsOf(pool)
 	sum := quota.Zero
 	var unlimited []string
 	var where []Location
@@ -147,7 +165,7 @@ func (c *checker) poolOverCapacity(pool string) {
 		}
 		sum = sum.Add(v)
 	}
-	if sum.Cmp(cards) <= 0 {
+	if sum.Cmp(schedulable) <= 0 && sum.Cmp(total) <= 0 {
 		return
 	}
 	who := "departments are"
@@ -155,16 +173,26 @@ func (c *checker) poolOverCapacity(pool string) {
 		who = "departments and project queues outside a department are"
 	}
 	f := Finding{Code: "pool-over-capacity", Level: LevelError, Object: KindNodePool + "/" + pool, Pool: pool, Resource: string(quota.GPU), Where: where}
-	if len(unlimited) > 0 {
+	switch {
+	case len(unlimited) > 0:
 		f.Message = fmt.Sprintf("pool %s: %s guaranteed unlimited cards (-1 on %s), the pool has %s",
-			pool, who, joinNames(unlimited, maxNamesListed), quota.Amount(quota.GPU, cards))
-	} else {
+			pool, who, joinNames(unlimited, maxNamesListed), quota.Amount(quota.GPU, total))
+	case sum.Cmp(total) > 0:
 		f.Message = fmt.Sprintf("pool %s: %s guaranteed %s, the pool has %s — %s over",
-			pool, who, quota.Amount(quota.GPU, sum), quota.Amount(quota.GPU, cards), quota.Amount(quota.GPU, sum.Sub(cards)))
-	}
-	if !settled {
+			pool, who, quota.Amount(quota.GPU, sum), quota.Amount(quota.GPU, total), quota.Amount(quota.GPU, sum.Sub(total)))
+	default:
 		f.Level = LevelWarning
-		f.Message += "; some of the pool's cards are not schedulable right now, so this is a warning until its nodes are settled"
+		var unsettled []string
+		if pi := c.poolInfo[pool]; pi != nil {
+			unsettled = pi.unsettled
+		}
+		are := "are"
+		if schedulable.Equal(quota.FromInt(1)) {
+			are = "is"
+		}
+		f.Message = fmt.Sprintf("pool %s: %s guaranteed %s, within the pool's %s, but only %s %s schedulable right now — %s over until its nodes are settled: %s",
+			pool, who, quota.Amount(quota.GPU, sum), quota.Amount(quota.GPU, total), quota.Amount(quota.GPU, schedulable), are,
+			quota.Amount(quota.GPU, sum.Sub(schedulable)), joinClauses(unsettled, maxNamesListed))
 	}
 	c.add(f)
 }
@@ -182,7 +210,7 @@ func (c *checker) checkPoolNodes() {
 		if pi := c.poolInfo[pool]; pi != nil && len(pi.unsettled) > 0 {
 			c.add(Finding{Code: "pool-cards-unschedulable", Level: LevelWarning, Object: KindNodePool + "/" + pool, Pool: pool,
 				Message: fmt.Sprintf("pool %s: not all of the pool's %s are schedulable right now: %s",
-					pool, quota.Amount(quota.GPU, pi.cards), joinClauses(pi.unsettled, maxNamesListed)),
+					pool, quota.Amount(quota.GPU, pi.total), joinClauses(pi.unsettled, maxNamesListed)),
 				Where: c.loc.at(KindNodePool, pool, "/spec/labelValue")})
 		}
 		cards, _ := c.cardsOf(pool)

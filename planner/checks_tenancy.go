@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // maxQueueName is the longest queue name KRM keeps as written; a longer
@@ -236,6 +237,77 @@ func (c *checker) checkQueueNameLength() {
 		}
 	}
 }
+
+// checkNames: node pools, departments and projects are cluster-scoped
+// Kubernetes objects, and so are the KAI Queues KRM creates from their
+// queues, so each name must be a DNS-1123 subdomain; a project's namespace
+// (its name when spec.namespace is empty) must be a DNS-1123 label, and a
+// node pool's label pair a valid label key and value. KRM's webhook does
+// not check them: the API server refuses the object, or KRM fails to
+// create the Queue or the namespace's binding, after the change is made.
+func (c *checker) checkNames() {
+	bad := func(f Finding, what, rule string, errs []string) {
+		f.Code, f.Level = "invalid-name", LevelError
+		f.Message += fmt.Sprintf("%s is not a valid %s: %s", what, rule, strings.Join(errs, "; "))
+		c.add(f)
+	}
+	object := func(kind, name string) bool {
+		errs := validation.IsDNS1123Subdomain(name)
+		if len(errs) == 0 {
+			return true
+		}
+		bad(Finding{Object: kind + "/" + name, Message: kindWord[kind] + " " + name + ": ", Where: c.loc.at(kind, name, "/metadata/name")},
+			"the name", "Kubernetes object name", errs)
+		return false
+	}
+	for _, p := range c.s.NodePools {
+		name := p.Metadata.Name
+		object(KindNodePool, name)
+		for _, l := range []struct{ field, v string }{{"labelKey", p.Spec.LabelKey}, {"labelValue", p.Spec.LabelValue}} {
+			if l.v == "" && name == "default" {
+				continue // pool default has no label pair
+			}
+			errs, rule := validation.IsQualifiedName(l.v), "label key"
+			if l.field == "labelValue" {
+				errs, rule = validation.IsValidLabelValue(l.v), "label value"
+			}
+			if len(errs) > 0 {
+				bad(Finding{Object: KindNodePool + "/" + name, Pool: name, Resource: l.field, Message: "node pool " + name + ": ",
+					Where: c.loc.at(KindNodePool, name, "/spec/"+l.field)}, fmt.Sprintf("spec.%s %q", l.field, l.v), rule, errs)
+			}
+		}
+	}
+	for _, d := range c.s.Departments {
+		object(KindDepartment, d.Metadata.Name)
+	}
+	for i := range c.s.Projects {
+		p := &c.s.Projects[i]
+		nameOK := object(KindProject, p.Metadata.Name)
+		ns := p.NamespaceName()
+		what := fmt.Sprintf("namespace %q", ns)
+		if p.Spec.Namespace == "" {
+			if !nameOK {
+				continue // the name's finding says it; its namespace is the same text
+			}
+			what = fmt.Sprintf("namespace %q (the project name: KRM's default when spec.namespace is empty)", ns)
+		}
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			bad(Finding{Object: KindProject + "/" + p.Metadata.Name, Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",
+				Where: c.loc.at(KindProject, p.Metadata.Name, "/spec/namespace")}, what, "namespace name", errs)
+		}
+	}
+	for _, o := range c.owners() {
+		for qi, q := range o.queues {
+			if errs := validation.IsDNS1123Subdomain(q.Name); len(errs) > 0 {
+				bad(Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Message: q.Name + ": ", Where: c.loc.at(o.kind, o.name, queuePath(qi)+"/name")},
+					"the queue name", "Kubernetes object name (KRM creates a cluster-scoped KAI Queue of this name)", errs)
+			}
+		}
+	}
+}
+
+// kindWord names a kind in a message.
+var kindWord = map[string]string{KindNodePool: "node pool", KindDepartment: "department", KindProject: "project"}
 
 // joinNames lists names for a message, the first max of them and a count
 // of the rest.

@@ -370,8 +370,9 @@ func verifySteps(before, target *snapshot.State, changes []Change, steps []Step)
 // queues at its top and its nodes (the pool's cards), or objects that share
 // a queue name, a namespace or a label pair. So each step is checked on the
 // scope of its object: the object, its department and that department's
-// projects, the tops and nodes of the pools it counts on, and for a change
-// of names, namespaces or structure everything that shares one with it.
+// projects, the tops and nodes of the pools whose capacity it counts in
+// when it raises a gpu guarantee there, and for a change of names,
+// namespaces or structure everything that shares one with it.
 // The scope's errors after the step that it did not have before the step
 // are exactly the errors the step adds to the whole state, with the same
 // messages (the scope holds everything they are computed from). The rest of
@@ -379,12 +380,22 @@ func verifySteps(before, target *snapshot.State, changes []Change, steps []Step)
 // which passed. A step that adds a node pool, or touches the default pool
 // (its nodes are all those of no other pool), is checked on the whole state.
 func verifyOrder(before, target *snapshot.State, changes []Change, steps []Step, beforeFindings []Finding) *Finding {
-	allowed := map[string]bool{}
-	for _, f := range beforeFindings {
-		if f.Level == LevelError {
-			allowed[f.key()] = true
-		}
-	}
+	return firstUnsafe(stepErrors(before, target, changes, steps), beforeFindings)
+}
+
+// added is the errors one step adds, in the order Check sorts them.
+type added struct {
+	n      int
+	st     Step
+	errors []Finding
+}
+
+// stepErrors applies the steps one by one from before and returns, for
+// each step that adds errors to the state, those errors. It needs no
+// findings of before, so that Build runs it while the checks of before
+// run on another core.
+func stepErrors(before, target *snapshot.State, changes []Change, steps []Step) []added {
+	var out []added
 	rel := newRelations(before, target)
 	work, tx := shared(before), rel.target
 	for n, st := range steps[:max(len(steps)-1, 0)] { // the last state is the target, checked on its own
@@ -396,11 +407,37 @@ func verifyOrder(before, target *snapshot.State, changes []Change, steps []Step,
 			}
 		}
 		applyStep(work, tx, changes, st)
+		var errs []Finding
 		for _, f := range Check(sc.extract(work), nil) {
-			if f.Level == LevelError && !had[f.key()] && !allowed[f.key()] {
+			if f.Level == LevelError && !had[f.key()] {
+				errs = append(errs, f)
+			}
+		}
+		if len(errs) > 0 {
+			out = append(out, added{n, st, errs})
+		}
+	}
+	return out
+}
+
+// firstUnsafe returns the finding for the first step that adds an error
+// the snapshot does not have (nil when there is none). The steps before it
+// only added errors the snapshot has, so the states they reach hold no
+// other: the first such error of the step is the first of its state.
+func firstUnsafe(steps []added, beforeFindings []Finding) *Finding {
+	allowed := map[string]bool{}
+	for _, f := range beforeFindings {
+		if f.Level == LevelError {
+			allowed[f.key()] = true
+		}
+	}
+	for _, a := range steps {
+		for _, f := range a.errors {
+			if !allowed[f.key()] {
+				st := a.st
 				return &Finding{Code: "unsafe-order", Level: LevelError, Object: st.Kind + "/" + st.Object,
 					Message: fmt.Sprintf("no safe order: after step %d (%s %s %s, %s) the state would have an error this plan does not end with: %s",
-						n+1, st.Action, st.Kind, st.Object, st.Phase, f.Message)}
+						a.n+1, st.Action, st.Kind, st.Object, st.Phase, f.Message)}
 			}
 		}
 	}
@@ -417,8 +454,9 @@ type relations struct {
 	// with a queue on each pool; orphans the projects that may have a queue
 	// on a pool where their department has none (a queue at the pool's top).
 	kids, onPool, orphans map[string][]string
-	// byQueue lists the owners ("Kind/name") of each queue name, byNS the
-	// projects of each namespace, byPair the pools of each label pair.
+	// byQueue lists the owners ("Kind/name") of each queue name and byNS
+	// the projects of each namespace, made at the first step that may
+	// change names (see names); byPair lists the pools of each label pair.
 	byQueue, byNS, byPair map[string][]string
 	// nodes lists the nodes (indices into before.Nodes) carrying each label
 	// pair ("key=value") that a pool selects.
@@ -428,7 +466,7 @@ type relations struct {
 func newRelations(before, target *snapshot.State) *relations {
 	r := &relations{before: newIndex(before), target: newIndex(target),
 		kids: map[string][]string{}, onPool: map[string][]string{}, orphans: map[string][]string{},
-		byQueue: map[string][]string{}, byNS: map[string][]string{}, byPair: map[string][]string{}, nodes: map[string][]int{}}
+		byPair: map[string][]string{}, nodes: map[string][]int{}}
 	keys := map[string]bool{}
 	for _, s := range []*snapshot.State{before, target} {
 		for _, p := range s.NodePools {
@@ -441,15 +479,12 @@ func newRelations(before, target *snapshot.State) *relations {
 			d := &s.Departments[i]
 			for _, q := range d.Spec.Queues {
 				r.onPool[q.NodePool] = append(r.onPool[q.NodePool], d.Metadata.Name)
-				r.byQueue[q.Name] = append(r.byQueue[q.Name], KindDepartment+"/"+d.Metadata.Name)
 			}
 		}
 		for i := range s.Projects {
 			p := &s.Projects[i]
 			r.kids[p.Spec.Parent] = append(r.kids[p.Spec.Parent], p.Metadata.Name)
-			r.byNS[p.NamespaceName()] = append(r.byNS[p.NamespaceName()], p.Metadata.Name)
 			for _, q := range p.Spec.Queues {
-				r.byQueue[q.Name] = append(r.byQueue[q.Name], KindProject+"/"+p.Metadata.Name)
 				if !r.settledOn(p.Spec.Parent, q.NodePool) {
 					r.orphans[q.NodePool] = append(r.orphans[q.NodePool], p.Metadata.Name)
 				}
@@ -465,6 +500,29 @@ func newRelations(before, target *snapshot.State) *relations {
 		}
 	}
 	return r
+}
+
+// names fills byQueue and byNS, once.
+func (r *relations) names() {
+	if r.byQueue != nil {
+		return
+	}
+	r.byQueue, r.byNS = map[string][]string{}, map[string][]string{}
+	for _, x := range []*index{r.before, r.target} {
+		for i := range x.s.Departments {
+			d := &x.s.Departments[i]
+			for _, q := range d.Spec.Queues {
+				r.byQueue[q.Name] = append(r.byQueue[q.Name], KindDepartment+"/"+d.Metadata.Name)
+			}
+		}
+		for i := range x.s.Projects {
+			p := &x.s.Projects[i]
+			r.byNS[p.NamespaceName()] = append(r.byNS[p.NamespaceName()], p.Metadata.Name)
+			for _, q := range p.Spec.Queues {
+				r.byQueue[q.Name] = append(r.byQueue[q.Name], KindProject+"/"+p.Metadata.Name)
+			}
+		}
+	}
 }
 
 // settledOn reports whether department dept has a queue on pool in every
@@ -496,10 +554,17 @@ type scope struct {
 // from (see verifyOrder).
 func (r *relations) scope(changes []Change, st Step) *scope {
 	sc := &scope{pools: map[string]bool{}, depts: map[string]bool{}, projs: map[string]bool{}, nodes: map[int]bool{}}
+	// A pool's capacity is a sum of gpu guarantees: only a step that raises
+	// one (-1 is +∞) or changes structure can newly put the pool over.
 	structural := st.Action == StepCreate
+	raised := map[string]bool{}
 	for _, i := range st.Changes {
-		if c := changes[i]; c.NewQueue || (c.Resource == "" && c.Field != "priority") {
+		c := changes[i]
+		if c.NewQueue || (c.Resource == "" && c.Field != "priority") {
 			structural = true
+		}
+		if c.Field == string(quota.GPU)+"."+snapshot.FieldDeserved && !c.Shrinks {
+			raised[c.Pool] = true
 		}
 	}
 	// The object's queues, parents and namespace in the snapshot and the
@@ -530,7 +595,9 @@ func (r *relations) scope(changes []Change, st Step) *scope {
 			sc.projs[k] = true
 		}
 		for _, q := range queues {
-			r.closure(sc, q.NodePool)
+			if structural || raised[q.NodePool] {
+				r.closure(sc, q.NodePool)
+			}
 		}
 	case KindProject:
 		sc.projs[st.Object] = true
@@ -542,13 +609,14 @@ func (r *relations) scope(changes []Change, st Step) *scope {
 		}
 		for _, q := range queues {
 			for _, d := range parents {
-				if !r.settledOn(d, q.NodePool) {
+				if (structural || raised[q.NodePool]) && !r.settledOn(d, q.NodePool) {
 					r.closure(sc, q.NodePool)
 				}
 			}
 		}
 	}
 	if structural {
+		r.names()
 		for _, q := range queues {
 			for _, o := range r.byQueue[q.Name] {
 				kind, name, _ := strings.Cut(o, "/")
@@ -570,8 +638,9 @@ func (r *relations) scope(changes []Change, st Step) *scope {
 
 // closure adds what a pool's capacity is computed from: the pool, the
 // departments on it, the projects that may have a queue at its top, and
-// its nodes. The default pool (or a pool without a label pair) takes the
-// whole state.
+// its nodes; the default pool (or a pool without a label pair) takes the
+// whole state. So a step that raises a guarantee on a pool is checked with
+// every department on that pool: its cost grows with them.
 func (r *relations) closure(sc *scope, pool string) {
 	sc.pools[pool] = true
 	for _, d := range r.onPool[pool] {

@@ -161,7 +161,11 @@ func TestVerifyOrderAgreesWithWholeStates(t *testing.T) {
 	refused, compared := 0, 0
 	for i := 0; i < 2000; i++ {
 		before := messyTenancy(t, r)
+		read := string(before.Marshal())
 		target, set, diags := applyOverlay(before, messyOverlay(r, before))
+		if string(before.Marshal()) != read {
+			t.Fatalf("case %d: applying the overlay changed the snapshot", i)
+		}
 		if diags.HasErrors() {
 			continue
 		}

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -37,15 +39,15 @@ func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Chang
 		named[KindProject+"/"+p.Name] = p.File
 	}
 	var diags hcl.Diagnostics
-	for key, f := range named {
+	for _, key := range slices.Sorted(maps.Keys(named)) {
+		f := named[key]
 		if f == nil {
 			continue
 		}
 		r := f.Range
-		clean := path.Clean(f.Value)
-		if f.Value == "" || path.IsAbs(f.Value) || clean != f.Value || strings.HasPrefix(clean, "../") || clean == ".." {
+		if why := badPath(f.Value); why != "" {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
-				Detail: fmt.Sprintf("file = %q: give a clean path relative to the repository root, such as \"tenancy/projects.yaml\".", f.Value)})
+				Detail: fmt.Sprintf("file = %q: give a clean path relative to the repository root, such as \"tenancy/projects.yaml\" (%s).", f.Value, why)})
 			continue
 		}
 		if o, exists := origins[key]; exists {
@@ -66,4 +68,28 @@ func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Chang
 		}
 	}
 	return diags
+}
+
+// badPath says why p cannot name a file of the repository for a new
+// object, or returns "". git itself refuses a tree entry named .git (in any
+// case), an empty one, "." and "..": a path with such a segment would
+// fail in git after the plan was approved, or write into git's own data.
+func badPath(p string) string {
+	switch {
+	case p == "":
+		return "the path is empty"
+	case path.IsAbs(p):
+		return "the path is absolute"
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch {
+		case seg == "":
+			return "the path has an empty segment (a leading, trailing or doubled /)"
+		case seg == "." || seg == "..":
+			return fmt.Sprintf("the path has a %q segment", seg)
+		case strings.EqualFold(seg, ".git"):
+			return "a .git segment is git's own data, not a file of the repository"
+		}
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ package planner
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -87,13 +88,7 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	stepErrs := stepErrors(before, target, changes, steps)
 	wg.Wait()
 	bad := firstUnsafe(stepErrs, beforeFindings)
-	present := map[string]bool{}
-	for _, f := range beforeFindings {
-		present[f.key()] = true
-	}
-	for i := range findings {
-		findings[i].AlreadyPresent = present[findings[i].key()]
-	}
+	markPresent(findings, beforeFindings)
 	verified := false
 	if !hasErrors(findings) {
 		if bad != nil {
@@ -116,6 +111,28 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	p.Summary = summarize(changes, findings)
 	p.PlanID = p.contentID()
 	return p, diags
+}
+
+// markPresent marks each finding of the target that the snapshot has too
+// (by key: the numbers in a message may differ) as AlreadyPresent, and
+// keeps the snapshot's message in Before when no finding of the snapshot
+// with that key has the same message and level.
+func markPresent(findings, beforeFindings []Finding) {
+	present := map[string][]Finding{}
+	for _, f := range beforeFindings {
+		present[f.key()] = append(present[f.key()], f)
+	}
+	for i := range findings {
+		f := &findings[i]
+		was := present[f.key()]
+		if len(was) == 0 {
+			continue
+		}
+		f.AlreadyPresent = true
+		if !slices.ContainsFunc(was, func(b Finding) bool { return b.Message == f.Message && b.Level == f.Level }) {
+			f.Before = was[0].Message
+		}
+	}
 }
 
 // CheckState runs the checks on a state as it is (no desired change), for

@@ -87,6 +87,7 @@ func applyOverlay(before *snapshot.State, ov *config.Overlay) (*snapshot.State, 
 			a.t.Departments = append(a.t.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: d.Name}})
 			i = len(a.t.Departments) - 1
 			a.depts[d.Name] = i
+			a.mark(KindDepartment, d.Name, "/metadata/name", d.DefRange)
 		}
 		a.x.own(KindDepartment, d.Name)
 		a.queues(KindDepartment, d.Name, &a.t.Departments[i].Spec.Queues, d.Queues)
@@ -117,6 +118,7 @@ func (a *applier) nodePool(p config.NodePool) {
 		a.t.NodePools = append(a.t.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: p.Name}})
 		i = len(a.t.NodePools) - 1
 		a.pools[p.Name] = i
+		a.mark(KindNodePool, p.Name, "/metadata/name", p.DefRange)
 	}
 	np := &a.t.NodePools[i]
 	for _, f := range []struct {
@@ -147,6 +149,7 @@ func (a *applier) project(p config.Project) {
 		a.t.Projects = append(a.t.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: p.Name}})
 		i = len(a.t.Projects) - 1
 		a.projs[p.Name] = i
+		a.mark(KindProject, p.Name, "/metadata/name", p.DefRange)
 	}
 	pr := &a.t.Projects[i]
 	if p.Department != nil {

@@ -9,6 +9,7 @@ package quota
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -30,16 +31,74 @@ var Unlimited = MustParse("-1")
 // Zero is 0, what KRM reads for an omitted field.
 var Zero = Value{}
 
+// MaxDecimals is the most digits after the decimal point a quota number
+// may have, once trailing zeros are dropped (0.5000 has one).
+const MaxDecimals = 18
+
+// maxMagnitude is 10^18: every quota number is below it in magnitude.
+// 10^18 cards, millicores or MB is far beyond any cluster, and the bound
+// keeps every sum of a tenancy exact in ctx.
+var maxMagnitude = mustDecimal("1e18")
+
+// RangeError is Parse's error for a number that is written correctly but
+// is outside what a quota number may be: 10^18 or more in magnitude, or
+// more than MaxDecimals digits after the decimal point. Every reader
+// (YAML, JSON, HCL) refuses the same numbers with it.
+type RangeError struct {
+	Text string // the number as written
+	// TooPrecise is set for too many digits after the point, else the
+	// number is too large.
+	TooPrecise bool
+}
+
+// Rule says what the number breaks, after the number itself: "is too
+// large: …" or "has more than 18 digits after the decimal point: …".
+func (e *RangeError) Rule() string {
+	if e.TooPrecise {
+		return fmt.Sprintf("has more than %d digits after the decimal point: quota numbers are exact decimals with at most %d", MaxDecimals, MaxDecimals)
+	}
+	return "is too large: quota numbers must be below 10^18 in magnitude"
+}
+
+func (e *RangeError) Error() string { return fmt.Sprintf("%q %s", e.Text, e.Rule()) }
+
+// exponentForm matches a number in e-notation, whose exponent may be beyond
+// what the decimal type holds ("1e400000").
+var exponentForm = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE]([+-]?)[0-9]+$`)
+
 // Parse reads a number as written in YAML, JSON or HCL ("4", "0.5", "-1",
 // "1e1", "4.0"). It returns an error naming the text for anything that is not
-// a finite decimal number (strings, NaN, Infinity, empty text).
+// a finite decimal number (strings, NaN, Infinity, empty text), and a
+// *RangeError for a number of 10^18 or more in magnitude or with more than
+// MaxDecimals digits after the decimal point ("1e30", "0.0000000000000000001").
 func Parse(text string) (Value, error) {
 	t := strings.TrimSpace(text)
 	var v Value
 	if _, _, err := v.d.SetString(t); err != nil || v.d.Form != apd.Finite || t == "" {
+		if m := exponentForm.FindStringSubmatch(t); m != nil && err != nil {
+			// A number whose exponent the decimal type cannot hold.
+			return Value{}, &RangeError{Text: text, TooPrecise: m[2] == "-"}
+		}
 		return Value{}, fmt.Errorf("%q is not a number", text)
 	}
+	var abs, r apd.Decimal
+	abs.Abs(&v.d)
+	if abs.Cmp(&maxMagnitude.d) >= 0 {
+		return Value{}, &RangeError{Text: text}
+	}
+	if r.Reduce(&v.d); r.Exponent < -MaxDecimals {
+		return Value{}, &RangeError{Text: text, TooPrecise: true}
+	}
 	return v, nil
+}
+
+// mustDecimal reads a constant without the range rule of Parse.
+func mustDecimal(text string) Value {
+	var v Value
+	if _, _, err := v.d.SetString(text); err != nil || v.d.Form != apd.Finite {
+		panic(fmt.Sprintf("quota: %q is not a number", text))
+	}
+	return v
 }
 
 // MustParse is Parse for constants known to be valid; it panics otherwise.

@@ -1,6 +1,9 @@
 package quota
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestExactSums(t *testing.T) {
 	sum := Sum(MustParse("0.1"), MustParse("0.2"))
@@ -49,5 +52,35 @@ func TestParseAndPrint(t *testing.T) {
 	}
 	if got := Amount(Memory, FromInt(2048)); got != "2048 MB" {
 		t.Errorf("Amount(memory) = %q", got)
+	}
+}
+
+// One rule for every reader: below 10^18 in magnitude, at most 18 digits
+// after the decimal point once trailing zeros are dropped.
+func TestParseRange(t *testing.T) {
+	for _, ok := range []string{"999999999999999999", "-999999999999999999.999999999999999999", "0.000000000000000001",
+		"4.0000000000000000000000", "1e17", "0e-400", "0.0000000000000000000", "-1"} {
+		if _, err := Parse(ok); err != nil {
+			t.Errorf("Parse(%q): %v", ok, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"1e18":                  `"1e18" is too large: quota numbers must be below 10^18 in magnitude`,
+		"1e30":                  `"1e30" is too large: quota numbers must be below 10^18 in magnitude`,
+		"-1000000000000000000":  `"-1000000000000000000" is too large: quota numbers must be below 10^18 in magnitude`,
+		"1e400000":              `"1e400000" is too large: quota numbers must be below 10^18 in magnitude`,
+		"0.0000000000000000001": `"0.0000000000000000001" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
+		"1e-19":                 `"1e-19" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
+		"2.5e-400000":           `"2.5e-400000" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
+		"0.3333333333333333333": `"0.3333333333333333333" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
+	} {
+		_, err := Parse(in)
+		var re *RangeError
+		if !errors.As(err, &re) || err.Error() != want {
+			t.Errorf("Parse(%q) = %v, want the RangeError %q", in, err, want)
+		}
+	}
+	if _, err := Parse("1e"); err == nil || err.Error() != `"1e" is not a number` {
+		t.Errorf("Parse(1e) = %v", err)
 	}
 }

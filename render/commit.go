@@ -235,13 +235,47 @@ func signArgs(repo gitcli.Repo) ([]string, error) {
 	return nil, nil
 }
 
+// spliceRepo is the repository a splice or diff of p reads the snapshot's
+// commit from: opts.Repo, else the one the snapshot was taken from. It
+// refuses, before anything else, a repository that does not exist, is not
+// a git repository or does not hold the snapshot's commit.
+func spliceRepo(p *planner.Plan, opts SpliceOptions) (gitcli.Repo, error) {
+	src := p.Snapshot.Source
+	dir, what, hint := opts.Repo, "the repository "+opts.Repo, ""
+	if dir == "" {
+		dir, what, hint = src.Repo, "the snapshot's repository "+src.Repo, " (pass --git-repo DIR)"
+	}
+	if dir == "" {
+		return gitcli.Repo{}, errors.New("the snapshot does not name its repository (pass --git-repo DIR)")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return gitcli.Repo{}, fmt.Errorf("%s does not exist%s", what, hint)
+	case err != nil:
+		return gitcli.Repo{}, fmt.Errorf("%s: %w%s", what, err, hint)
+	case !fi.IsDir():
+		return gitcli.Repo{}, fmt.Errorf("%s is not a directory%s", what, hint)
+	}
+	repo := gitcli.Repo{Dir: dir}
+	if _, err := repo.Run(nil, "rev-parse", "--git-dir"); err != nil {
+		return gitcli.Repo{}, fmt.Errorf("%s is not a git repository%s", what, hint)
+	}
+	if _, err := repo.Run(nil, "cat-file", "-e", src.Commit+"^{commit}"); err != nil {
+		return gitcli.Repo{}, fmt.Errorf("%s does not have the snapshot's commit %.12s (fetch it first)", what, src.Commit)
+	}
+	return repo, nil
+}
+
 // RenderSplice writes the plan as one commit on a new local branch of the
-// snapshot's repository, whose parent is the snapshot's commit: value
-// edits, insertions and new objects in the tenancy files, and the profile's
-// expectations (and mirrors with opts.WithMirrors). Objects are written in
-// a quarantine and moved into the repository only once the commit exists;
+// snapshot's repository (opts.Repo when set), whose parent is the
+// snapshot's commit: value edits, insertions and new objects in the
+// tenancy files, and the profile's expectations (and mirrors with
+// opts.WithMirrors). Objects are written in a quarantine and moved into
+// the repository only once the commit exists;
 // the work tree, the index and HEAD are untouched, and nothing is pushed.
-// It refuses, before writing anything: an existing branch, what
+// It refuses, before writing anything: a missing repository or one without
+// the snapshot's commit (spliceRepo), an existing branch, what
 // PrepareSplice refuses, a repository without an identity. With
 // commit.gpgsign set the commit is signed as git commit would sign it.
 func RenderSplice(p *planner.Plan, branch string, opts SpliceOptions) (*SpliceResult, error) {
@@ -249,16 +283,19 @@ func RenderSplice(p *planner.Plan, branch string, opts SpliceOptions) (*SpliceRe
 	if src.Kind != "git" {
 		return nil, errors.New("splice needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
 	}
+	repo, err := spliceRepo(p, opts)
+	if err != nil {
+		return nil, err
+	}
 	if branch == "" {
 		branch = DefaultBranch(p)
 	}
-	repo := gitcli.Repo{Dir: src.Repo}
 	if _, err := repo.Run(nil, "check-ref-format", "--branch", branch); err != nil {
 		return nil, fmt.Errorf("%q is not a valid branch name", branch)
 	}
 	ref := "refs/heads/" + branch
 	if _, err := repo.Run(nil, "show-ref", "--verify", "--quiet", ref); err == nil {
-		return nil, fmt.Errorf("branch %s already exists in %s; pass --branch NAME or delete it", branch, src.Repo)
+		return nil, fmt.Errorf("branch %s already exists in %s; pass --branch NAME or delete it", branch, repo.Dir)
 	}
 	sp, err := PrepareSplice(p, gitFiles{repo: repo, commit: src.Commit}, opts)
 	if err != nil {
@@ -284,7 +321,7 @@ func RenderSplice(p *planner.Plan, branch string, opts SpliceOptions) (*SpliceRe
 	out, err := q.git.Run([]byte(CommitMessage(p, sp)), append(args, "-F", "-")...)
 	if err != nil {
 		if len(sign) > 0 {
-			return nil, fmt.Errorf("commit.gpgsign is set in %s and git could not sign the commit (nothing was written): %w", src.Repo, err)
+			return nil, fmt.Errorf("commit.gpgsign is set in %s and git could not sign the commit (nothing was written): %w", repo.Dir, err)
 		}
 		return nil, err
 	}
@@ -319,7 +356,10 @@ func RenderDiff(p *planner.Plan, opts SpliceOptions) (*DiffResult, error) {
 	if src.Kind != "git" {
 		return nil, errors.New("a diff needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
 	}
-	repo := gitcli.Repo{Dir: src.Repo}
+	repo, err := spliceRepo(p, opts)
+	if err != nil {
+		return nil, err
+	}
 	sp, err := PrepareSplice(p, gitFiles{repo: repo, commit: src.Commit}, opts)
 	if err != nil {
 		return nil, err

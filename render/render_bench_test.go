@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
@@ -34,6 +35,20 @@ func sizes(b *testing.B, run func(b *testing.B, n int)) {
 	for _, n := range gentenancy.Sizes(testing.Short()) {
 		b.Run(fmt.Sprintf("projects=%d", n), func(b *testing.B) { run(b, n) })
 	}
+}
+
+// BenchmarkRenderText is the plan as `krmplan plan` and `show` print it:
+// the changes, the pool bars and the findings, without colour.
+func BenchmarkRenderText(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		p, _ := fixture(b, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := render.Text(io.Discard, p, render.NewStyle(false)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkRenderPatch is the kubectl patch script of the plan.

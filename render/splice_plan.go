@@ -25,6 +25,10 @@ type SpliceOptions struct {
 	// WithMirrors rewrites the profile's namespace ResourceQuota mirrors
 	// (resource_quota_mirror); without it they are listed in the notes.
 	WithMirrors bool
+	// Repo is the git repository RenderSplice and RenderDiff read the
+	// snapshot's commit from (and RenderSplice writes the branch into);
+	// "" is the repository the snapshot was taken from (Source.Repo).
+	Repo string
 }
 
 // FileChange is the new content of one file of a splice.
@@ -65,7 +69,7 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 		return nil, errors.New("splice needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
 	}
 	if len(p.Changes) == 0 {
-		return nil, errors.New("the plan has no changes: nothing to commit")
+		return nil, errors.New("the plan has no changes: nothing to render")
 	}
 	type fileState struct {
 		mode    string

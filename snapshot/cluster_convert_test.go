@@ -35,7 +35,7 @@ func TestProjectOfKeepsExactNumbersAndGitOpsKeys(t *testing.T) {
 		"labels":{"argocd.argoproj.io/instance":"tenancy","team":"x"},"annotations":{"argocd.argoproj.io/tracking-id":"t:kai.resources/Project:/a","note":"y"},
 		"managedFields":[{"manager":"kubectl"}]},
 		"spec":{"parent":"d","namespace":"ns-a","defaultNodePools":["h100"],"somethingNew":true,
-		"queues":[{"name":"a-q","nodepool":"h100","priority":50,"resources":{"gpu":{"deserved":0.1,"limit":-1,"overQuotaWeight":2},"memory":{"deserved":1e21}}}]},
+		"queues":[{"name":"a-q","nodepool":"h100","priority":50,"resources":{"gpu":{"deserved":0.1,"limit":-1,"overQuotaWeight":2},"memory":{"deserved":1e17}}}]},
 		"status":{"phase":"Ready"}}`)
 	p, err := projectOf(o)
 	if err != nil {
@@ -44,9 +44,15 @@ func TestProjectOfKeepsExactNumbersAndGitOpsKeys(t *testing.T) {
 	b, _ := json.Marshal(p)
 	want := `{"metadata":{"name":"a","uid":"u-1","resourceVersion":"42","gitops":{"argocd.argoproj.io/instance":"tenancy","argocd.argoproj.io/tracking-id":"t:kai.resources/Project:/a"}},` +
 		`"spec":{"namespace":"ns-a","parent":"d","defaultNodePools":["h100"],"queues":[{"name":"a-q","nodepool":"h100","priority":50,` +
-		`"resources":{"gpu":{"deserved":0.1,"limit":-1,"overQuotaWeight":2},"memory":{"deserved":1000000000000000000000}}}]}}`
+		`"resources":{"gpu":{"deserved":0.1,"limit":-1,"overQuotaWeight":2},"memory":{"deserved":100000000000000000}}}]}}`
 	if string(b) != want {
 		t.Errorf("project:\n got %s\nwant %s", b, want)
+	}
+	// The range is the one every reader keeps (quota.Parse): a live object
+	// with a number of 10^18 or more is refused, naming it.
+	big := decoded(t, `{"kind":"Department","metadata":{"name":"d"},"spec":{"queues":[{"name":"q","nodepool":"p","resources":{"memory":{"deserved":1e21}}}]}}`)
+	if _, err := departmentOf(big); err == nil || err.Error() != `Department d: spec: "1e+21" is too large: quota numbers must be below 10^18 in magnitude` {
+		t.Errorf("err = %v, want the range error naming Department d", err)
 	}
 	// 0.1 + 0.2 must stay exact after the float64 trip through client-go.
 	o2 := decoded(t, `{"kind":"Department","metadata":{"name":"d"},"spec":{"queues":[{"name":"q","nodepool":"p","resources":{"gpu":{"deserved":0.2}}}]}}`)

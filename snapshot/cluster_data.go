@@ -1,10 +1,11 @@
 package snapshot
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/krmplan/krmplan/internal/parjson"
+	"github.com/krmplan/krmplan/quota"
 )
 
 // ClusterData is what a cluster adds to a git snapshot: the nodes (pool
@@ -44,10 +45,19 @@ func LoadClusterData(path string) (*ClusterData, error) {
 		return nil, err
 	}
 	var d ClusterData
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d); err != nil {
+	// encoding/json's Decoder, strict, on every core (parjson).
+	if err := parjson.Decode(b, &d, true); err != nil {
 		return nil, fmt.Errorf("%s: not cluster data: %w", path, jsonErr(b, err))
+	}
+	for _, n := range d.Nodes {
+		for _, c := range []struct {
+			field string
+			v     quota.Value
+		}{{"gpuCapacity", n.Capacity}, {"gpuAllocatable", n.Allocatable}} {
+			if c.v.IsNegative() {
+				return nil, fmt.Errorf("%s: node %s: %s is %s; a card count cannot be negative", path, n.Name, c.field, c.v)
+			}
+		}
 	}
 	return &d, nil
 }

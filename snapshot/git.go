@@ -60,6 +60,13 @@ func FromGit(src GitSource) (*State, error) {
 	if err := t.checkUnique(); err != nil {
 		return nil, err
 	}
+	var paths []string
+	for _, f := range st.Source.Files {
+		paths = append(paths, f.Path)
+	}
+	if err := t.RequireObjects(paths, ref); err != nil {
+		return nil, err
+	}
 	if st.Profile, err = readProfile(repo, commit, ref); err != nil {
 		return nil, err
 	}
@@ -173,4 +180,41 @@ func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error)
 	}
 	p.Blob = fs[2]
 	return p, nil
+}
+
+// RequireObjects refuses a tenancy without any NodePool, Department or
+// Project: the paths are wrong (a folder of other YAML, a kustomization
+// alone), or the files are empty. A plan against it would see every object
+// of desired.hcl as new. files are the files read and at says where
+// ("HEAD", or "the work tree").
+func (t *Tenancy) RequireObjects(files []string, at string) error {
+	if len(t.NodePools)+len(t.Departments)+len(t.Projects) > 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("no NodePool, Department or Project in %s at %s", listFiles(files, 5), at)
+	if len(t.Other) > 0 {
+		var kinds []string
+		seen := map[string]bool{}
+		for _, o := range t.Other {
+			k := o.Kind
+			if k == "" {
+				k = "a document without a kind"
+			}
+			if !seen[k] {
+				seen[k] = true
+				kinds = append(kinds, k)
+			}
+		}
+		msg += fmt.Sprintf(" (only %s)", listFiles(kinds, 5))
+	}
+	return errors.New(msg + "; name the files or folders that hold the tenancy")
+}
+
+// listFiles joins names for a message, the first max of them and a count
+// of the rest.
+func listFiles(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -56,13 +58,10 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 			return nil
 		}
 		if err != nil {
-			line := yamlErrorLine(err)
-			msg := strings.TrimPrefix(err.Error(), "yaml: ")
-			msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
-			return &ParseError{File: name, Line: line, Msg: "invalid YAML: " + msg}
+			return syntaxError(name, lines, err)
 		}
-		if len(doc.Content) == 0 {
-			continue // an empty document between two ---
+		if len(doc.Content) == 0 || emptyDocument(doc.Content[0]) {
+			continue // a document with nothing in it: "---" alone, or comments only
 		}
 		r := &docReader{file: name, lines: lines}
 		if err := r.read(t, doc.Content[0]); err != nil {
@@ -71,20 +70,87 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 	}
 }
 
-// yamlErrorLine pulls the line out of a yaml.v3 error ("yaml: line 7: ...").
-func yamlErrorLine(err error) int {
-	msg := err.Error()
-	i := strings.Index(msg, "line ")
-	if i < 0 {
+// emptyDocument reports whether a document's root is yaml.v3's null
+// scalar for a document with no content (a leading or trailing "---",
+// "---" twice, a document of comments only); kubectl and kustomize skip
+// these. A document that says null (null, ~) is not empty: it is not a
+// mapping.
+func emptyDocument(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == "" && n.Anchor == "" && n.Style&yaml.TaggedStyle == 0
+}
+
+// yamlErrorPrefix is yaml.v3's "line N: " before a syntax error's problem.
+var yamlErrorPrefix = regexp.MustCompile(`^line ([0-9]+): `)
+
+// syntaxError is the ParseError for a yaml.v3 syntax error, at the line of
+// the problem. yaml.v3's own line is often not that line: for a parser
+// error it is the 0-based line where the enclosing collection starts (one
+// line early, and the collection's line, not the problem's), and some
+// errors have no line at all (a problem on the first line, a character
+// the reader refuses, an unknown alias). problemLine finds the line.
+func syntaxError(name string, lines *LineIndex, err error) *ParseError {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	reported := 0
+	if m := yamlErrorPrefix.FindStringSubmatch(msg); m != nil {
+		reported, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	line := problemLine(lines, msg, reported)
+	if line == 0 {
+		return &ParseError{File: name, Msg: "invalid YAML (line unknown): " + msg}
+	}
+	return &ParseError{File: name, Line: line, Msg: "invalid YAML: " + msg}
+}
+
+// problemLine returns the first line k from which the file read up to the
+// end of line k fails with the same problem msg, searching from line from
+// (yaml.v3's line, which is never after the problem). yaml.v3 reads the
+// stream front to back, so the text up to the problem's line fails there
+// as the whole file does, and text that ends before it does not meet that
+// token. The search halves the range of lines at each step: the file is
+// decoded about log2(lines) times, and only after an error. It returns 0
+// when the whole file does not fail with msg (it always does).
+func problemLine(lines *LineIndex, msg string, from int) int {
+	src := lines.src
+	last := len(lines.starts)
+	if last > 1 && lines.starts[last-1] == len(src) {
+		last-- // the file ends with a line break: no line after it
+	}
+	fails := func(k int) bool { // the text up to the end of line k fails with msg
+		text := src
+		if k < len(lines.starts) {
+			text = src[:lines.starts[k]]
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(text))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			switch {
+			case err == nil:
+				continue
+			case errors.Is(err, io.EOF):
+				return false
+			}
+			got := strings.TrimPrefix(err.Error(), "yaml: ")
+			if m := yamlErrorPrefix.FindString(got); m != "" {
+				got = got[len(m):]
+			}
+			return got == msg
+		}
+	}
+	if !fails(last) {
 		return 0
 	}
-	rest := msg[i+5:]
-	j := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-	if j < 0 {
-		j = len(rest)
+	lo, hi := min(max(from, 1), last), last
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
 	}
-	n, _ := strconv.Atoi(rest[:j])
-	return n
+	return hi
 }
 
 // LineIndex turns yaml.v3's line and column (counted in characters, the
@@ -364,7 +430,8 @@ func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
 	v := deref(n)
 	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") {
 		if v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
-			if _, err := quota.Parse(v.Value); err == nil {
+			var re *quota.RangeError
+			if _, err := quota.Parse(v.Value); err == nil || errors.As(err, &re) {
 				return nil, r.errf(n, "%s is the string %q; KRM rejects a string there, write the number unquoted", path, v.Value)
 			}
 			return nil, r.errf(n, "%s: %q is not a number", path, v.Value)
@@ -388,38 +455,58 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 	}
 	var apiVersion, kind string
 	var meta, spec *yaml.Node
+	versionAt, kindAt := root, root
 	for _, kv := range top {
 		switch kv[0].Value {
 		case "apiVersion":
 			apiVersion, _ = r.str(kv[1], "apiVersion")
+			versionAt = kv[1]
 		case "kind":
 			kind, _ = r.str(kv[1], "kind")
+			kindAt = kv[1]
 		case "metadata":
 			meta = kv[1]
 		case "spec":
 			spec = kv[1]
 		}
 	}
+	known := apiVersion == KRMAPIVersion
+	if !known && krmKind(kind) && meantForKRM(apiVersion) {
+		if apiVersion == "" {
+			return r.errf(versionAt, "%s has no apiVersion; krmplan reads %s (KRM's only version)", kind, KRMAPIVersion)
+		}
+		return r.errf(versionAt, "%s has apiVersion %s; krmplan reads %s (KRM's only version)", kind, apiVersion, KRMAPIVersion)
+	}
+	if group, _, _ := strings.Cut(apiVersion, "/"); strings.EqualFold(group, krmGroup) && !krmKind(kind) {
+		if near := nearKRMKind(kind); near != "" {
+			return r.errf(kindAt, "%s has no kind %s (did you mean %s?); krmplan reads %s", apiVersion, kind, near, strings.Join(krmKinds, ", "))
+		}
+	}
+	if !known || !krmKind(kind) {
+		// Another kind (a Kustomization, a ConfigMap, another group's
+		// NodePool) is kept aside, with whatever name it has.
+		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: otherName(meta), File: r.file, Line: root.Line})
+		return nil
+	}
 	m, err := r.meta(meta, root)
 	if err != nil {
 		return err
 	}
 	origin := &Origin{File: r.file, Line: root.Line, Values: r.values}
-	known := apiVersion == KRMAPIVersion
 	switch {
-	case known && kind == "NodePool":
+	case kind == "NodePool":
 		p := NodePool{Metadata: m, Origin: origin}
 		if err := r.nodePoolSpec(spec, &p.Spec); err != nil {
 			return err
 		}
 		t.NodePools = append(t.NodePools, p)
-	case known && kind == "Department":
+	case kind == "Department":
 		d := Department{Metadata: m, Origin: origin}
 		if err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) { return false, nil }, &d.Spec.Queues); err != nil {
 			return err
 		}
 		t.Departments = append(t.Departments, d)
-	case known && kind == "Project":
+	case kind == "Project":
 		p := Project{Metadata: m, Origin: origin}
 		err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
 			var err error
@@ -444,13 +531,13 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 			return r.errf(root, "project %s has no spec.parent", m.Name)
 		}
 		t.Projects = append(t.Projects, p)
-	case known && kind == "ManagedNodesConfig":
+	case kind == "ManagedNodesConfig":
 		c := &ManagedNodesConfig{Metadata: m, Origin: origin}
 		if err := r.managedNodes(spec, c); err != nil {
 			return err
 		}
 		t.ManagedNodes = c
-	case known && kind == "KRMConfig":
+	case kind == "KRMConfig":
 		c := &KRMConfig{Metadata: m}
 		if spec != nil {
 			kvs, err := r.fields(spec, "spec")
@@ -475,10 +562,78 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 			}
 		}
 		t.KRMConfig = c
-	default:
-		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: m.Name, File: r.file, Line: root.Line})
 	}
 	return nil
+}
+
+// krmGroup is the API group of KRM's kinds.
+const krmGroup = "kai.resources"
+
+// krmKinds are the kinds of KRMAPIVersion that krmplan reads.
+var krmKinds = []string{"NodePool", "Department", "Project", "ManagedNodesConfig", "KRMConfig"}
+
+func krmKind(kind string) bool { return slices.Contains(krmKinds, kind) }
+
+// meantForKRM reports whether a document of one of KRM's kinds whose
+// apiVersion is not KRMAPIVersion was meant for KRM: an apiVersion that is
+// missing or has no group (core Kubernetes has none of these kinds), the
+// group kai.resources at another version, or a group a few letters away
+// from it (kai.resource, kai-resources). A NodePool of another group
+// (Karpenter's karpenter.sh, say) is not KRM's.
+func meantForKRM(apiVersion string) bool {
+	group, _, hasGroup := strings.Cut(apiVersion, "/")
+	if !hasGroup {
+		return true
+	}
+	g := strings.ToLower(group)
+	return strings.HasPrefix(g, "kai.") || editDistance(g, krmGroup) <= 3
+}
+
+// nearKRMKind returns the KRM kind that kind is a misspelling of (a
+// different case, or one or two letters off), or "".
+func nearKRMKind(kind string) string {
+	for _, k := range krmKinds {
+		if strings.EqualFold(kind, k) || editDistance(strings.ToLower(kind), strings.ToLower(k)) <= 2 {
+			return k
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// otherName is metadata.name of a document krmplan does not read, or ""
+// when it has none (a kustomization.yaml has no metadata).
+func otherName(meta *yaml.Node) string {
+	m := deref(meta)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if v := deref(m.Content[i+1]); m.Content[i].Value == "name" && v != nil && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+	}
+	return ""
 }
 
 func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {

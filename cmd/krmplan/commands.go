@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,13 @@ func snapshotCommand(e *env) *cli.Command {
 			if c.NArg() > 0 {
 				return cli.Exit(fmt.Sprintf("snapshot takes no positional argument, got %v", c.Args().Slice()), 1)
 			}
+			inputs := []input{{"--cluster-data", c.String("cluster-data")}}
+			if c.String("git-repo") == "" || c.IsSet("context") || c.IsSet("kubeconfig") {
+				inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
+			}
+			if err := checkOut(c.String("out"), inputs...); err != nil {
+				return err
+			}
 			st, err := snapshotState(c, e)
 			if err != nil {
 				return err
@@ -62,6 +70,59 @@ func takenAt() time.Time {
 	return time.Now().UTC()
 }
 
+// input is one file a command reads: what names it in a refusal ("--state",
+// "plan file").
+type input struct{ what, path string }
+
+// checkOut refuses an --out that names one of the command's inputs (the
+// same cleaned absolute path, or the same file through a link): writing
+// it would replace the input with the output.
+func checkOut(out string, inputs ...input) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	for _, in := range inputs {
+		if in.path != "" && in.path != "-" && samePath(out, in.path) {
+			return cli.Exit(fmt.Sprintf("--out %s is also the input %s; choose another file", out, in.what), 1)
+		}
+	}
+	return nil
+}
+
+// samePath reports whether a and b name the same file: the same absolute
+// path, or, for an existing regular file, the same file (a symbolic or
+// hard link). Two names of one terminal or pipe (/dev/stdin, /dev/stdout)
+// are not the same file here: writing one does not destroy the other.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && fa.Mode().IsRegular() && os.SameFile(fa, fb)
+}
+
+// kubeconfigInputs are the kubeconfig files a cluster read loads:
+// --kubeconfig, else those of $KUBECONFIG, else ~/.kube/config.
+func kubeconfigInputs(flag string) []input {
+	if flag != "" {
+		return []input{{"--kubeconfig", flag}}
+	}
+	var ins []input
+	if env := os.Getenv("KUBECONFIG"); env != "" {
+		for _, f := range filepath.SplitList(env) {
+			ins = append(ins, input{"kubeconfig (in $KUBECONFIG)", f})
+		}
+		return ins
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		ins = append(ins, input{"kubeconfig", filepath.Join(home, ".kube", "config")})
+	}
+	return ins
+}
+
 // writeOut writes data atomically to path, or to stdout when path is "".
 func writeOut(e *env, path string, data []byte, perm os.FileMode) error {
 	if path == "" || path == "-" {
@@ -80,8 +141,8 @@ func planCommand(e *env) *cli.Command {
 		Usage:     "show what desired.hcl changes, with every check, and save the plan",
 		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "state", Required: true, Usage: "the snapshot (state.json) to plan against"},
-			&cli.StringFlag{Name: "out", Usage: "save the plan file here (written even with errors, marked not renderable)"},
+			&cli.StringFlag{Name: "state", Usage: "the snapshot (state.json) to plan against (required)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "save the plan file here (written even with errors, marked not renderable)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "set a variable: NAME=VALUE (repeatable)"},
 			&cli.StringSliceFlag{Name: "var-file", Usage: "read variables from an HCL file (repeatable)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json (docs/json-format.md) or markdown (a pull-request comment)"},
@@ -93,12 +154,26 @@ func planCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "context", Usage: "--server-dry-run: the kubeconfig context (default: the snapshot's context)"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := requireFlag(c, "state", "state.json"); err != nil {
+				return err
+			}
 			file, err := oneArg(c, "desired.hcl")
 			if err != nil {
 				return err
 			}
 			format := c.String("format")
 			if err := checkFormat(format, viewFormats); err != nil {
+				return err
+			}
+			out := c.String("out")
+			inputs := []input{{"--state", c.String("state")}, {"desired file", file}}
+			for _, vf := range c.StringSlice("var-file") {
+				inputs = append(inputs, input{"--var-file", vf})
+			}
+			if c.Bool("server-dry-run") {
+				inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
+			}
+			if err := checkOut(out, inputs...); err != nil {
 				return err
 			}
 			st, err := snapshot.Load(c.String("state"))
@@ -124,8 +199,15 @@ func planCommand(e *env) *cli.Command {
 			for name, f := range ov.Files {
 				files[name] = f.Bytes
 			}
+			// An existing --out file is left as it was.
+			notSaved := func() {
+				if out != "" {
+					fmt.Fprintln(e.stderr, "No plan was saved.")
+				}
+			}
 			if diags.HasErrors() {
 				render.Diagnostics(e.stderr, diags, files, render.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+				notSaved()
 				return exitCode(1)
 			}
 			p, pdiags := planner.Build(st, ov)
@@ -134,6 +216,7 @@ func planCommand(e *env) *cli.Command {
 				render.Diagnostics(e.stderr, diags, files, render.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
 			}
 			if p == nil {
+				notSaved()
 				return exitCode(1)
 			}
 			if err := serverDryRun(c, e, p); err != nil {
@@ -142,7 +225,7 @@ func planCommand(e *env) *cli.Command {
 			if err := writeView(e, format, p, style); err != nil {
 				return err
 			}
-			if out := c.String("out"); out != "" {
+			if out != "" {
 				if err := writeOut(e, out, p.Marshal(), 0o644); err != nil {
 					return err
 				}
@@ -206,16 +289,20 @@ func renderCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "render",
 		Usage:     "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
-		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--with-mirrors]",
+		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--with-mirrors] [--git-repo DIR]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Required: true, Usage: "patch (a kubectl script), splice (a commit on a new branch) or diff (the splice's unified diff, no commit)"},
+			&cli.StringFlag{Name: "format", Usage: "patch (a kubectl script), splice (a commit on a new branch) or diff (the splice's unified diff, no commit)"},
 			&cli.StringFlag{Name: "approve", Usage: "approve the plan with this id (the full id or its first 12+ hex digits)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch, diff: write to this file (default: stdout)"},
 			&cli.StringFlag{Name: "branch", Usage: "splice: the new branch (default krmplan/<first 12 of the plan id>)"},
 			&cli.BoolFlag{Name: "with-mirrors", Usage: "splice, diff: also rewrite the namespace ResourceQuotas that .krmplan.hcl names as mirrors"},
+			&cli.StringFlag{Name: "git-repo", Usage: "splice, diff: the repository to read the snapshot's commit from and to create the branch in (default: the repository the snapshot was taken from)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 		},
 		Action: func(c *cli.Context) error {
+			if err := requireFlag(c, "format", "patch|splice|diff"); err != nil {
+				return err
+			}
 			file, err := oneArg(c, "plan.json")
 			if err != nil {
 				return err
@@ -230,9 +317,21 @@ func renderCommand(e *env) *cli.Command {
 			if c.String("branch") != "" && format != "splice" {
 				return cli.Exit("--branch names the splice's branch: use it with --format splice", 1)
 			}
+			if c.String("git-repo") != "" && format == "patch" {
+				return cli.Exit("--git-repo is the repository of a splice: use it with --format splice or diff", 1)
+			}
+			if c.String("out") != "" && format == "splice" {
+				return cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
+			}
+			if err := checkOut(c.String("out"), input{"plan file", file}); err != nil {
+				return err
+			}
 			p, err := loadPlan(file)
 			if err != nil {
 				return err
+			}
+			if p.Renderable && len(p.Changes) == 0 {
+				return cli.Exit("render refused: the plan has no changes: nothing to render", 1)
 			}
 			prompted := false
 			if c.String("approve") == "" && p.Renderable && isTerminal(e.stdin) && isTerminal(e.stderr) {
@@ -244,7 +343,7 @@ func renderCommand(e *env) *cli.Command {
 			if err := render.Approve(p, c.String("approve"), prompted); err != nil {
 				return cli.Exit("render refused: "+err.Error(), 1)
 			}
-			opts := render.SpliceOptions{WithMirrors: c.Bool("with-mirrors")}
+			opts := render.SpliceOptions{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo")}
 			switch format {
 			case "patch":
 				perm := os.FileMode(0o755)
@@ -257,15 +356,16 @@ func renderCommand(e *env) *cli.Command {
 				spliceNotes(e, res.Notes, res.Reminders)
 				return writeOut(e, c.String("out"), res.Diff, 0o644)
 			}
-			if c.String("out") != "" {
-				return cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
-			}
 			res, err := render.RenderSplice(p, c.String("branch"), opts)
 			if err != nil {
 				return cli.Exit("render refused: "+err.Error(), 1)
 			}
 			spliceNotes(e, res.Notes, res.Reminders)
-			fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, p.Snapshot.Source.Repo)
+			repo := opts.Repo
+			if repo == "" {
+				repo = p.Snapshot.Source.Repo
+			}
+			fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, repo)
 			_, err = e.stdout.Write(res.Diff)
 			return err
 		},

@@ -14,12 +14,18 @@ func exportCommand(e *env) *cli.Command {
 		Usage:     "write the whole snapshot as an editable desired.hcl (planning it reports no changes)",
 		UsageText: "export --state state.json [-o desired.hcl]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "state", Required: true, Usage: "the snapshot (state.json) to export"},
+			&cli.StringFlag{Name: "state", Usage: "the snapshot (state.json) to export (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the HCL here (default: stdout)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return cli.Exit(fmt.Sprintf("export takes no positional argument, got %v (use --state FILE)", c.Args().Slice()), 1)
+			}
+			if err := requireFlag(c, "state", "state.json"); err != nil {
+				return err
+			}
+			if err := checkOut(c.String("out"), input{"--state", c.String("state")}); err != nil {
+				return err
 			}
 			st, err := snapshot.Load(c.String("state"))
 			if err != nil {

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"runtime/debug"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
@@ -27,11 +29,15 @@ type env struct {
 	stdout, stderr io.Writer
 }
 
-// run executes krmplan with args and returns the exit code.
+// run executes krmplan with args and returns the exit code: 0, 1 or 2
+// (DESIGN §2), whatever a library returns.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	app := newApp(e)
-	err := app.Run(reorderArgs(app, args))
+	args, err := reorderArgs(app, args)
+	if err == nil {
+		err = app.Run(args)
+	}
 	if err == nil {
 		return 0
 	}
@@ -40,7 +46,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if msg := err.Error(); msg != "" {
 			fmt.Fprintln(stderr, "Error:", msg)
 		}
-		return ec.ExitCode()
+		if code := ec.ExitCode(); code >= 0 && code <= 2 {
+			return code
+		}
+		return 1
 	}
 	fmt.Fprintln(stderr, "Error:", err)
 	return 1
@@ -53,7 +62,7 @@ func (e exitCode) Error() string { return "" }
 func (e exitCode) ExitCode() int { return int(e) }
 
 func newApp(e *env) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "krmplan",
 		Usage: "plan and render GPU quota changes for KAI Resource Management",
 		Description: "krmplan reads the quota split of a KRM tenancy (node pools, departments, projects),\n" +
@@ -64,6 +73,12 @@ func newApp(e *env) *cli.App {
 		ErrWriter:       e.stderr,
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // run() prints and exits
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "version", Usage: "print krmplan's version"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError("", doubleDash(err.Error()))
+		},
 		Commands: []*cli.Command{
 			snapshotCommand(e),
 			planCommand(e),
@@ -74,6 +89,62 @@ func newApp(e *env) *cli.App {
 			demoCommand(e),
 		},
 	}
+	app.Action = func(c *cli.Context) error {
+		if c.Bool("version") {
+			_, err := fmt.Fprintln(e.stdout, "krmplan", version())
+			return err
+		}
+		switch {
+		case c.NArg() == 0:
+			return cli.ShowAppHelp(c)
+		case c.Args().First() == "help" && c.NArg() == 1:
+			return cli.ShowAppHelp(c)
+		case c.Args().First() == "help" && app.Command(c.Args().Get(1)) != nil:
+			return cli.ShowCommandHelp(c, c.Args().Get(1))
+		case c.Args().First() == "help":
+			return usageError("", fmt.Sprintf("unknown command %q", c.Args().Get(1)))
+		}
+		return usageError("", fmt.Sprintf("unknown command %q", c.Args().First()))
+	}
+	for _, cmd := range app.Commands {
+		name := cmd.Name
+		// No `help` subcommand: `krmplan plan help` would show help
+		// instead of reading a file named help.
+		cmd.HideHelpCommand = true
+		// A bad flag value is one line on stderr, not the command's help.
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return usageError(name, doubleDash(err.Error()))
+		}
+	}
+	return app
+}
+
+// version is the main module's version ("v1.2.3", or a pseudo-version
+// for a build from a git checkout), or "(devel)" when the build has none.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// singleDashFlag is a flag name as the flag package quotes it in its
+// errors ("flag provided but not defined: -bogus").
+var singleDashFlag = regexp.MustCompile(`(^|[\s:])-([A-Za-z][A-Za-z0-9-]+)`)
+
+// doubleDash spells the long flags of a flag package error as krmplan's
+// help spells them: "invalid value "x" for flag --timeout: …".
+func doubleDash(msg string) string {
+	return singleDashFlag.ReplaceAllString(msg, "$1--$2")
+}
+
+// requireFlag refuses a command run without one of its required flags:
+// "export: missing --state state.json (usage: krmplan export …)".
+func requireFlag(c *cli.Context, name, value string) error {
+	if c.String(name) != "" {
+		return nil
+	}
+	return cli.Exit(fmt.Sprintf("%s: missing --%s %s (usage: krmplan %s)", c.Command.Name, name, value, c.Command.UsageText), 1)
 }
 
 // colorOn reports whether output to w may be coloured: only on a terminal,

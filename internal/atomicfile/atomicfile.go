@@ -1,22 +1,204 @@
-// Package atomicfile writes files so that a reader sees the old content or
-// the whole new content, never a partial file: the bytes go to a temporary
-// file in the same directory, which is synced and then renamed over the
-// target.
+// Package atomicfile writes krmplan's output files (-o, --out) so that a
+// reader sees the old content or the whole new content, never a partial
+// file: the bytes go to a temporary file in the same directory, which is
+// synced and then renamed over the target.
+//
+// What is not a plain file is treated as a shell redirection would treat
+// it: a symbolic link is followed and its target written (the link stays a
+// link), and a device, a FIFO or an open file (/dev/null, /dev/stdout, a
+// named pipe) is written straight into, never replaced.
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 )
 
-// Write replaces path with data (mode perm for a new file). On any error
-// the target is untouched and the temporary file removed.
+// maxLinks bounds a chain of symbolic links, as the kernel does (ELOOP).
+const maxLinks = 40
+
+// Write writes data to path:
+//
+//   - a new or existing regular file is replaced atomically (a temporary
+//     file in its directory, synced, renamed over it); a new file gets mode
+//     perm, an existing one keeps its mode;
+//   - a symbolic link (or a chain of them) is followed, and its target is
+//     written as above; a dangling link creates its target;
+//   - an existing device or FIFO is opened and written straight into, with
+//     no temporary file and no rename;
+//   - a link of /proc (/dev/stdout, /dev/fd/1 lead to /proc/self/fd/1) is
+//     an open file: it is appended to, so `-o /dev/stdout >> log` keeps
+//     the log;
+//   - a directory or a socket is refused.
+//
+// Errors name path as given, never the temporary file ("write
+// out/p.json: no such directory out"). On any error a regular target is
+// untouched and the temporary file removed.
 func Write(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	fail := func(err error) error { return fmt.Errorf("write %s: %w", path, bare(err)) }
+	if path == "" {
+		return errors.New("write: no file name")
+	}
+	if strings.HasSuffix(path, string(filepath.Separator)) {
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return fail(errors.New("is a directory"))
+		}
+		return fail(errors.New("a file name cannot end in " + string(filepath.Separator)))
+	}
+	// What the kernel finds at path, following every link, including the
+	// "magic" ones of /proc (/dev/stdout -> /proc/self/fd/1 -> pipe:[…]),
+	// whose text is not a path.
+	pfi, perr := os.Stat(path)
+	if perr == nil {
+		switch {
+		case pfi.IsDir():
+			return fail(errors.New("is a directory"))
+		case pfi.Mode()&fs.ModeSocket != 0:
+			return fail(errors.New("is a socket; write to a regular file, a device or a FIFO"))
+		case !pfi.Mode().IsRegular():
+			return writeInto(path, os.O_WRONLY, data, fail) // a device, a FIFO
+		}
+	}
+	dir, base, err := resolve(path)
+	if err == errMagicLink {
+		// Append: the open file may be one the shell opened with >>, and
+		// a new open of it starts at offset 0.
+		return writeInto(path, os.O_WRONLY|os.O_APPEND, data, fail)
+	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fail(err)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if perr == nil {
+			return writeInto(path, os.O_WRONLY|os.O_TRUNC, data, fail)
+		}
+		return fail(fmt.Errorf("no such directory %s", dir))
+	case errors.Is(err, syscall.ENOTDIR):
+		return fail(fmt.Errorf("%s is not a directory", fileAbove(dir)))
+	case err != nil:
+		return fail(err)
+	}
+	if fi, err := os.Stat(realDir); err != nil {
+		return fail(err)
+	} else if !fi.IsDir() {
+		return fail(fmt.Errorf("%s is not a directory", dir))
+	}
+	target := filepath.Join(realDir, base)
+	fi, err := os.Lstat(target)
+	switch {
+	case perr == nil && (err != nil || !os.SameFile(pfi, fi)):
+		// A regular file that the links' text does not lead to: write it
+		// where the kernel finds it.
+		return writeInto(path, os.O_WRONLY|os.O_TRUNC, data, fail)
+	case errors.Is(err, fs.ErrNotExist):
+		return writeRename(realDir, target, data, perm, fail)
+	case err != nil:
+		return fail(err)
+	case fi.Mode().IsRegular():
+		return writeRename(realDir, target, data, fi.Mode().Perm(), fail)
+	case fi.IsDir():
+		return fail(errors.New("is a directory"))
+	}
+	return writeInto(target, os.O_WRONLY, data, fail)
+}
+
+// writeInto opens path with flag and writes data into it, as the shell's
+// `> path` does: for a device or a FIFO, which a rename would replace.
+func writeInto(path string, flag int, data []byte, fail func(error) error) error {
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// errMagicLink is resolve's answer for a link of /proc (/dev/stdout ->
+// /proc/self/fd/1): it stands for an open file, whose name may be
+// "pipe:[…]" or a file the shell opened to append to. Such a path is
+// written into, never replaced.
+var errMagicLink = errors.New("a /proc link")
+
+// resolve follows path while it is a symbolic link and returns the
+// directory and the name of the final target (which may not exist). The
+// directory is not cleaned: "link/../x" must go through link's target.
+func resolve(path string) (dir, base string, err error) {
+	p := path
+	for range maxLinks {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink == 0) {
+			dir, base = split(p)
+			return dir, base, nil
+		}
+		if err != nil {
+			if errors.Is(err, syscall.ENOTDIR) {
+				d, _ := split(p)
+				return "", "", fmt.Errorf("%s is not a directory", fileAbove(d))
+			}
+			return "", "", err
+		}
+		d, _ := split(p)
+		if real, err := filepath.EvalSymlinks(d); err == nil && strings.HasPrefix(real, "/proc/") {
+			return "", "", errMagicLink
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			return "", "", err
+		}
+		if !filepath.IsAbs(t) {
+			t = d + string(filepath.Separator) + t
+		}
+		p = t
+	}
+	return "", "", errors.New("too many levels of symbolic links")
+}
+
+// fileAbove is the first of dir and its parents that exists, the file
+// that makes a path under dir "not a directory"; dir if there is none.
+func fileAbove(dir string) string {
+	for d := dir; ; {
+		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
+			return d
+		}
+		up, _ := split(d)
+		if up == d || d == "." {
+			return dir
+		}
+		d = up
+	}
+}
+
+// split is filepath.Split without cleaning, and "." for no directory.
+func split(p string) (dir, base string) {
+	i := strings.LastIndex(p, string(filepath.Separator))
+	switch {
+	case i < 0:
+		return ".", p
+	case i == 0:
+		return string(filepath.Separator), p[1:]
+	}
+	return p[:i], p[i+1:]
+}
+
+// writeRename writes data to a temporary file in dir and renames it over
+// target.
+func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(error) error) (err error) {
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return fail(fmt.Errorf("cannot create a file in %s: %w", dir, bare(err)))
 	}
 	defer func() {
 		if err != nil {
@@ -25,19 +207,39 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 		}
 	}()
 	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fail(err)
 	}
 	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fail(err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fail(err)
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fail(err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = os.Rename(tmp.Name(), target); err != nil {
+		return fail(err)
+	}
+	// Make the rename itself durable; a file system that cannot sync a
+	// directory has still renamed.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
 	}
 	return nil
+}
+
+// bare is err without the file names of *fs.PathError and *os.LinkError,
+// which would name the temporary file.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

@@ -352,7 +352,6 @@ func sum(xs []int) int {
 	return s
 }
 
-
 // split divides total into len(weights) parts proportional to the weights
 // (the largest remainders get the rest); a part of positive weight is at
 // least least when total allows it.

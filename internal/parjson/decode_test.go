@@ -84,13 +84,23 @@ func TestDecodeAgreesOnMutatedInput(t *testing.T) {
 			i := r.Intn(len(b))
 			return append(append(b[:i:i], `,]}"\:{[ 0nx`[r.Intn(12)]), b[i:]...)
 		},
-		func(b []byte) []byte { b = append([]byte(nil), b...); b[r.Intn(len(b))] = `,]}"\:{[ 0nx`[r.Intn(12)]; return b },
+		func(b []byte) []byte {
+			b = append([]byte(nil), b...)
+			b[r.Intn(len(b))] = `,]}"\:{[ 0nx`[r.Intn(12)]
+			return b
+		},
 		func(b []byte) []byte { return bytes.Replace(b, []byte(`"note"`), []byte(`"Note"`), 1) },
-		func(b []byte) []byte { return bytes.Replace(b, []byte(`"version":1,`), []byte(`"version":1,"version":2,`), 1) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"version":1,`), []byte(`"version":1,"version":2,`), 1)
+		},
 		func(b []byte) []byte { return bytes.Replace(b, []byte(`"name":"top"`), []byte(`"n\u0061me":"top"`), 1) },
-		func(b []byte) []byte { return bytes.Replace(b, []byte(`"name":"top"`), []byte(`"extra":1,"name":"top"`), 1) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"name":"top"`), []byte(`"extra":1,"name":"top"`), 1)
+		},
 		func(b []byte) []byte { return append(append([]byte(nil), b...), " {\"x\": ]"...) },
-		func(b []byte) []byte { return bytes.Replace(b, []byte(`"items":[`), []byte(`"items":null,"ptrs":[`), 1) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"items":[`), []byte(`"items":null,"ptrs":[`), 1)
+		},
 	}
 	same := 0
 	for i := 0; i < 4000; i++ {

@@ -69,8 +69,8 @@ type encoder struct {
 type job struct {
 	slot  int
 	v     reflect.Value
-	depth int           // nesting depth of the value, for the indentation
-	inner bool          // a chunk of a slice: keep only the elements, without [ ]
+	depth int  // nesting depth of the value, for the indentation
+	inner bool // a chunk of a slice: keep only the elements, without [ ]
 }
 
 func plan(v any, pretty bool) (*encoder, error) {

@@ -81,7 +81,9 @@ type plainInner struct {
 
 type marshalsItself struct{ n int }
 
-func (m marshalsItself) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf(` { "n" : %d } `, m.n)), nil }
+func (m marshalsItself) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf(` { "n" : %d } `, m.n)), nil
+}
 
 type textItself struct{ s string }
 
@@ -99,7 +101,7 @@ type top struct {
 	Kept     string            `json:"kept"`
 	NoTag    string            // named by its Go name
 	Skipped  string            `json:"-"`
-	hidden   string            //nolint:unused // unexported: never written
+	hidden   string            // unexported: never written
 	AsString int               `json:"as_string,string"` // an option: the struct goes whole
 	Nil      []plainInner      `json:"nil"`
 	None     []plainInner      `json:"none"`

@@ -1,0 +1,207 @@
+package snapshot
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseErr parses src as t.yaml and returns the error text ("" for none).
+func parseErr(src string) (Tenancy, string) {
+	var ten Tenancy
+	if err := ten.ParseTenancy("t.yaml", []byte(src)); err != nil {
+		return ten, err.Error()
+	}
+	return ten, ""
+}
+
+const yamlDept = "apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: d}\nspec:\n  queues:\n    - {name: d-q, nodepool: default, resources: {gpu: {deserved: 4, limit: 4}}}\n"
+
+// Empty documents are skipped, as kubectl and kustomize do.
+func TestEmptyDocumentsAreSkipped(t *testing.T) {
+	for name, src := range map[string]string{
+		"leading ---":         "---\n" + yamlDept,
+		"trailing ---":        yamlDept + "---\n",
+		"--- twice":           "---\n---\n" + yamlDept + "---\n---\n",
+		"comments only":       yamlDept + "---\n# nothing here yet\n---\n" + strings.Replace(yamlDept, "name: d}", "name: e}", 1),
+		"leading comment doc": "# a header\n---\n" + yamlDept,
+	} {
+		ten, err := parseErr(src)
+		if err != "" || len(ten.Departments) == 0 {
+			t.Errorf("%s: err %q, %d departments", name, err, len(ten.Departments))
+		}
+	}
+	for name, src := range map[string]string{"empty": "", "only ---": "---\n", "--- twice": "---\n---\n", "comments": "# a\n# b\n"} {
+		if ten, err := parseErr(src); err != "" || !reflect.DeepEqual(ten, Tenancy{}) {
+			t.Errorf("%s: err %q, tenancy %+v", name, err, ten)
+		}
+	}
+	// A document that says null is not empty: it is not a mapping either.
+	if _, err := parseErr(yamlDept + "---\nnull\n"); err != "t.yaml:8: a document must be a mapping" {
+		t.Errorf("null document: %q", err)
+	}
+}
+
+// Only KRM's kinds need metadata; other documents are kept aside with
+// whatever name they have.
+func TestOtherKindsNeedNoMetadata(t *testing.T) {
+	src := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [tenancy.yaml]\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\n---\n" +
+		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: spot\n---\n" +
+		"kind: Other\nmetadata: [not, a, mapping]\n---\n" + yamlDept
+	ten, err := parseErr(src)
+	if err != "" {
+		t.Fatal(err)
+	}
+	want := []OtherDocument{
+		{APIVersion: "kustomize.config.k8s.io/v1beta1", Kind: "Kustomization", File: "t.yaml", Line: 1},
+		{APIVersion: "v1", Kind: "ConfigMap", Name: "notes", File: "t.yaml", Line: 5},
+		{APIVersion: "karpenter.sh/v1", Kind: "NodePool", Name: "spot", File: "t.yaml", Line: 9},
+		{Kind: "Other", File: "t.yaml", Line: 14},
+	}
+	if !reflect.DeepEqual(ten.Other, want) || len(ten.Departments) != 1 || len(ten.NodePools) != 0 {
+		t.Errorf("other = %+v, departments %d, pools %d", ten.Other, len(ten.Departments), len(ten.NodePools))
+	}
+	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nspec: {queues: []}\n"); err != "t.yaml:1: the document has no metadata" {
+		t.Errorf("a KRM kind without metadata: %q", err)
+	}
+}
+
+// A KRM kind at another or a mistyped apiVersion is an error at the
+// apiVersion's line, not a document set aside.
+func TestKRMKindAtAnotherAPIVersion(t *testing.T) {
+	pad := strings.Repeat("# padding\n", 28) // the apiVersion on line 29
+	for src, want := range map[string]string{
+		pad + strings.Replace(yamlDept, "kai.resources/v1alpha1", "kai.resource/v1alpha1", 1):                       "t.yaml:29: Department has apiVersion kai.resource/v1alpha1; krmplan reads kai.resources/v1alpha1 (KRM's only version)",
+		"apiVersion: kai.resources/v1beta1\nkind: ManagedNodesConfig\nmetadata: {name: kai-managed-nodes-config}\n": "t.yaml:1: ManagedNodesConfig has apiVersion kai.resources/v1beta1; krmplan reads kai.resources/v1alpha1 (KRM's only version)",
+		yamlDept + "---\nkind: Project\napiVersion: Kai.Resources/v1alpha1\nmetadata: {name: p}\n":                  "t.yaml:9: Project has apiVersion Kai.Resources/v1alpha1; krmplan reads kai.resources/v1alpha1 (KRM's only version)",
+		"kind: NodePool\nmetadata: {name: h100}\n":                                                                  "t.yaml:1: NodePool has no apiVersion; krmplan reads kai.resources/v1alpha1 (KRM's only version)",
+		"apiVersion: v1alpha1\nkind: KRMConfig\nmetadata: {name: krm}\n":                                            "t.yaml:1: KRMConfig has apiVersion v1alpha1; krmplan reads kai.resources/v1alpha1 (KRM's only version)",
+		"apiVersion: kai-resources/v1alpha1\nkind: Project\nmetadata: {name: p}\n":                                  "t.yaml:1: Project has apiVersion kai-resources/v1alpha1; krmplan reads kai.resources/v1alpha1 (KRM's only version)",
+		"apiVersion: kai.resources/v1alpha1\nkind: Departmant\nmetadata: {name: d}\n":                               "t.yaml:2: kai.resources/v1alpha1 has no kind Departmant (did you mean Department?); krmplan reads NodePool, Department, Project, ManagedNodesConfig, KRMConfig",
+		"apiVersion: kai.resources/v1alpha1\nkind: project\nmetadata: {name: p}\n":                                  "t.yaml:2: kai.resources/v1alpha1 has no kind project (did you mean Project?); krmplan reads NodePool, Department, Project, ManagedNodesConfig, KRMConfig",
+	} {
+		if _, err := parseErr(src); err != want {
+			t.Errorf("%q:\n got %q\nwant %q", src, err, want)
+		}
+	}
+	// Another group's kind of the same name is not KRM's.
+	if ten, err := parseErr("apiVersion: project.openshift.io/v1\nkind: Project\nmetadata: {name: p}\n"); err != "" || len(ten.Other) != 1 {
+		t.Errorf("an OpenShift project: %q, %+v", err, ten.Other)
+	}
+}
+
+// The range of quota numbers is quota.Parse's, as for desired.hcl.
+func TestQuotaNumberRange(t *testing.T) {
+	q := func(gpu string) string {
+		return strings.Replace(yamlDept, "{deserved: 4, limit: 4}", gpu, 1)
+	}
+	for gpu, want := range map[string]string{
+		"{deserved: 1e30, limit: -1}":                                  `t.yaml:6: /spec/queues/0/resources/gpu/deserved: "1e30" is too large: quota numbers must be below 10^18 in magnitude`,
+		"{deserved: 0.0000000000000000001, limit: -1}":                 `t.yaml:6: /spec/queues/0/resources/gpu/deserved: "0.0000000000000000001" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
+		`{deserved: 1, limit: "1e30"}`:                                 `t.yaml:6: /spec/queues/0/resources/gpu/limit is the string "1e30"; KRM rejects a string there, write the number unquoted`,
+		"{deserved: 999999999999999999.000000000000000001, limit: -1}": "",
+	} {
+		if _, err := parseErr(q(gpu)); err != want {
+			t.Errorf("%s:\n got %q\nwant %q", gpu, err, want)
+		}
+	}
+}
+
+// Every YAML syntax error names the line of the problem, where yaml.v3
+// names the line before the collection that holds it, or none.
+func TestYAMLSyntaxErrorLines(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"\t- bad\n", "t.yaml:1: invalid YAML: found character that cannot start any token"},
+		{"a: 1\n\t- bad\n", "t.yaml:2: invalid YAML: found a tab character that violates indentation"},
+		{"apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: d}\nspec:\n  queues:\n    - name: d-q\n     nodepool: default\n",
+			"t.yaml:7: invalid YAML: did not find expected '-' indicator"},
+		{"a: [1, 2]]\n", "t.yaml:1: invalid YAML: did not find expected key"},
+		{"a: 1\nb: {c: [1, 2}\n", "t.yaml:2: invalid YAML: did not find expected ',' or ']'"},
+		{"a: 1\nb: {c: 1, d: [}\n", "t.yaml:2: invalid YAML: did not find expected node content"},
+		{"a:\n  b: 1\n c: 2\n", "t.yaml:3: invalid YAML: did not find expected key"},
+		{"a: 1\n---\nb: 2\n---\nc: {d: 1\ne: 2\n", "t.yaml:5: invalid YAML: did not find expected ',' or '}'"}, // the unclosed {
+		{"a: 1\nb: *nope\n", "t.yaml:2: invalid YAML: unknown anchor 'nope' referenced"},
+		{"a: 1\nb: x\x01\n", "t.yaml:2: invalid YAML: control characters are not allowed"},
+		{"a: 1\n\nb: \xff\n", "t.yaml:3: invalid YAML: invalid leading UTF-8 octet"},
+		{"a: 1\nb: \"abc\n", "t.yaml:2: invalid YAML: found unexpected end of stream"},
+	} {
+		if _, err := parseErr(tc.src); err != tc.want {
+			t.Errorf("%q:\n got %q\nwant %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+// The search for the line decodes the file about log2(lines) times.
+func TestYAMLSyntaxErrorInALargeFile(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i)
+	}
+	b.WriteString("---\na: [1, 2\n") // line 20002
+	if _, err := parseErr(b.String()); err != "t.yaml:20002: invalid YAML: did not find expected ',' or ']'" {
+		t.Errorf("got %q", err)
+	}
+}
+
+// A folder snapshot keeps a kustomization.yaml aside; a tenancy without
+// any NodePool, Department or Project is an error naming the files.
+func TestFromGitFolderAndEmptyTenancy(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("t/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [tenancy.yaml]\n")
+	write("t/tenancy.yaml", "---\n"+yamlDept+"---\n")
+	write("empty/tenancy.yaml", "# to be filled\n---\n")
+	write("other/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n")
+	write("other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+	for i := 0; i < 7; i++ {
+		write(fmt.Sprintf("many/f%d.yaml", i), "# nothing\n")
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "one")
+	st, err := FromGit(GitSource{Repo: dir, Paths: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Departments) != 1 || len(st.Other) != 1 || st.Other[0].Kind != "Kustomization" || st.Other[0].File != "t/kustomization.yaml" {
+		t.Errorf("departments %d, other %+v", len(st.Departments), st.Other)
+	}
+	for paths, want := range map[string]string{
+		"empty/tenancy.yaml": "no NodePool, Department or Project in empty/tenancy.yaml at HEAD; name the files or folders that hold the tenancy",
+		"other":              "no NodePool, Department or Project in other/cm.yaml, other/kustomization.yaml at HEAD (only ConfigMap, Kustomization); name the files or folders that hold the tenancy",
+		"many":               "no NodePool, Department or Project in many/f0.yaml, many/f1.yaml, many/f2.yaml, many/f3.yaml, many/f4.yaml and 2 more at HEAD; name the files or folders that hold the tenancy",
+	} {
+		if _, err := FromGit(GitSource{Repo: dir, Paths: []string{paths}}); err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", paths, err, want)
+		}
+	}
+}
+
+func TestLoadClusterDataRefusesNegativeCards(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cluster.json")
+	for js, want := range map[string]string{
+		`{"nodes":[{"name":"gpu-1","gpuCapacity":8,"gpuAllocatable":8,"ready":true,"cordoned":false},{"name":"gpu-2","gpuCapacity":-8,"gpuAllocatable":0,"ready":true,"cordoned":false}],"live_queues":[],"namespaces":[]}`: p + ": node gpu-2: gpuCapacity is -8; a card count cannot be negative",
+		`{"nodes":[{"name":"gpu-3","gpuCapacity":8,"gpuAllocatable":-0.5,"ready":true,"cordoned":false}],"live_queues":[],"namespaces":[]}`:                                                                                 p + ": node gpu-3: gpuAllocatable is -0.5; a card count cannot be negative",
+		`{"nodes":[{"name":"gpu-4","gpuCapacity":8,"gpuAllocatable":8,"ready":true,"cordoned":false}],"live_queues":[],"namespaces":[]}`:                                                                                    "",
+	} {
+		if err := os.WriteFile(p, []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadClusterData(p)
+		if got := fmt.Sprint(err); (want == "" && err != nil) || (want != "" && got != want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+}
