@@ -37,6 +37,15 @@ const (
 
 var phaseRank = map[string]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseShrinkDepartments: 2, PhaseGrowDepartments: 3, PhaseGrowProjects: 4}
 
+// moveRank is the order tried when a project changes department and the
+// usual order fails: the project must leave its old department before that
+// department shrinks, and can join the new one only after it grows, so
+// departments grow, then projects move or grow, then departments shrink.
+// (When the pool is full this order fails too: the guarantees would have
+// to pass through a state over the pool, and the plan says no safe order
+// exists; moving such a project takes two plans.)
+var moveRank = map[string]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseGrowDepartments: 2, PhaseGrowProjects: 3, PhaseShrinkDepartments: 4}
+
 // Op is one JSON-patch (RFC 6902) operation. Value is always written, as
 // the "test" and "replace" operations require.
 type Op struct {
@@ -63,6 +72,11 @@ type Step struct {
 
 // buildSteps groups the changes into steps and orders them in phases.
 func buildSteps(before, target *snapshot.State, changes []Change) []Step {
+	return buildStepsIn(before, target, changes, phaseRank)
+}
+
+// buildStepsIn is buildSteps with the phases ranked by rank.
+func buildStepsIn(before, target *snapshot.State, changes []Change, rank map[string]int) []Step {
 	type group struct {
 		kind, name string
 		create     bool
@@ -109,8 +123,19 @@ func buildSteps(before, target *snapshot.State, changes []Change) []Step {
 				Changes: part.idx, Ops: patchOps(ix, tx, g.kind, g.name, changes, part.idx)})
 		}
 	}
-	sort.SliceStable(steps, func(i, j int) bool { return phaseRank[steps[i].Phase] < phaseRank[steps[j].Phase] })
+	sort.SliceStable(steps, func(i, j int) bool { return rank[steps[i].Phase] < rank[steps[j].Phase] })
 	return steps
+}
+
+// movesProject reports whether a change gives an existing project another
+// department.
+func movesProject(changes []Change) bool {
+	for _, c := range changes {
+		if c.Kind == KindProject && c.Field == "parent" && c.Action == ActionUpdate {
+			return true
+		}
+	}
+	return false
 }
 
 func phaseFor(kind string, shrink, create bool) string {

@@ -88,6 +88,12 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	stepErrs := stepErrors(before, target, changes, steps)
 	wg.Wait()
 	bad := firstUnsafe(stepErrs, beforeFindings)
+	if bad != nil && movesProject(changes) {
+		moved := buildStepsIn(before, target, changes, moveRank)
+		if firstUnsafe(stepErrors(before, target, changes, moved), beforeFindings) == nil {
+			steps, bad = moved, nil
+		}
+	}
 	markPresent(findings, beforeFindings)
 	verified := false
 	if !hasErrors(findings) {
