@@ -120,6 +120,9 @@ type Diagnostic struct {
 	// AlreadyPresent marks a finding that the snapshot has too: the plan
 	// does not introduce it.
 	AlreadyPresent bool `json:"already_present"`
+	// Before is the snapshot's message of an already present finding
+	// whose numbers this plan changes (omitted otherwise).
+	Before string `json:"before,omitempty"`
 	// Range is the first value that causes the finding (null when none is
 	// known); RelatedRanges are the others.
 	Range         *Range  `json:"range"`
@@ -299,7 +302,7 @@ func DiagnosticsOf(fs []planner.Finding) []Diagnostic {
 	out := make([]Diagnostic, 0, len(fs))
 	for _, f := range fs {
 		d := Diagnostic{Severity: string(f.Level), Code: f.Code, Summary: f.Message, Queue: f.Queue, Pool: f.Pool,
-			Resource: f.Resource, AlreadyPresent: f.AlreadyPresent, RelatedRanges: []Range{}}
+			Resource: f.Resource, AlreadyPresent: f.AlreadyPresent, Before: f.Before, RelatedRanges: []Range{}}
 		if f.Object != "" {
 			d.Address = addressOf(f.Object)
 		}

@@ -202,6 +202,9 @@ func markdownParts(p *planner.Plan) mdParts {
 		}
 		if f.AlreadyPresent {
 			line.WriteString(" — *already present before this plan*")
+			if f.Before != "" {
+				line.WriteString(", which changes it; before: " + esc(f.Before))
+			}
 		}
 		line.WriteString("\n")
 		m.findings = append(m.findings, line.String())

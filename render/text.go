@@ -171,6 +171,9 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		tag := "  [" + f.Code + "]"
 		if f.AlreadyPresent {
 			tag += " already present before this plan"
+			if f.Before != "" {
+				tag += ", which changes it; before: " + f.Before
+			}
 		}
 		b.WriteString(st.paint(st.dim, tag) + "\n")
 		last := ""

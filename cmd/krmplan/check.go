@@ -133,6 +133,9 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 			res.errors = len(res.findings)
 			return res, nil
 		}
+		if err := t.RequireObjects(res.source.Files, "the work tree"); err != nil {
+			return nil, err
+		}
 		st = &snapshot.State{Source: snapshot.Source{Kind: "files"}, NodePools: t.NodePools, Departments: t.Departments,
 			Projects: t.Projects, ManagedNodes: t.ManagedNodes, KRMConfig: t.KRMConfig, Other: t.Other}
 		for _, what := range []string{snapshot.SourceNodes, snapshot.SourceQueues, snapshot.SourceNamespaces} {
