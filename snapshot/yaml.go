@@ -107,9 +107,10 @@ func syntaxError(name string, lines *LineIndex, err error) *ParseError {
 // (yaml.v3's line, which is never after the problem). yaml.v3 reads the
 // stream front to back, so the text up to the problem's line fails there
 // as the whole file does, and text that ends before it does not meet that
-// token. The search halves the range of lines at each step: the file is
-// decoded about log2(lines) times, and only after an error. It returns 0
-// when the whole file does not fail with msg (it always does).
+// token. The search gallops from line from (the problem is usually a few
+// lines further) and then halves the last stretch: the file's start is
+// decoded a few times, and only after an error. It returns 0 when no text
+// up to the file's end fails with msg (the whole file always does).
 func problemLine(lines *LineIndex, msg string, from int) int {
 	src := lines.src
 	last := len(lines.starts)
@@ -138,10 +139,17 @@ func problemLine(lines *LineIndex, msg string, from int) int {
 			return got == msg
 		}
 	}
-	if !fails(last) {
-		return 0
+	// Gallop: ok is a line up to which the text does not fail (0: none
+	// known), k the next one tried.
+	ok, k := min(max(from, 1), last)-1, min(max(from, 1), last)
+	for step := 1; !fails(k); step *= 2 {
+		if k == last {
+			return 0
+		}
+		ok, k = k, min(k+step, last)
 	}
-	lo, hi := min(max(from, 1), last), last
+	// The text up to line ok does not fail, up to line k it does.
+	lo, hi := ok+1, k
 	for lo < hi {
 		mid := (lo + hi) / 2
 		if fails(mid) {
