@@ -297,23 +297,15 @@ func RenderSplice(p *planner.Plan, branch string, opts SpliceOptions) (*SpliceRe
 	if _, err := repo.Run(nil, "show-ref", "--verify", "--quiet", ref); err == nil {
 		return nil, fmt.Errorf("branch %s already exists in %s; pass --branch NAME or delete it", branch, repo.Dir)
 	}
-	sp, err := PrepareSplice(p, gitFiles{repo: repo, commit: src.Commit}, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkIdentity(repo); err != nil {
-		return nil, err
-	}
-	sign, err := signArgs(repo)
-	if err != nil {
-		return nil, err
-	}
-	q, err := newQuarantine(repo)
+	sp, q, tree, err := stageTree(p, repo, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer q.close()
-	tree, err := q.writeTree(src.Commit, sp)
+	if err := checkIdentity(repo); err != nil {
+		return nil, err
+	}
+	sign, err := signArgs(repo)
 	if err != nil {
 		return nil, err
 	}
@@ -360,24 +352,37 @@ func RenderDiff(p *planner.Plan, opts SpliceOptions) (*DiffResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := PrepareSplice(p, gitFiles{repo: repo, commit: src.Commit}, opts)
-	if err != nil {
-		return nil, err
-	}
-	q, err := newQuarantine(repo)
+	sp, q, tree, err := stageTree(p, repo, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer q.close()
-	tree, err := q.writeTree(src.Commit, sp)
-	if err != nil {
-		return nil, err
-	}
 	diff, err := q.diff(src.Commit, tree)
 	if err != nil {
 		return nil, err
 	}
 	return &DiffResult{Diff: diff, Notes: sp.Notes, Reminders: sp.Reminders}, nil
+}
+
+// stageTree splices the files at the snapshot's commit and writes them and
+// their tree into a quarantine object store: nothing reaches the
+// repository until the caller migrates it. The caller closes q.
+func stageTree(p *planner.Plan, repo gitcli.Repo, opts SpliceOptions) (*SplicePlan, *quarantine, string, error) {
+	commit := p.Snapshot.Source.Commit
+	sp, err := PrepareSplice(p, gitFiles{repo: repo, commit: commit}, opts)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	q, err := newQuarantine(repo)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	tree, err := q.writeTree(commit, sp)
+	if err != nil {
+		q.close()
+		return nil, nil, "", err
+	}
+	return sp, q, tree, nil
 }
 
 // CommitMessage is the splice commit's message: a subject summarising the

@@ -3,7 +3,6 @@ package render
 import (
 	"crypto/sha1"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,10 +15,6 @@ import (
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/snapshot"
 )
-
-// updateSplice rewrites the splice golden files under testdata/splice:
-// go test ./render -run Splice -update-splice. Review the diff.
-var updateSplice = flag.Bool("update-splice", false, "rewrite the splice golden files")
 
 // memRepo is a commit as a map of files: RepoFiles without git, with git's
 // blob ids.
@@ -115,28 +110,6 @@ func spliced(t testing.TB, fx fixture, opts SpliceOptions) (map[string][]byte, *
 		out[f.Path] = f.New
 	}
 	return out, sp
-}
-
-// spliceGolden compares got with testdata/splice/name, or rewrites it.
-func spliceGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "splice", name)
-	if *updateSplice {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update-splice to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }
 
 // onlyAdds reports whether new is old with whole lines added: every line

@@ -34,7 +34,7 @@ department "platform" {
 	if ok, why := onlyAdds(sample, got); !ok {
 		t.Fatalf("the splice does not only add lines: %s\n%s", why, got)
 	}
-	spliceGolden(t, "new-project-and-queue.yaml", got)
+	goldenIn(t, "splice", "new-project-and-queue.yaml", got)
 	objs, err := targetObjects(fx.plan)
 	if err != nil {
 		t.Fatal(err)

@@ -76,9 +76,13 @@ func samplePlan(t testing.TB, name string) *planner.Plan {
 }
 
 // golden compares got with testdata/golden/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+func golden(t *testing.T, name string, got []byte) { goldenIn(t, "golden", name, got) }
+
+// goldenIn compares got with testdata/dir/name, or rewrites it with
+// -update (go test ./render -update; review the diff).
+func goldenIn(t *testing.T, dir, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	path := filepath.Join("testdata", dir, name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -90,9 +94,9 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./render -run Golden -update to create it)", err)
+		t.Fatalf("%v (run go test ./render -update to create it)", err)
 	}
 	if string(got) != string(want) {
-		t.Errorf("%s differs from the output (go test ./render -run Golden -update rewrites it; review the diff):\n--- got\n%s", path, got)
+		t.Errorf("%s differs from the output (go test ./render -update rewrites it; review the diff):\n--- got\n%s", path, got)
 	}
 }
