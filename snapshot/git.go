@@ -126,33 +126,42 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 	return files, nil
 }
 
-// checkUnique refuses two objects of one kind with one name: they are the
-// same cluster object, so the files disagree with themselves.
-func (t *Tenancy) checkUnique() error {
+// Duplicates lists every object declared a second time (same kind and
+// name): both declarations are one cluster object, so the files disagree
+// with themselves. Each error is at the later declaration and names the
+// first.
+func (t *Tenancy) Duplicates() []*ParseError {
 	type key struct{ kind, name string }
 	first := map[key]*Origin{}
-	check := func(kind, name string, o *Origin) error {
+	var out []*ParseError
+	check := func(kind, name string, o *Origin) {
+		if o == nil {
+			return
+		}
 		k := key{kind, name}
 		if prev, ok := first[k]; ok {
-			return &ParseError{File: o.File, Line: o.Line, Msg: fmt.Sprintf("%s %q is declared twice (first at %s:%d)", kind, name, prev.File, prev.Line)}
+			out = append(out, &ParseError{File: o.File, Line: o.Line,
+				Msg: fmt.Sprintf("%s %q is declared twice (first at %s:%d); both are the same cluster object", kind, name, prev.File, prev.Line)})
+			return
 		}
 		first[k] = o
-		return nil
 	}
 	for i := range t.NodePools {
-		if err := check("NodePool", t.NodePools[i].Metadata.Name, t.NodePools[i].Origin); err != nil {
-			return err
-		}
+		check("NodePool", t.NodePools[i].Metadata.Name, t.NodePools[i].Origin)
 	}
 	for i := range t.Departments {
-		if err := check("Department", t.Departments[i].Metadata.Name, t.Departments[i].Origin); err != nil {
-			return err
-		}
+		check("Department", t.Departments[i].Metadata.Name, t.Departments[i].Origin)
 	}
 	for i := range t.Projects {
-		if err := check("Project", t.Projects[i].Metadata.Name, t.Projects[i].Origin); err != nil {
-			return err
-		}
+		check("Project", t.Projects[i].Metadata.Name, t.Projects[i].Origin)
+	}
+	return out
+}
+
+// checkUnique is the first of Duplicates, as an error.
+func (t *Tenancy) checkUnique() error {
+	if d := t.Duplicates(); len(d) > 0 {
+		return d[0]
 	}
 	return nil
 }

@@ -210,33 +210,13 @@ func parseFinding(pe *snapshot.ParseError) planner.Finding {
 	return f
 }
 
-// duplicateObjects finds two objects of one kind with one name: they are
-// one cluster object, so the files disagree with themselves.
+// duplicateObjects turns the tenancy's duplicate declarations into
+// findings on the later declaration.
 func duplicateObjects(t *snapshot.Tenancy) []planner.Finding {
 	var out []planner.Finding
-	first := map[string]*snapshot.Origin{}
-	check := func(kind, name string, o *snapshot.Origin) {
-		if o == nil {
-			return
-		}
-		k := kind + "/" + name
-		prev, dup := first[k]
-		if !dup {
-			first[k] = o
-			return
-		}
-		out = append(out, planner.Finding{Code: codeDuplicateObject, Level: planner.LevelError, Object: k,
-			Message: fmt.Sprintf("%s %q is declared twice (first at %s:%d); both are the same cluster object", kind, name, prev.File, prev.Line),
-			Where:   []planner.Location{{File: o.File, Line: o.Line}, {File: prev.File, Line: prev.Line}}})
-	}
-	for i := range t.NodePools {
-		check(planner.KindNodePool, t.NodePools[i].Metadata.Name, t.NodePools[i].Origin)
-	}
-	for i := range t.Departments {
-		check(planner.KindDepartment, t.Departments[i].Metadata.Name, t.Departments[i].Origin)
-	}
-	for i := range t.Projects {
-		check(planner.KindProject, t.Projects[i].Metadata.Name, t.Projects[i].Origin)
+	for _, d := range t.Duplicates() {
+		out = append(out, planner.Finding{Code: codeDuplicateObject, Level: planner.LevelError,
+			Message: d.Msg, Where: []planner.Location{{File: d.File, Line: d.Line}}})
 	}
 	return out
 }
