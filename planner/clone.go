@@ -22,26 +22,4 @@ func cloneTenancy(s *snapshot.State) *snapshot.State {
 	return &c
 }
 
-func cloneQueues(qs []snapshot.Queue) []snapshot.Queue {
-	out := make([]snapshot.Queue, len(qs))
-	for i, q := range qs {
-		if q.Priority != nil {
-			p := *q.Priority
-			q.Priority = &p
-		}
-		q.Resources = cloneResources(q.Resources)
-		out[i] = q
-	}
-	return out
-}
-
-func cloneResources(rs snapshot.Resources) snapshot.Resources {
-	cp := func(r *snapshot.Resource) *snapshot.Resource {
-		if r == nil {
-			return nil
-		}
-		c := *r // the values themselves are immutable and may be shared
-		return &c
-	}
-	return snapshot.Resources{GPU: cp(rs.GPU), CPU: cp(rs.CPU), Memory: cp(rs.Memory)}
-}
+func cloneQueues(qs []snapshot.Queue) []snapshot.Queue { return snapshot.CloneQueues(qs) }

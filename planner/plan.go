@@ -5,7 +5,9 @@
 package planner
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,7 +15,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
-	"github.com/krmplan/krmplan/internal/parjson"
+	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/snapshot"
 )
 
@@ -180,21 +182,22 @@ func summarize(changes []Change, findings []Finding) Summary {
 }
 
 // contentID is the sha256 of the plan's canonical JSON (json.Marshal)
-// without PlanID. The JSON is made on every core (parjson).
+// without PlanID.
 func (p *Plan) contentID() string {
 	c := *p
 	c.PlanID = ""
-	sum, err := parjson.Sum256(&c)
+	b, err := json.Marshal(&c)
 	if err != nil {
 		panic(fmt.Sprintf("planner: marshal: %v", err))
 	}
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
 // Marshal returns the plan.json bytes: indented JSON with a final newline,
 // HTML characters as they are.
 func (p *Plan) Marshal() []byte {
-	b, err := parjson.Marshal(p, true)
+	b, err := jsonfile.Marshal(p)
 	if err != nil {
 		panic(fmt.Sprintf("planner: marshal: %v", err))
 	}
@@ -206,8 +209,7 @@ func (p *Plan) Marshal() []byte {
 // (changed after it was made: tampered, or edited by hand).
 func Decode(name string, b []byte) (*Plan, error) {
 	var p Plan
-	// encoding/json's Decoder, strict, on every core (parjson).
-	if err := parjson.Decode(b, &p, true); err != nil {
+	if err := jsonfile.DecodeStrict(b, &p); err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan plan: %w", name, err)
 	}
 	if p.FormatVersion != FormatVersion {

@@ -76,48 +76,83 @@ type poolSplit struct {
 // selects (as the checks count them). Unknown when the nodes were not
 // read or the pool does not exist in s.
 func poolCapacity(s *snapshot.State, pool string) capacity {
-	if !s.Read(snapshot.SourceNodes) {
-		return capacity{why: "nodes not read"}
+	return capacitiesOf(s).of(pool)
+}
+
+// capacities is the capacity of every pool of a state, from one pass over
+// its nodes.
+type capacities struct {
+	read   bool
+	exists map[string]bool
+	pools  map[string]*capacity // the named pools, and "default"
+}
+
+// labelPair is a node pool's selector: a label key and its value.
+type labelPair struct{ key, value string }
+
+func capacitiesOf(s *snapshot.State) capacities {
+	cs := capacities{read: s.Read(snapshot.SourceNodes), exists: map[string]bool{}, pools: map[string]*capacity{"default": {known: true}}}
+	if !cs.read {
+		return cs
 	}
-	var np *snapshot.NodePool
+	// A pool named more than once selects with its last entry; every entry
+	// takes its nodes out of pool default.
+	last := map[string]*snapshot.NodePool{}
+	taken := map[labelPair]bool{}
 	for i := range s.NodePools {
-		if s.NodePools[i].Metadata.Name == pool {
-			np = &s.NodePools[i]
+		np := &s.NodePools[i]
+		cs.exists[np.Metadata.Name] = true
+		last[np.Metadata.Name] = np
+		if np.Spec.LabelKey != "" && np.Metadata.Name != "default" {
+			taken[labelPair{np.Spec.LabelKey, np.Spec.LabelValue}] = true
 		}
 	}
-	if np == nil && pool != "default" {
-		return capacity{why: "no such node pool"}
-	}
-	selects := func(n snapshot.Node, p *snapshot.NodePool) bool {
-		if p.Spec.LabelKey == "" || p.Metadata.Name == "default" {
-			return false
-		}
-		v, ok := n.Labels[p.Spec.LabelKey]
-		return ok && v == p.Spec.LabelValue
-	}
-	c := capacity{known: true}
-	for _, n := range s.Nodes {
-		in := false
-		if pool != "default" {
-			in = selects(n, np)
-		} else {
-			in = true
-			for i := range s.NodePools {
-				if s.NodePools[i].Metadata.Name != pool && selects(n, &s.NodePools[i]) {
-					in = false
-				}
-			}
-		}
-		if !in {
+	selecting := map[labelPair][]string{}
+	for name, np := range last {
+		if name == "default" {
 			continue
 		}
+		cs.pools[name] = &capacity{known: true}
+		if np.Spec.LabelKey != "" {
+			k := labelPair{np.Spec.LabelKey, np.Spec.LabelValue}
+			selecting[k] = append(selecting[k], name)
+		}
+	}
+	add := func(c *capacity, n *snapshot.Node) {
 		c.nodes++
 		c.cards = c.cards.Add(n.Allocatable)
 		if !n.Ready || n.Cordoned {
 			c.unschedulable = c.unschedulable.Add(n.Allocatable)
 		}
 	}
-	return c
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		inDefault := true
+		for k, v := range n.Labels {
+			pair := labelPair{k, v}
+			if taken[pair] {
+				inDefault = false
+			}
+			for _, name := range selecting[pair] {
+				add(cs.pools[name], n)
+			}
+		}
+		if inDefault {
+			add(cs.pools["default"], n)
+		}
+	}
+	return cs
+}
+
+// of returns the capacity of pool.
+func (cs capacities) of(pool string) capacity {
+	switch {
+	case !cs.read:
+		return capacity{why: "nodes not read"}
+	case !cs.exists[pool] && pool != "default":
+		return capacity{why: "no such node pool"}
+	}
+	return *cs.pools[pool]
 }
 
 // gpuDeserved is a queue's gpu guarantee as KRM reads it (omitted is 0).
@@ -146,53 +181,135 @@ type split struct {
 	projects map[string][]share
 }
 
-func splitOf(s *snapshot.State, pool string) split {
-	sp := split{depts: map[string]quota.Value{}, projects: map[string][]share{}}
-	var names []string
-	for i := range s.Departments {
-		d := &s.Departments[i]
-		if q := queueOn(d.Spec.Queues, pool); q != nil {
-			sp.depts[d.Metadata.Name] = gpuDeserved(q)
-			names = append(names, d.Metadata.Name)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		sp.order = append(sp.order, share{name: n, v: sp.depts[n]})
-	}
-	var roots []share
-	for i := range s.Projects {
-		p := &s.Projects[i]
-		q := queueOn(p.Spec.Queues, pool)
-		if q == nil {
-			continue
-		}
-		sh := share{name: p.Metadata.Name, v: gpuDeserved(q)}
-		if _, ok := sp.depts[p.Spec.Parent]; ok {
-			sp.projects[p.Spec.Parent] = append(sp.projects[p.Spec.Parent], sh)
-			continue
-		}
-		if deptExists(s, p.Spec.Parent) {
-			sh.root = true
-			roots = append(roots, sh)
-		}
-	}
-	sort.Slice(roots, func(i, j int) bool { return roots[i].name < roots[j].name })
-	sp.order = append(sp.order, roots...)
-	for k := range sp.projects {
-		ps := sp.projects[k]
-		sort.Slice(ps, func(i, j int) bool { return ps[i].name < ps[j].name })
+// splitter divides every pool of one state at once: departments first,
+// then projects, each given with its first queue on each pool (its share
+// of that pool).
+type splitter struct {
+	out       map[string]*split
+	deptNames map[string][]string // by pool, in the state's order
+	roots     map[string][]share  // by pool
+	depts     map[string]bool
+}
+
+func newSplitter() *splitter {
+	return &splitter{out: map[string]*split{}, deptNames: map[string][]string{}, roots: map[string][]share{}, depts: map[string]bool{}}
+}
+
+func (sr *splitter) pool(name string) *split {
+	sp := sr.out[name]
+	if sp == nil {
+		sp = &split{depts: map[string]quota.Value{}, projects: map[string][]share{}}
+		sr.out[name] = sp
 	}
 	return sp
 }
 
-func deptExists(s *snapshot.State, name string) bool {
-	for i := range s.Departments {
-		if s.Departments[i].Metadata.Name == name {
-			return true
+func (sr *splitter) dept(name string, qs []poolShare) {
+	sr.depts[name] = true
+	for _, q := range qs {
+		sr.pool(q.pool).depts[name] = q.v
+		sr.deptNames[q.pool] = append(sr.deptNames[q.pool], name)
+	}
+}
+
+// project must come after every department.
+func (sr *splitter) project(name, parent string, qs []poolShare) {
+	for _, q := range qs {
+		sp := sr.pool(q.pool)
+		sh := share{name: name, v: q.v}
+		if _, ok := sp.depts[parent]; ok {
+			sp.projects[parent] = append(sp.projects[parent], sh)
+			continue
+		}
+		if sr.depts[parent] {
+			sh.root = true
+			sr.roots[q.pool] = append(sr.roots[q.pool], sh)
 		}
 	}
-	return false
+}
+
+func (sr *splitter) done() map[string]*split {
+	for pool, sp := range sr.out {
+		names := sr.deptNames[pool]
+		sort.Strings(names)
+		for _, n := range names {
+			sp.order = append(sp.order, share{name: n, v: sp.depts[n]})
+		}
+		rs := sr.roots[pool]
+		sort.Slice(rs, func(i, j int) bool { return rs[i].name < rs[j].name })
+		sp.order = append(sp.order, rs...)
+		for k := range sp.projects {
+			ps := sp.projects[k]
+			sort.Slice(ps, func(i, j int) bool { return ps[i].name < ps[j].name })
+		}
+	}
+	return sr.out
+}
+
+// poolShare is an object's first queue on a pool, as its gpu guarantee.
+type poolShare struct {
+	pool string
+	v    quota.Value
+}
+
+// firstQueues lists the first queue of qs on each pool, reusing buf.
+func firstQueues(qs []snapshot.Queue, buf []poolShare) []poolShare {
+	buf = buf[:0]
+	for j := range qs {
+		if q := &qs[j]; queueOn(qs, q.NodePool) == q {
+			buf = append(buf, poolShare{q.NodePool, gpuDeserved(q)})
+		}
+	}
+	return buf
+}
+
+// sameQueues reports whether a and b are the same queues in memory, as an
+// object AfterState does not change shares them with the plan's snapshot.
+func sameQueues(a, b []snapshot.Queue) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// splitsOf divides every pool of before and of after, in one pass over
+// their objects side by side: an object after shares with before (most of
+// them) is read once.
+func splitsOf(before, after *snapshot.State) (map[string]*split, map[string]*split) {
+	sb, sa := newSplitter(), newSplitter()
+	var qb, qa []poolShare
+	for i := range max(len(before.Departments), len(after.Departments)) {
+		var b, a *snapshot.Department
+		if i < len(before.Departments) {
+			b = &before.Departments[i]
+			qb = firstQueues(b.Spec.Queues, qb)
+			sb.dept(b.Metadata.Name, qb)
+		}
+		if i < len(after.Departments) {
+			a = &after.Departments[i]
+			qs := qb
+			if b == nil || !sameQueues(a.Spec.Queues, b.Spec.Queues) {
+				qa = firstQueues(a.Spec.Queues, qa)
+				qs = qa
+			}
+			sa.dept(a.Metadata.Name, qs)
+		}
+	}
+	for i := range max(len(before.Projects), len(after.Projects)) {
+		var b, a *snapshot.Project
+		if i < len(before.Projects) {
+			b = &before.Projects[i]
+			qb = firstQueues(b.Spec.Queues, qb)
+			sb.project(b.Metadata.Name, b.Spec.Parent, qb)
+		}
+		if i < len(after.Projects) {
+			a = &after.Projects[i]
+			qs := qb
+			if b == nil || !sameQueues(a.Spec.Queues, b.Spec.Queues) {
+				qa = firstQueues(a.Spec.Queues, qa)
+				qs = qa
+			}
+			sa.project(a.Metadata.Name, a.Spec.Parent, qs)
+		}
+	}
+	return sb.done(), sa.done()
 }
 
 func sameShares(a, b []share) bool {
@@ -232,10 +349,19 @@ func poolSplits(before, after *snapshot.State) []poolSplit {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	bs, as := splitsOf(before, after)
+	caps := capacitiesOf(after)
+	none := &split{}
 	var out []poolSplit
 	for _, pool := range names {
-		b, a := splitOf(before, pool), splitOf(after, pool)
-		ps := poolSplit{pool: pool, cap: poolCapacity(after, pool), before: b.order, after: a.order}
+		b, a := bs[pool], as[pool]
+		if b == nil {
+			b = none
+		}
+		if a == nil {
+			a = none
+		}
+		ps := poolSplit{pool: pool, cap: caps.of(pool), before: b.order, after: a.order}
 		depts := map[string]bool{}
 		for n := range b.depts {
 			depts[n] = true

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,33 +16,107 @@ import (
 // new object or queue as a change, so the changes alone give the target.
 // Changes that cannot be read (a hand-made plan file) are skipped, never a
 // panic: views only draw with it.
+//
+// The copy is shallow: the lists of objects are copied, and only the
+// objects the plan changes get their own queues; everything else is shared
+// with the plan's snapshot, which is not changed.
 func AfterState(p *planner.Plan) *snapshot.State {
-	s := copyState(&p.Snapshot)
+	a := newAfter(&p.Snapshot)
 	for _, c := range p.Changes {
-		applyChange(s, c)
+		a.apply(c)
 	}
-	return s
+	return a.s
 }
 
-// copyState deep-copies a state through its JSON form.
-func copyState(s *snapshot.State) *snapshot.State {
-	var c snapshot.State
-	b, err := json.Marshal(s)
-	if err == nil {
-		err = json.Unmarshal(b, &c)
-	}
-	if err != nil {
-		return &snapshot.State{} // cannot happen: the state is plain data
-	}
-	return &c
+// after is the state being built by AfterState, with its objects indexed
+// by name (the first of a name, as a search from the start finds it) and
+// the objects whose queues are already its own.
+type after struct {
+	s                      *snapshot.State
+	pools, depts, projects map[string]int
+	ownDept, ownProject    map[int]bool
 }
 
-func applyChange(s *snapshot.State, c planner.Change) {
+func newAfter(before *snapshot.State) *after {
+	s := *before
+	s.NodePools = slices.Clone(before.NodePools)
+	s.Departments = slices.Clone(before.Departments)
+	s.Projects = slices.Clone(before.Projects)
+	a := &after{s: &s, pools: map[string]int{}, depts: map[string]int{}, projects: map[string]int{},
+		ownDept: map[int]bool{}, ownProject: map[int]bool{}}
+	for i := range s.NodePools {
+		firstIndex(a.pools, s.NodePools[i].Metadata.Name, i)
+	}
+	for i := range s.Departments {
+		firstIndex(a.depts, s.Departments[i].Metadata.Name, i)
+	}
+	for i := range s.Projects {
+		firstIndex(a.projects, s.Projects[i].Metadata.Name, i)
+	}
+	return a
+}
+
+func firstIndex(m map[string]int, name string, i int) {
+	if _, ok := m[name]; !ok {
+		m[name] = i
+	}
+}
+
+// pool returns the node pool name, added when the state has none.
+func (a *after) pool(name string) *snapshot.NodePool {
+	i, ok := a.pools[name]
+	if !ok {
+		a.s.NodePools = append(a.s.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: name}})
+		i = len(a.s.NodePools) - 1
+		a.pools[name] = i
+	}
+	return &a.s.NodePools[i]
+}
+
+// dept returns the department name, with queues of its own to change;
+// added when the state has none.
+func (a *after) dept(name string) *snapshot.Department {
+	i, ok := a.depts[name]
+	if !ok {
+		a.s.Departments = append(a.s.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: name}})
+		i = len(a.s.Departments) - 1
+		a.depts[name] = i
+	}
+	d := &a.s.Departments[i]
+	if !a.ownDept[i] {
+		if d.Spec.Queues != nil { // nil stays nil: appending to it copies nothing shared
+			d.Spec.Queues = snapshot.CloneQueues(d.Spec.Queues)
+		}
+		a.ownDept[i] = true
+	}
+	return d
+}
+
+// project returns the project name, with queues of its own to change;
+// added when the state has none.
+func (a *after) project(name string) *snapshot.Project {
+	i, ok := a.projects[name]
+	if !ok {
+		a.s.Projects = append(a.s.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: name}})
+		i = len(a.s.Projects) - 1
+		a.projects[name] = i
+	}
+	p := &a.s.Projects[i]
+	if !a.ownProject[i] {
+		if p.Spec.Queues != nil { // nil stays nil: appending to it copies nothing shared
+			p.Spec.Queues = snapshot.CloneQueues(p.Spec.Queues)
+		}
+		a.ownProject[i] = true
+	}
+	return p
+}
+
+func (a *after) apply(c planner.Change) {
 	var str string
 	strOK := json.Unmarshal(c.After, &str) == nil
 	switch c.Kind {
 	case planner.KindNodePool:
-		np := findPool(s, c.Object)
+		np := a.pool(c.Object)
 		switch c.Field {
 		case "labelKey":
 			if strOK {
@@ -54,14 +129,14 @@ func applyChange(s *snapshot.State, c planner.Change) {
 		}
 		return
 	case planner.KindDepartment:
-		d := findDept(s, c.Object)
+		d := a.dept(c.Object)
 		applyQueueChange(&d.Spec.Queues, c)
 		return
 	case planner.KindProject:
 	default:
 		return
 	}
-	p := findProject(s, c.Object)
+	p := a.project(c.Object)
 	if c.QueueIndex >= 0 {
 		applyQueueChange(&p.Spec.Queues, c)
 		return
@@ -133,34 +208,4 @@ func applyQueueChange(qs *[]snapshot.Queue, c planner.Change) {
 	if slot != nil {
 		*slot = &v
 	}
-}
-
-func findPool(s *snapshot.State, name string) *snapshot.NodePool {
-	for i := range s.NodePools {
-		if s.NodePools[i].Metadata.Name == name {
-			return &s.NodePools[i]
-		}
-	}
-	s.NodePools = append(s.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: name}})
-	return &s.NodePools[len(s.NodePools)-1]
-}
-
-func findDept(s *snapshot.State, name string) *snapshot.Department {
-	for i := range s.Departments {
-		if s.Departments[i].Metadata.Name == name {
-			return &s.Departments[i]
-		}
-	}
-	s.Departments = append(s.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: name}})
-	return &s.Departments[len(s.Departments)-1]
-}
-
-func findProject(s *snapshot.State, name string) *snapshot.Project {
-	for i := range s.Projects {
-		if s.Projects[i].Metadata.Name == name {
-			return &s.Projects[i]
-		}
-	}
-	s.Projects = append(s.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: name}})
-	return &s.Projects[len(s.Projects)-1]
 }

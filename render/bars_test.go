@@ -263,6 +263,11 @@ department "platform" {
     gpu      = { deserved = 2, limit = unlimited }
   }
 }
+project "vision" {
+  queue "h100" {
+    gpu = { deserved = 12 }
+  }
+}
 project "new" {
   department         = "platform"
   namespace          = "new-ns"
@@ -286,8 +291,51 @@ project "new" {
 		len(pr.Spec.Queues) != 1 || !gpuDeserved(&pr.Spec.Queues[0]).Equal(v("0.5")) {
 		t.Errorf("project new: %+v", pr.Spec)
 	}
-	// The plan's snapshot is not changed.
+	if q := queueOn(findProject(a, "vision").Spec.Queues, "h100"); q == nil || !gpuDeserved(q).Equal(v("12")) {
+		t.Errorf("vision's h100 queue: %+v", q)
+	}
+	// The plan's snapshot is not changed: not the queues it shares with
+	// the after-state, nor their resources.
 	if queueOn(findDept(&p.Snapshot, "platform").Spec.Queues, "l4") != nil {
 		t.Error("AfterState changed the plan's snapshot")
 	}
+	if q := queueOn(findProject(&p.Snapshot, "vision").Spec.Queues, "h100"); !gpuDeserved(q).Equal(v("10")) {
+		t.Errorf("AfterState changed vision's h100 queue in the plan's snapshot: %v", gpuDeserved(q))
+	}
+	// Objects the plan does not change are shared, not copied.
+	if &findProject(a, "speech").Spec.Queues[0] != &findProject(&p.Snapshot, "speech").Spec.Queues[0] {
+		t.Error("AfterState copied the queues of a project the plan does not change")
+	}
+}
+
+// findPool, findDept and findProject return the object of a name in s,
+// added when s has none.
+func findPool(s *snapshot.State, name string) *snapshot.NodePool {
+	for i := range s.NodePools {
+		if s.NodePools[i].Metadata.Name == name {
+			return &s.NodePools[i]
+		}
+	}
+	s.NodePools = append(s.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: name}})
+	return &s.NodePools[len(s.NodePools)-1]
+}
+
+func findDept(s *snapshot.State, name string) *snapshot.Department {
+	for i := range s.Departments {
+		if s.Departments[i].Metadata.Name == name {
+			return &s.Departments[i]
+		}
+	}
+	s.Departments = append(s.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: name}})
+	return &s.Departments[len(s.Departments)-1]
+}
+
+func findProject(s *snapshot.State, name string) *snapshot.Project {
+	for i := range s.Projects {
+		if s.Projects[i].Metadata.Name == name {
+			return &s.Projects[i]
+		}
+	}
+	s.Projects = append(s.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: name}})
+	return &s.Projects[len(s.Projects)-1]
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/krmplan/krmplan/internal/parjson"
+	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/quota"
 )
 
@@ -45,8 +45,7 @@ func LoadClusterData(path string) (*ClusterData, error) {
 		return nil, err
 	}
 	var d ClusterData
-	// encoding/json's Decoder, strict, on every core (parjson).
-	if err := parjson.Decode(b, &d, true); err != nil {
+	if err := jsonfile.DecodeStrict(b, &d); err != nil {
 		return nil, fmt.Errorf("%s: not cluster data: %w", path, jsonErr(b, err))
 	}
 	for _, n := range d.Nodes {

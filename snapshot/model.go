@@ -240,6 +240,30 @@ func (rs *Resources) Ensure(r quota.Resource) *Resource {
 	return *p
 }
 
+// CloneQueues copies qs deeply enough that the copy's queues (their
+// priority and resources) can be changed without touching qs. The quota
+// values themselves are immutable and are shared.
+func CloneQueues(qs []Queue) []Queue {
+	out := make([]Queue, len(qs))
+	for i, q := range qs {
+		if q.Priority != nil {
+			p := *q.Priority
+			q.Priority = &p
+		}
+		q.Resources = Resources{GPU: cloneResource(q.Resources.GPU), CPU: cloneResource(q.Resources.CPU), Memory: cloneResource(q.Resources.Memory)}
+		out[i] = q
+	}
+	return out
+}
+
+func cloneResource(r *Resource) *Resource {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
+}
+
 // Resource is deserved (the guarantee), limit (the ceiling) and
 // overQuotaWeight (the share of idle capacity) of one resource, in cards,
 // millicores or MB. -1 is unlimited for deserved and limit. A nil field was

@@ -73,6 +73,12 @@ func documentParts(src []byte, n int) []part {
 
 // markerAfter returns the offset of the first line at or after from that
 // begins with "---" followed by a space, a tab or the line's end, or -1.
+// yaml.v3 reads such a line as the start of a document wherever it stands:
+// it ends a block or plain scalar (whose lines are indented under their
+// key, so a "---" inside their text never starts a line), and inside a
+// quoted scalar or a flow collection it is an error, which sends parseFile
+// back to the whole file. So no cut falls inside a document
+// (TestParseFileInPartsBlockScalarMarker).
 func markerAfter(src []byte, from int) int {
 	for i := from; i < len(src); {
 		j := bytes.Index(src[i:], []byte("\n---"))

@@ -58,3 +58,62 @@ func TestParseFileInPartsReportsTheFirstError(t *testing.T) {
 		}
 	}
 }
+
+// TestParseFileInPartsBlockScalarMarker puts a "---" line inside an
+// annotation's text (a block scalar, and plain and quoted ones) just after
+// the middle of a large file, where it is cut into two parts. A "---"
+// indented under its key is text: the file must not be cut there. One at
+// column 0 is a document marker to yaml.v3 even there (it ends the scalar
+// and the document), so cutting there is what a reading from the start
+// does. Either way the parts give exactly the whole's result, or its error.
+func TestParseFileInPartsBlockScalarMarker(t *testing.T) {
+	src := gentenancy.Generate(gentenancy.Spec{Projects: 3000, Seed: 3}).YAML()
+	for _, tc := range []struct {
+		name             string
+		head, dash, tail string
+	}{
+		{"literal, --- indented", "    description: |\n      first\n", "      ---\n", "      last\n"},
+		{"folded, --- indented", "    description: >\n      first\n", "      ---\n", "      last\n"},
+		{"keep, --- and text indented", "    description: |+\n      first\n", "      --- text\n", "\n"},
+		{"indentation indicator", "    description: |2\n       first\n", "      ---\n", "      last\n"},
+		{"literal, --- at column 0", "    description: |\n      first\n", "---\n", "      last\n"},
+		{"literal, --- at column 0 and a document after it", "    description: |\n      first\n", "---\n",
+			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cut\n  annotations:\n"},
+		{"literal, --- and text at column 0", "    description: |\n      first\n", "--- last\n", ""},
+		{"plain, --- at column 0", "    description: first\n", "---\n", "      last\n"},
+		{"quoted, --- at column 0", "    description: \"first\n", "---\n", "      last\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The annotation goes into the document holding the middle of
+			// the file, with lines of text before the "---" until that line
+			// is the first candidate for a cut after the middle.
+			var b []byte
+			var dash int // offset of the "---" line in b
+			filler := ""
+			for {
+				text := tc.head + filler + tc.dash + tc.tail
+				mid := (len(src) + len(text)) / 2
+				start := bytes.LastIndex(src[:mid], []byte("\n---\n"))
+				at := start + bytes.Index(src[start:], []byte("\n  annotations:\n")) + len("\n  annotations:\n")
+				if dash = at + len(tc.head) + len(filler); dash >= mid {
+					b = append(append(append([]byte(nil), src[:at]...), text...), src[at:]...)
+					break
+				}
+				filler += "      more text\n"
+			}
+			cuts := snapshot.DocumentCuts(b, 2)
+			if column0 := tc.dash[0] == '-'; len(cuts) != 1 || column0 && cuts[0] != dash || !column0 && cuts[0] <= dash {
+				t.Fatalf("cut at %v; the --- line is at %d", cuts, dash)
+			}
+			var whole, parts snapshot.Tenancy
+			werr := whole.ParseTenancy("t.yaml", b)
+			perr := snapshot.ParseFile(&parts, "t.yaml", b)
+			switch {
+			case (werr == nil) != (perr == nil) || werr != nil && werr.Error() != perr.Error():
+				t.Fatalf("parts: %v, whole: %v", perr, werr)
+			case werr == nil && !reflect.DeepEqual(whole, parts):
+				t.Fatal("the parts differ from the whole")
+			}
+		})
+	}
+}

@@ -2,13 +2,14 @@ package snapshot
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 
-	"github.com/krmplan/krmplan/internal/parjson"
+	"github.com/krmplan/krmplan/internal/jsonfile"
 )
 
 // Normalize sorts every list of s by name (then by file and line), so
@@ -52,21 +53,22 @@ func (s *State) Seal() {
 }
 
 // contentDigest is sha256 over the canonical JSON of s (json.Marshal)
-// without TakenAt and Digest. The JSON is made on every core (parjson).
+// without TakenAt and Digest.
 func (s *State) contentDigest() string {
 	c := *s
 	c.TakenAt, c.Digest = "", ""
-	sum, err := parjson.Sum256(&c)
+	b, err := json.Marshal(&c)
 	if err != nil {
 		panic(fmt.Sprintf("snapshot: marshal: %v", err)) // every field is plain data
 	}
+	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Marshal returns the state.json bytes of s: indented JSON with a final
 // newline, HTML characters as they are.
 func (s *State) Marshal() []byte {
-	b, err := parjson.Marshal(s, true)
+	b, err := jsonfile.Marshal(s)
 	if err != nil {
 		panic(fmt.Sprintf("snapshot: marshal: %v", err))
 	}
@@ -87,8 +89,7 @@ func Load(path string) (*State, error) {
 // Decode is Load for bytes already read; name is used in errors.
 func Decode(name string, b []byte) (*State, error) {
 	var s State
-	// encoding/json's Decoder, strict, on every core (parjson).
-	if err := parjson.Decode(b, &s, true); err != nil {
+	if err := jsonfile.DecodeStrict(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, jsonErr(b, err))
 	}
 	if s.FormatVersion != FormatVersion {
