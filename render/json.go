@@ -211,7 +211,7 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 	if out.Desired.Variables == nil {
 		out.Desired.Variables = map[string]string{}
 	}
-	after := AfterState(p)
+	before, after := specsByObject(&p.Snapshot), specsByObject(AfterState(p))
 	byAddr := map[string]int{}
 	for _, c := range p.Changes {
 		addr := Address(c.Kind, c.Object)
@@ -223,7 +223,7 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 			}
 			rc := ResourceChange{Address: addr, Kind: c.Kind, Name: c.Object, Change: ObjectChange{
 				Actions: []string{action},
-				Before:  objectJSON(&p.Snapshot, c.Kind, c.Object),
+				Before:  objectJSON(before, c.Kind, c.Object),
 				After:   objectJSON(after, c.Kind, c.Object),
 				Fields:  []FieldChange{},
 			}}
@@ -258,30 +258,26 @@ func rawOrNull(b json.RawMessage) json.RawMessage {
 	return b
 }
 
-// objectJSON is the object kind/name of s as kubectl shows it (apiVersion,
-// kind, metadata.name, spec), or null when s has no such object.
-func objectJSON(s *snapshot.State, kind, name string) json.RawMessage {
-	var spec any
-	switch kind {
-	case planner.KindNodePool:
-		for i := range s.NodePools {
-			if s.NodePools[i].Metadata.Name == name {
-				spec = s.NodePools[i].Spec
-			}
-		}
-	case planner.KindDepartment:
-		for i := range s.Departments {
-			if s.Departments[i].Metadata.Name == name {
-				spec = s.Departments[i].Spec
-			}
-		}
-	case planner.KindProject:
-		for i := range s.Projects {
-			if s.Projects[i].Metadata.Name == name {
-				spec = s.Projects[i].Spec
-			}
-		}
+// specsByObject indexes the specs of s by Address(kind, name), once per
+// view, so that looking up each changed object stays linear.
+func specsByObject(s *snapshot.State) map[string]any {
+	m := make(map[string]any, len(s.NodePools)+len(s.Departments)+len(s.Projects))
+	for i := range s.NodePools {
+		m[Address(planner.KindNodePool, s.NodePools[i].Metadata.Name)] = s.NodePools[i].Spec
 	}
+	for i := range s.Departments {
+		m[Address(planner.KindDepartment, s.Departments[i].Metadata.Name)] = s.Departments[i].Spec
+	}
+	for i := range s.Projects {
+		m[Address(planner.KindProject, s.Projects[i].Metadata.Name)] = s.Projects[i].Spec
+	}
+	return m
+}
+
+// objectJSON is the object kind/name as kubectl shows it (apiVersion,
+// kind, metadata.name, spec), or null when specs has no such object.
+func objectJSON(specs map[string]any, kind, name string) json.RawMessage {
+	spec := specs[Address(kind, name)]
 	if spec == nil {
 		return json.RawMessage("null")
 	}
