@@ -63,10 +63,8 @@ func (c *checker) indexNodes() {
 			c.poolInfo[pool] = pi
 		}
 		pi.nodes = append(pi.nodes, n)
-		pi.total = pi.total.Add(nodeCards(n))
-		if n.Ready && !n.Cordoned {
-			pi.schedulable = pi.schedulable.Add(n.Allocatable)
-		}
+		pi.total = pi.total.Add(n.Cards())
+		pi.schedulable = pi.schedulable.Add(n.SchedulableCards())
 		if s := unsettledNode(n); s != "" {
 			pi.unsettled = append(pi.unsettled, s)
 		}
@@ -113,15 +111,6 @@ func unsettledNode(n *snapshot.Node) string {
 		return fmt.Sprintf("node %s has %s", n.Name, cards)
 	}
 	return ""
-}
-
-// nodeCards is a node's cards: its nvidia.com/gpu capacity, or its
-// allocatable when that is more (a device plugin that reports no capacity).
-func nodeCards(n *snapshot.Node) quota.Value {
-	if n.Allocatable.Cmp(n.Capacity) > 0 {
-		return n.Allocatable
-	}
-	return n.Capacity
 }
 
 // cardsOf returns the pool's cards, Ready or not, and those schedulable

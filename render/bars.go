@@ -71,8 +71,8 @@ type poolSplit struct {
 	depts         []deptSplit
 }
 
-// poolCapacity sums the nvidia.com/gpu allocatable of the nodes carrying
-// the pool's label pair; pool "default" has the nodes that no other pool
+// poolCapacity sums the cards (snapshot.Node.Cards) of the nodes carrying
+// the pool's label pair, and the part not schedulable right now; pool "default" has the nodes that no other pool
 // selects (as the checks count them). Unknown when the nodes were not
 // read or the pool does not exist in s.
 func poolCapacity(s *snapshot.State, pool string) capacity {
@@ -120,10 +120,8 @@ func capacitiesOf(s *snapshot.State) capacities {
 	}
 	add := func(c *capacity, n *snapshot.Node) {
 		c.nodes++
-		c.cards = c.cards.Add(n.Allocatable)
-		if !n.Ready || n.Cordoned {
-			c.unschedulable = c.unschedulable.Add(n.Allocatable)
-		}
+		c.cards = c.cards.Add(n.Cards())
+		c.unschedulable = c.unschedulable.Add(n.Cards().Sub(n.SchedulableCards()))
 	}
 	for i := range s.Nodes {
 		n := &s.Nodes[i]

@@ -156,6 +156,13 @@ func TestPoolCapacity(t *testing.T) {
 			t.Errorf("%s: got %+v", tc.pool, c)
 		}
 	}
+	// A node with fewer allocatable cards than its capacity counts its
+	// capacity, the missing cards as not schedulable: the checks count
+	// the same way (snapshot.Node.Cards).
+	s.Nodes[3].Allocatable = v("3")
+	if c := poolCapacity(s, "a100"); !c.cards.Equal(v("4")) || !c.unschedulable.Equal(v("1")) {
+		t.Errorf("a100 with 3 of 4 allocatable: got %+v, want 4 cards, 1 not schedulable", c)
+	}
 	if c := poolCapacity(sampleState(t), "rtx-pro-6000"); c.known || c.why != "nodes not read" {
 		t.Errorf("sample: got %+v, want unknown (nodes not read)", c)
 	}

@@ -354,6 +354,25 @@ type Node struct {
 	Cordoned    bool        `json:"cordoned"`
 }
 
+// Cards is the node's GPU cards: its nvidia.com/gpu capacity, or its
+// allocatable when that is more (a device plugin that reports no
+// capacity). The checks and the pool bars count a pool's cards with it.
+func (n *Node) Cards() quota.Value {
+	if n.Allocatable.Cmp(n.Capacity) > 0 {
+		return n.Allocatable
+	}
+	return n.Capacity
+}
+
+// SchedulableCards is what KAI's scheduler can place on the node right
+// now: its allocatable when it is Ready and not cordoned, else 0.
+func (n *Node) SchedulableCards() quota.Value {
+	if n.Ready && !n.Cordoned {
+		return n.Allocatable
+	}
+	return quota.Zero
+}
+
 // LiveQueue is a KAI Queue (scheduling.run.ai/v2) as the scheduler holds
 // it: its quota in spec units (cards, millicores, MB) and its usage as
 // Kubernetes quantities keyed by resource name ("nvidia.com/gpu", "cpu",
