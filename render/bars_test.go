@@ -159,7 +159,11 @@ func TestPoolCapacity(t *testing.T) {
 	// A node with fewer allocatable cards than its capacity counts its
 	// capacity, the missing cards as not schedulable: the checks count
 	// the same way (snapshot.Node.Cards).
-	s.Nodes[3].Allocatable = v("3")
+	for i := range s.Nodes {
+		if s.Nodes[i].Name == "a1" {
+			s.Nodes[i].Allocatable = v("3")
+		}
+	}
 	if c := poolCapacity(s, "a100"); !c.cards.Equal(v("4")) || !c.unschedulable.Equal(v("1")) {
 		t.Errorf("a100 with 3 of 4 allocatable: got %+v, want 4 cards, 1 not schedulable", c)
 	}
