@@ -68,16 +68,7 @@ type locator struct {
 }
 
 func newLocator(s *snapshot.State, set map[string]Location) *locator {
-	l := &locator{set: set, origins: map[string]*snapshot.Origin{}}
-	for i := range s.NodePools {
-		l.origins[KindNodePool+"/"+s.NodePools[i].Metadata.Name] = s.NodePools[i].Origin
-	}
-	for i := range s.Departments {
-		l.origins[KindDepartment+"/"+s.Departments[i].Metadata.Name] = s.Departments[i].Origin
-	}
-	for i := range s.Projects {
-		l.origins[KindProject+"/"+s.Projects[i].Metadata.Name] = s.Projects[i].Origin
-	}
+	l := &locator{set: set, origins: s.Origins()}
 	return l
 }
 

@@ -18,16 +18,7 @@ import (
 // error unless it is the file that already holds it: a plan never moves
 // objects between files. A path must be repository-relative and clean.
 func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Change) hcl.Diagnostics {
-	origins := map[string]*snapshot.Origin{}
-	for i := range before.NodePools {
-		origins[KindNodePool+"/"+before.NodePools[i].Metadata.Name] = before.NodePools[i].Origin
-	}
-	for i := range before.Departments {
-		origins[KindDepartment+"/"+before.Departments[i].Metadata.Name] = before.Departments[i].Origin
-	}
-	for i := range before.Projects {
-		origins[KindProject+"/"+before.Projects[i].Metadata.Name] = before.Projects[i].Origin
-	}
+	origins := before.Origins()
 	named := map[string]*config.Str{}
 	for _, p := range ov.NodePools {
 		named[KindNodePool+"/"+p.Name] = p.File

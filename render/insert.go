@@ -41,7 +41,7 @@ func newTenancySet(paths []string, src map[string][]byte) (*tenancySet, error) {
 		ts.files[p] = f
 		for _, d := range f.docs {
 			if d.apiVersion == snapshot.KRMAPIVersion && isPlanKind(d.kind) && d.name != "" {
-				ts.objects[objectKey(d.kind, d.name)] = docRef{file: f, doc: d}
+				ts.objects[snapshot.ObjectKey(d.kind, d.name)] = docRef{file: f, doc: d}
 			}
 		}
 	}
@@ -110,23 +110,14 @@ type insertion struct {
 // in the style of their neighbours, new objects as new documents after the
 // last object of their kind.
 func tenancyEdits(p *planner.Plan, ts *tenancySet, prof *profile.Profile) (map[string][]Edit, error) {
-	origins := map[string]*snapshot.Origin{}
-	for i := range p.Snapshot.NodePools {
-		origins[objectKey(planner.KindNodePool, p.Snapshot.NodePools[i].Metadata.Name)] = p.Snapshot.NodePools[i].Origin
-	}
-	for i := range p.Snapshot.Departments {
-		origins[objectKey(planner.KindDepartment, p.Snapshot.Departments[i].Metadata.Name)] = p.Snapshot.Departments[i].Origin
-	}
-	for i := range p.Snapshot.Projects {
-		origins[objectKey(planner.KindProject, p.Snapshot.Projects[i].Metadata.Name)] = p.Snapshot.Projects[i].Origin
-	}
+	origins := p.Snapshot.Origins()
 	out := map[string][]Edit{}
 	var inserts []*insertion
 	byKey := map[string]*insertion{}
 	var newObjects []string
 	newChanges := map[string][]planner.Change{}
 	for _, c := range p.Changes {
-		k := objectKey(c.Kind, c.Object)
+		k := snapshot.ObjectKey(c.Kind, c.Object)
 		o := origins[k]
 		if o == nil {
 			if _, exists := ts.objects[k]; exists {
@@ -758,7 +749,7 @@ func (ts *tenancySet) fileFor(kind, name, parent string, prof *profile.Profile) 
 		return ts.order[0], nil
 	}
 	if kind == planner.KindProject && parent != "" {
-		if ref, ok := ts.objects[objectKey(planner.KindDepartment, parent)]; ok {
+		if ref, ok := ts.objects[snapshot.ObjectKey(planner.KindDepartment, parent)]; ok {
 			return ref.file.path, nil
 		}
 	}

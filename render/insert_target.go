@@ -154,9 +154,6 @@ func splitPointer(p string) []string {
 	return segs
 }
 
-// objectKey names an object of a plan: "Kind/name".
-func objectKey(kind, name string) string { return kind + "/" + name }
-
 // targetObjects returns, for every object of the plan's target (the
 // snapshot with every change applied, new objects included), its spec as
 // canonical JSON (what the snapshot's types marshal to), by objectKey.
@@ -174,8 +171,8 @@ func targetObjects(p *planner.Plan) (map[string]string, error) {
 		if err := dec.Decode(&v); err != nil {
 			return err
 		}
-		docs[objectKey(kind, name)] = map[string]any{"spec": v}
-		kinds[objectKey(kind, name)] = kind
+		docs[snapshot.ObjectKey(kind, name)] = map[string]any{"spec": v}
+		kinds[snapshot.ObjectKey(kind, name)] = kind
 		return nil
 	}
 	s := &p.Snapshot
@@ -195,7 +192,7 @@ func targetObjects(p *planner.Plan) (map[string]string, error) {
 		}
 	}
 	for _, c := range p.Changes {
-		k := objectKey(c.Kind, c.Object)
+		k := snapshot.ObjectKey(c.Kind, c.Object)
 		if docs[k] == nil {
 			docs[k] = map[string]any{"spec": map[string]any{}}
 			kinds[k] = c.Kind
@@ -318,7 +315,7 @@ func parsedObjects(files map[string][]byte) (map[string]string, map[string]strin
 		if err != nil {
 			return err
 		}
-		k := objectKey(kind, name)
+		k := snapshot.ObjectKey(kind, name)
 		if _, dup := out[k]; dup {
 			return fmt.Errorf("%s:%d: %s %q is declared twice", o.File, o.Line, kind, name)
 		}

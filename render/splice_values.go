@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/snapshot"
 )
 
 // Edits lists the value edits of the plan's changes, by file, from the
@@ -16,16 +15,7 @@ import (
 // profile) and checks the result; Edits remains for callers that only move
 // numbers and have no repository at hand (benchmarks).
 func Edits(p *planner.Plan) (map[string][]Edit, error) {
-	origins := map[string]*snapshot.Origin{}
-	for i := range p.Snapshot.NodePools {
-		origins[planner.KindNodePool+"/"+p.Snapshot.NodePools[i].Metadata.Name] = p.Snapshot.NodePools[i].Origin
-	}
-	for i := range p.Snapshot.Departments {
-		origins[planner.KindDepartment+"/"+p.Snapshot.Departments[i].Metadata.Name] = p.Snapshot.Departments[i].Origin
-	}
-	for i := range p.Snapshot.Projects {
-		origins[planner.KindProject+"/"+p.Snapshot.Projects[i].Metadata.Name] = p.Snapshot.Projects[i].Origin
-	}
+	origins := p.Snapshot.Origins()
 	out := map[string][]Edit{}
 	for _, c := range p.Changes {
 		what := c.Field + " of " + strings.ToLower(c.Kind) + " " + c.Object

@@ -116,3 +116,24 @@ func jsonErr(b []byte, err error) error {
 	line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
 	return fmt.Errorf("line %d: %w", line, err)
 }
+
+// ObjectKey names an object of a state across packages: "Kind/name", e.g.
+// "Project/workspace".
+func ObjectKey(kind, name string) string { return kind + "/" + name }
+
+// Origins maps the ObjectKey of every node pool, department and project of
+// s to where it is written. An object read from a cluster has a key whose
+// value is nil.
+func (s *State) Origins() map[string]*Origin {
+	m := make(map[string]*Origin, len(s.NodePools)+len(s.Departments)+len(s.Projects))
+	for i := range s.NodePools {
+		m[ObjectKey("NodePool", s.NodePools[i].Metadata.Name)] = s.NodePools[i].Origin
+	}
+	for i := range s.Departments {
+		m[ObjectKey("Department", s.Departments[i].Metadata.Name)] = s.Departments[i].Origin
+	}
+	for i := range s.Projects {
+		m[ObjectKey("Project", s.Projects[i].Metadata.Name)] = s.Projects[i].Origin
+	}
+	return m
+}

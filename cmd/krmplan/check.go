@@ -224,16 +224,7 @@ func duplicateObjects(t *snapshot.Tenancy) []planner.Finding {
 // locateFindings gives a finding without a location its object's line,
 // so that every finding about an object can be annotated on its file.
 func locateFindings(s *snapshot.State, fs []planner.Finding) {
-	origins := map[string]*snapshot.Origin{}
-	for i := range s.NodePools {
-		origins[planner.KindNodePool+"/"+s.NodePools[i].Metadata.Name] = s.NodePools[i].Origin
-	}
-	for i := range s.Departments {
-		origins[planner.KindDepartment+"/"+s.Departments[i].Metadata.Name] = s.Departments[i].Origin
-	}
-	for i := range s.Projects {
-		origins[planner.KindProject+"/"+s.Projects[i].Metadata.Name] = s.Projects[i].Origin
-	}
+	origins := s.Origins()
 	for i := range fs {
 		if len(fs[i].Where) > 0 {
 			continue
