@@ -10,16 +10,14 @@ func cloneTenancy(s *snapshot.State) *snapshot.State {
 	c.NodePools = append([]snapshot.NodePool(nil), s.NodePools...)
 	c.Departments = make([]snapshot.Department, len(s.Departments))
 	for i, d := range s.Departments {
-		d.Spec.Queues = cloneQueues(d.Spec.Queues)
+		d.Spec.Queues = snapshot.CloneQueues(d.Spec.Queues)
 		c.Departments[i] = d
 	}
 	c.Projects = make([]snapshot.Project, len(s.Projects))
 	for i, p := range s.Projects {
-		p.Spec.Queues = cloneQueues(p.Spec.Queues)
+		p.Spec.Queues = snapshot.CloneQueues(p.Spec.Queues)
 		p.Spec.DefaultNodePools = append([]string(nil), p.Spec.DefaultNodePools...)
 		c.Projects[i] = p
 	}
 	return &c
 }
-
-func cloneQueues(qs []snapshot.Queue) []snapshot.Queue { return snapshot.CloneQueues(qs) }

@@ -186,7 +186,7 @@ func (x *index) own(kind, name string) {
 	}
 	x.owned[kind+"/"+name] = true
 	if qs := x.queues(kind, name); qs != nil {
-		*qs = cloneQueues(*qs)
+		*qs = snapshot.CloneQueues(*qs)
 	}
 }
 
@@ -322,12 +322,12 @@ func applyStep(w, target *index, changes []Change, st Step) {
 			w.pools[st.Object] = len(w.s.NodePools) - 1
 		case KindDepartment:
 			d := *target.dept(st.Object)
-			d.Spec.Queues = cloneQueues(d.Spec.Queues)
+			d.Spec.Queues = snapshot.CloneQueues(d.Spec.Queues)
 			w.s.Departments = append(w.s.Departments, d)
 			w.depts[st.Object] = len(w.s.Departments) - 1
 		case KindProject:
 			p := *target.proj(st.Object)
-			p.Spec.Queues = cloneQueues(p.Spec.Queues)
+			p.Spec.Queues = snapshot.CloneQueues(p.Spec.Queues)
 			p.Spec.DefaultNodePools = append([]string(nil), p.Spec.DefaultNodePools...)
 			w.s.Projects = append(w.s.Projects, p)
 			w.projs[st.Object] = len(w.s.Projects) - 1
@@ -356,7 +356,7 @@ func applyStep(w, target *index, changes []Change, st Step) {
 		src := (*tq)[c.QueueIndex]
 		if c.NewQueue {
 			if len(*wq) == c.QueueIndex {
-				*wq = append(*wq, cloneQueues([]snapshot.Queue{src})[0])
+				*wq = append(*wq, snapshot.CloneQueues([]snapshot.Queue{src})[0])
 			}
 			continue
 		}
