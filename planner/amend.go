@@ -12,5 +12,5 @@ func (p *Plan) AddFindings(fs ...Finding) {
 	sortFindings(p.Findings)
 	p.Renderable = !hasErrors(p.Findings)
 	p.Summary = summarize(p.Changes, p.Findings)
-	p.PlanID = p.contentID()
+	p.seal()
 }

@@ -20,6 +20,7 @@ import (
 // edits a plan file can recompute it.
 func (p *Plan) checkSteps() error {
 	seen := make([]int, len(p.Changes))
+	x := newIndex(&p.Snapshot) // once: a plan of thousands of steps over a tenancy of thousands of objects
 	for n, st := range p.Steps {
 		where := fmt.Sprintf("step %d (%s %s %s)", n+1, st.Action, st.Kind, st.Object)
 		for _, i := range st.Changes {
@@ -36,7 +37,7 @@ func (p *Plan) checkSteps() error {
 		if st.Action == StepCreate {
 			err = p.checkCreate(st)
 		} else {
-			err = p.checkPatch(st)
+			err = p.checkPatch(st, x)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
@@ -71,8 +72,9 @@ func (p *Plan) checkCreate(st Step) error {
 	return nil
 }
 
-// checkPatch walks the ops of a patch step against its changes.
-func (p *Plan) checkPatch(st Step) error {
+// checkPatch walks the ops of a patch step against its changes; x indexes
+// the plan's snapshot.
+func (p *Plan) checkPatch(st Step, x *index) error {
 	byPath := map[string]Change{}
 	var newQueues []int // queue indexes added by this step, in order
 	for _, i := range st.Changes {
@@ -83,7 +85,7 @@ func (p *Plan) checkPatch(st Step) error {
 		}
 	}
 	sort.Ints(newQueues)
-	names := p.snapshotQueueNames(st.Kind, st.Object)
+	names := snapshotQueueNames(x, st.Kind, st.Object)
 	tested := map[string]bool{}
 	added := 0
 	for k, op := range st.Ops {
@@ -157,9 +159,11 @@ func (p *Plan) holdsAll(st Step, value json.RawMessage, prefix string) error {
 	return nil
 }
 
-func (p *Plan) snapshotQueueNames(kind, name string) []string {
+// snapshotQueueNames are the names of the queues of an object of the
+// snapshot, in order; nil for an object the snapshot lacks.
+func snapshotQueueNames(x *index, kind, name string) []string {
 	var names []string
-	if qs := newIndex(&p.Snapshot).queues(kind, name); qs != nil {
+	if qs := x.queues(kind, name); qs != nil {
 		for _, q := range *qs {
 			names = append(names, q.Name)
 		}

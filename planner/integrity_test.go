@@ -11,8 +11,8 @@ import (
 // reseal recomputes the plan id after an edit, as someone who tampers with
 // a plan file can.
 func reseal(p *Plan) []byte {
-	p.PlanID = p.contentID()
-	return p.Marshal()
+	p.seal()
+	return p.File()
 }
 
 func TestDecodeRefusesStepsThatDisagreeWithChanges(t *testing.T) {

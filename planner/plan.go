@@ -5,9 +5,6 @@
 package planner
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,7 +17,9 @@ import (
 )
 
 // FormatVersion is the version of the plan.json schema.
-const FormatVersion = 1
+// 2: the plan_id is over the file's bytes (seal) and the embedded
+// snapshot keeps positions only for the objects the plan changes.
+const FormatVersion = 2
 
 // Plan is plan.json: everything a reviewer and render need, deterministic
 // so that it diffs well in a pull request.
@@ -33,13 +32,21 @@ type Plan struct {
 	Renderable bool `json:"renderable"`
 	// OrderVerified is true when every intermediate state of Steps was
 	// simulated and passed the checks.
-	OrderVerified bool           `json:"order_verified"`
-	Summary       Summary        `json:"summary"`
-	Changes       []Change       `json:"changes"`
-	Steps         []Step         `json:"steps"`
-	Findings      []Finding      `json:"findings"`
-	Desired       Desired        `json:"desired"`
-	Snapshot      snapshot.State `json:"snapshot"`
+	OrderVerified bool      `json:"order_verified"`
+	Summary       Summary   `json:"summary"`
+	Changes       []Change  `json:"changes"`
+	Steps         []Step    `json:"steps"`
+	Findings      []Finding `json:"findings"`
+	Desired       Desired   `json:"desired"`
+	// Snapshot is the snapshot the plan was made from (its Digest names
+	// it), with the positions of values (Origin.Values) kept only for the
+	// objects the plan changes: render splices only those, and at 10,000
+	// projects the positions are most of a snapshot's bytes.
+	Snapshot snapshot.State `json:"snapshot"`
+
+	// file is the plan.json bytes that PlanID was computed over (seal) or
+	// that the plan was decoded from.
+	file []byte
 }
 
 // Desired is the HCL the plan was made from.
@@ -114,10 +121,10 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 		Steps:         steps,
 		Findings:      findings,
 		Desired:       Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables},
-		Snapshot:      *before,
+		Snapshot:      embedded(before, changes),
 	}
 	p.Summary = summarize(changes, findings)
-	p.PlanID = p.contentID()
+	p.seal()
 	return p, diags
 }
 
@@ -181,17 +188,53 @@ func summarize(changes []Change, findings []Finding) Summary {
 	return s
 }
 
-// contentID is the sha256 of the plan's canonical JSON (json.Marshal)
-// without PlanID.
-func (p *Plan) contentID() string {
-	c := *p
-	c.PlanID = ""
-	b, err := json.Marshal(&c)
-	if err != nil {
-		panic(fmt.Sprintf("planner: marshal: %v", err))
+// seal sets PlanID, the hex sha256 of the plan.json bytes written with
+// plan_id empty, and keeps the bytes with the id for File. Hashing the
+// bytes written means a plan is marshalled once, and checked on reading
+// without being marshalled again.
+func (p *Plan) seal() {
+	p.PlanID = ""
+	b := p.Marshal()
+	p.PlanID = jsonfile.Sum(b)
+	var err error
+	if p.file, err = jsonfile.Fill(b, jsonfile.Member{Name: "plan_id", Value: p.PlanID}); err != nil {
+		panic(fmt.Sprintf("planner: seal: %v", err)) // Marshal writes plan_id second
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+}
+
+// File returns the plan.json bytes of p as Build or AddFindings sealed
+// them, or as Decode read them: what `plan --out` writes. It is Marshal
+// without marshalling again; a plan changed any other way has no file.
+func (p *Plan) File() []byte { return p.file }
+
+// embedded is the snapshot a plan carries: before, with the positions of
+// values kept only for the objects that changes touch. The other objects
+// keep their file and line (render inserts new objects after the last of
+// their kind); their Origin is a new one, before's is not changed.
+func embedded(before *snapshot.State, changes []Change) snapshot.State {
+	changed := make(map[string]bool, len(changes))
+	for _, c := range changes {
+		changed[snapshot.ObjectKey(c.Kind, c.Object)] = true
+	}
+	trim := func(kind, name string, o **snapshot.Origin) {
+		if *o != nil && !changed[snapshot.ObjectKey(kind, name)] {
+			*o = &snapshot.Origin{File: (*o).File, Line: (*o).Line}
+		}
+	}
+	s := *before
+	s.NodePools = slices.Clone(before.NodePools)
+	for i := range s.NodePools {
+		trim(KindNodePool, s.NodePools[i].Metadata.Name, &s.NodePools[i].Origin)
+	}
+	s.Departments = slices.Clone(before.Departments)
+	for i := range s.Departments {
+		trim(KindDepartment, s.Departments[i].Metadata.Name, &s.Departments[i].Origin)
+	}
+	s.Projects = slices.Clone(before.Projects)
+	for i := range s.Projects {
+		trim(KindProject, s.Projects[i].Metadata.Name, &s.Projects[i].Origin)
+	}
+	return s
 }
 
 // Marshal returns the plan.json bytes: indented JSON with a final newline,
@@ -215,13 +258,21 @@ func Decode(name string, b []byte) (*Plan, error) {
 	if p.FormatVersion != FormatVersion {
 		return nil, fmt.Errorf("%s: plan format_version %d, this krmplan reads %d", name, p.FormatVersion, FormatVersion)
 	}
-	if got := p.contentID(); got != p.PlanID {
+	if !idMatches(b, p.PlanID) {
 		return nil, fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(p.PlanID))
 	}
 	if err := p.checkSteps(); err != nil {
 		return nil, fmt.Errorf("%s: the plan's steps do not match its changes (the file was edited): %v; make a new plan", name, err)
 	}
+	p.file = b
 	return &p, nil
+}
+
+// idMatches reports whether id is the sum of the plan.json bytes b with
+// plan_id empty (seal).
+func idMatches(b []byte, id string) bool {
+	sum, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "plan_id", Value: id})
+	return err == nil && sum == id
 }
 
 // MatchID reports whether id approves the plan: the full plan_id or a

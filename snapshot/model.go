@@ -11,16 +11,18 @@ import (
 	"github.com/krmplan/krmplan/quota"
 )
 
-// FormatVersion is the version of the state.json schema this package writes.
-const FormatVersion = 1
+// FormatVersion is the version of the state.json schema this package writes
+// and reads. 2: a value's position is one string (pos_json.go) and the
+// digest is over the file's bytes (State.Seal).
+const FormatVersion = 2
 
 // State is one snapshot of a KRM tenancy (state.json). Lists are sorted by
 // name so that the same input always gives the same bytes.
 type State struct {
 	FormatVersion int    `json:"format_version"`
-	TakenAt       string `json:"taken_at,omitempty"` // RFC 3339; the only field that varies between identical reads
-	// Digest is "sha256:<hex>" over the canonical JSON of the state with
-	// TakenAt and Digest empty; plan files use it to name their snapshot.
+	TakenAt       string `json:"taken_at"` // RFC 3339; the only field that varies between identical reads
+	// Digest is "sha256:<hex>" over the state.json bytes with TakenAt and
+	// Digest empty (Seal); plan files use it to name their snapshot.
 	Digest string `json:"digest"`
 	Source Source `json:"source"`
 
@@ -122,10 +124,13 @@ type Origin struct {
 	Line int    `json:"line"` // 1-based line of the document's first key
 	// Values maps a JSON pointer into the object ("/spec/queues/0/name",
 	// "/spec/queues/0/resources/gpu/deserved") to the position of the value.
+	// In a plan file's snapshot only the objects the plan changes keep
+	// their values (planner.Build); the others keep File and Line.
 	Values map[string]Pos `json:"values,omitempty"`
 }
 
-// Pos is the position of one scalar value in a file.
+// Pos is the position of one scalar value in a file. state.json writes it
+// as the string "LINE:COLUMN START-END TEXT" (pos_json.go).
 type Pos struct {
 	Line   int `json:"line"`   // 1-based
 	Column int `json:"column"` // 1-based, in bytes

@@ -2,8 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -45,24 +43,25 @@ func (s *State) Normalize() {
 	}
 }
 
-// Seal normalizes s, sets FormatVersion and computes Digest.
-func (s *State) Seal() {
+// Seal normalizes s, sets FormatVersion, computes Digest and returns the
+// state.json bytes of s (what Marshal returns after Seal).
+//
+// The digest is "sha256:<hex>" over the state.json bytes written with
+// taken_at and digest empty: the same content gives the same digest
+// whenever it was taken, and the file is marshalled once.
+func (s *State) Seal() []byte {
 	s.FormatVersion = FormatVersion
 	s.Normalize()
-	s.Digest = s.contentDigest()
-}
-
-// contentDigest is sha256 over the canonical JSON of s (json.Marshal)
-// without TakenAt and Digest.
-func (s *State) contentDigest() string {
-	c := *s
-	c.TakenAt, c.Digest = "", ""
-	b, err := json.Marshal(&c)
+	takenAt := s.TakenAt
+	s.TakenAt, s.Digest = "", ""
+	b := s.Marshal()
+	s.Digest = "sha256:" + jsonfile.Sum(b)
+	s.TakenAt = takenAt
+	b, err := jsonfile.Fill(b, jsonfile.Member{Name: "taken_at", Value: takenAt}, jsonfile.Member{Name: "digest", Value: s.Digest})
 	if err != nil {
-		panic(fmt.Sprintf("snapshot: marshal: %v", err)) // every field is plain data
+		panic(fmt.Sprintf("snapshot: seal: %v", err)) // Marshal writes both members first
 	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return b
 }
 
 // Marshal returns the state.json bytes of s: indented JSON with a final
@@ -95,10 +94,17 @@ func Decode(name string, b []byte) (*State, error) {
 	if s.FormatVersion != FormatVersion {
 		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d", name, s.FormatVersion, FormatVersion)
 	}
-	if got := s.contentDigest(); got != s.Digest {
+	if !s.digestMatches(b) {
 		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)
 	}
 	return &s, nil
+}
+
+// digestMatches reports whether b, the state.json that s was decoded
+// from, still has the bytes its digest was taken over (Seal).
+func (s *State) digestMatches(b []byte) bool {
+	sum, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "taken_at", Value: s.TakenAt}, jsonfile.Member{Name: "digest", Value: s.Digest})
+	return err == nil && "sha256:"+sum == s.Digest
 }
 
 // jsonErr adds the line to a JSON syntax or type error.

@@ -53,8 +53,7 @@ func snapshotCommand(e *env) *cli.Command {
 				return err
 			}
 			st.TakenAt = takenAt().Format(time.RFC3339)
-			st.Seal()
-			return writeOut(e, c.String("out"), st.Marshal(), 0o644)
+			return writeOut(e, c.String("out"), st.Seal(), 0o644)
 		},
 	}
 }
@@ -226,7 +225,7 @@ func planCommand(e *env) *cli.Command {
 				return err
 			}
 			if out != "" {
-				if err := writeOut(e, out, p.Marshal(), 0o644); err != nil {
+				if err := writeOut(e, out, p.File(), 0o644); err != nil {
 					return err
 				}
 				fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", out)

@@ -48,3 +48,41 @@ func TestDecodeStrict(t *testing.T) {
 		t.Fatalf("a syntax error without its offset: %v", err)
 	}
 }
+
+type head struct {
+	Version int    `json:"version"`
+	When    string `json:"when"`
+	ID      string `json:"id"`
+	Body    string `json:"body"`
+}
+
+func TestFillAndSumEmpty(t *testing.T) {
+	b, err := Marshal(head{Version: 1, Body: `"id": "", <&>`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Fill(b, Member{"when", "2026-11-30T10:00:00Z"}, Member{"id", `a"b`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"version\": 1,\n  \"when\": \"2026-11-30T10:00:00Z\",\n  \"id\": \"a\\\"b\",\n  \"body\": \"\\\"id\\\": \\\"\\\", <&>\"\n}\n"
+	if string(full) != want {
+		t.Fatalf("Fill:\n%s\nwant\n%s", full, want)
+	}
+	if string(b) == string(full) {
+		t.Fatal("Fill changed its input")
+	}
+	sum, err := SumEmpty(full, Member{"when", "2026-11-30T10:00:00Z"}, Member{"id", `a"b`})
+	if err != nil || sum != Sum(b) {
+		t.Fatalf("SumEmpty %s %v, want the sum of the file with both empty %s", sum, err, Sum(b))
+	}
+	if _, err := SumEmpty(full, Member{"id", `a"b`}, Member{"when", "2026-11-30T10:00:00Z"}); err == nil || err.Error() != `the file does not begin with the member "when": "2026-11-30T10:00:00Z",` {
+		t.Fatalf("members out of the file's order: %v", err)
+	}
+	if _, err := SumEmpty(full, Member{"id", "other"}); err == nil || err.Error() != `the file does not begin with the member "id": "other",` {
+		t.Fatalf("another value: %v", err)
+	}
+	if _, err := Fill([]byte("{}"), Member{"id", "x"}); err == nil || err.Error() != `the file does not begin with the member "id": "",` {
+		t.Fatalf("no member: %v", err)
+	}
+}

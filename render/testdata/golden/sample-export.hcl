@@ -1,5 +1,5 @@
 # desired.hcl exported by krmplan from the snapshot
-# sha256:5a974060e1ecadf4845d7dd0c0fc33f3d81f3772a2eff741fa39adf2c4e54897
+# sha256:be28a092054430368d931a23e80c9f8a34c58d7860b91cf914193c968c2253c3
 # (git /repo at main, commit 0123456789ab).
 #
 # Every object and queue as it is: planning this file against the same

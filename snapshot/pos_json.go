@@ -1,0 +1,107 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/krmplan/krmplan/internal/jsonfile"
+)
+
+// A Pos is written in state.json as one string, "LINE:COLUMN START-END TEXT"
+// ("31:15 1214-1215 4": line 31, column 15, bytes 1214 up to 1215, written
+// as 4). A git snapshot holds a position for every value of the tenancy
+// (about 19 per project), so as an object of five members these were most
+// of state.json's bytes and of the time spent writing and reading it. A
+// position reached through a YAML alias or inside a shared anchor, rare,
+// keeps the object form with all its members (posObject).
+
+// posObject is the object form of Pos: the same members, no methods.
+type posObject Pos
+
+// MarshalJSON writes p as "LINE:COLUMN START-END TEXT", or as an object
+// when it is an alias or lies inside an anchor.
+func (p Pos) MarshalJSON() ([]byte, error) {
+	if p.Alias || p.Anchor != "" || p.AnchorLine != 0 {
+		return json.Marshal(posObject(p))
+	}
+	b := make([]byte, 0, 32+len(p.Text))
+	b = strconv.AppendInt(b, int64(p.Line), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(p.Column), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(p.Start), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(p.End), 10)
+	b = append(b, ' ')
+	b = append(b, p.Text...)
+	if plainJSONString(b) {
+		return append(append([]byte{'"'}, b...), '"'), nil
+	}
+	return jsonfile.AppendString(nil, string(b)), nil
+}
+
+// UnmarshalJSON reads either form MarshalJSON writes. A string that is not
+// "LINE:COLUMN START-END TEXT" with END = START + the length of TEXT is an
+// error quoting it.
+func (p *Pos) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '"' {
+		var o posObject
+		if err := json.Unmarshal(b, &o); err != nil {
+			return err
+		}
+		*p = Pos(o)
+		return nil
+	}
+	var s string
+	if len(b) >= 2 && plainJSONString(b[1:len(b)-1]) {
+		s = string(b[1 : len(b)-1]) // no escapes: the bytes between the quotes are the string
+	} else if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	q, err := parsePos(s)
+	if err != nil {
+		return err
+	}
+	*p = q
+	return nil
+}
+
+// parsePos reads "LINE:COLUMN START-END TEXT".
+func parsePos(s string) (Pos, error) {
+	bad := func() (Pos, error) {
+		return Pos{}, fmt.Errorf("position %q is not \"LINE:COLUMN START-END TEXT\"", s)
+	}
+	lc, rest, ok1 := strings.Cut(s, " ")
+	se, text, ok2 := strings.Cut(rest, " ")
+	l, c, ok3 := strings.Cut(lc, ":")
+	st, en, ok4 := strings.Cut(se, "-")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return bad()
+	}
+	var n [4]int
+	for i, f := range []string{l, c, st, en} {
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 || (f != "0" && f[0] == '0') || f[0] == '+' {
+			return bad()
+		}
+		n[i] = v
+	}
+	if n[3]-n[2] != len(text) {
+		return Pos{}, fmt.Errorf("position %q: bytes %d-%d are %d long, the text %d", s, n[2], n[3], n[3]-n[2], len(text))
+	}
+	return Pos{Line: n[0], Column: n[1], Start: n[2], End: n[3], Text: text}, nil
+}
+
+// plainJSONString reports whether b can stand between two quotes in JSON
+// as it is: printable ASCII without a quote or a backslash. Anything else
+// goes through encoding/json's escaping.
+func plainJSONString(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}

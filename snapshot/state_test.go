@@ -1,0 +1,144 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/quota"
+)
+
+// sealedState is a small git state with positions of every kind: plain,
+// quoted with an escape, an alias and one inside a shared anchor.
+func sealedState(t *testing.T, takenAt string) (*State, []byte) {
+	t.Helper()
+	s := &State{
+		TakenAt: takenAt,
+		Source:  Source{Kind: "git", Repo: "/r", Ref: "HEAD", Commit: "c0ffee", Files: []SourceFile{{Path: "t.yaml", Blob: "b10b"}}},
+		Projects: []Project{{
+			Metadata: Meta{Name: "workspace"},
+			Spec: ProjectSpec{Parent: "platform", Queues: []Queue{{Name: "workspace-h100", NodePool: "h100",
+				Resources: Resources{GPU: &Resource{Deserved: num("3"), Limit: num("4"), OverQuotaWeight: num("1")}}}}},
+			Origin: &Origin{File: "t.yaml", Line: 3, Values: map[string]Pos{
+				"/spec/parent":                                 {Line: 6, Column: 11, Start: 80, End: 90, Text: `"platform"`},
+				"/spec/queues/0/name":                          {Line: 9, Column: 13, Start: 120, End: 134, Text: `"a\"b"` + "\u00e9\t<&>"},
+				"/spec/queues/0/resources/gpu/deserved":        {Line: 11, Column: 28, Start: 200, End: 201, Text: "3"},
+				"/spec/queues/0/resources/gpu/limit":           {Line: 11, Column: 40, Start: 212, End: 217, Text: "*four", Alias: true, AnchorLine: 2},
+				"/spec/queues/0/resources/gpu/overQuotaWeight": {Line: 11, Column: 60, Start: 232, End: 233, Text: "1", Anchor: "w", AnchorLine: 11},
+			}},
+		}},
+	}
+	// The name's text above is not its bytes' length; fix End to match.
+	p := s.Projects[0].Origin.Values["/spec/queues/0/name"]
+	p.End = p.Start + len(p.Text)
+	s.Projects[0].Origin.Values["/spec/queues/0/name"] = p
+	return s, s.Seal()
+}
+
+func num(s string) *quota.Value {
+	v := quota.MustParse(s)
+	return &v
+}
+
+func TestSealIsMarshal(t *testing.T) {
+	s, b := sealedState(t, "2026-11-30T10:00:00Z")
+	if got := s.Marshal(); !bytes.Equal(got, b) {
+		t.Fatalf("Seal and Marshal differ:\n%s\n---\n%s", b, got)
+	}
+	if !strings.HasPrefix(string(b), "{\n  \"format_version\": 2,\n  \"taken_at\": \"2026-11-30T10:00:00Z\",\n  \"digest\": \"sha256:") {
+		t.Fatalf("head:\n%s", b[:120])
+	}
+}
+
+func TestPositionsAreStrings(t *testing.T) {
+	_, b := sealedState(t, "")
+	for _, want := range []string{
+		`"/spec/queues/0/resources/gpu/deserved": "11:28 200-201 3"`,
+		`"/spec/parent": "6:11 80-90 \"platform\""`,
+		`"/spec/queues/0/name": "9:13 120-132 \"a\\\"b\"é\t<&>"`,
+		`"/spec/queues/0/resources/gpu/limit": {`,
+		`"alias": true,`,
+		`"anchor": "w",`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("state.json lacks %s:\n%s", want, b)
+		}
+	}
+}
+
+func TestDecodeRoundTrip(t *testing.T) {
+	s, b := sealedState(t, "2026-11-30T10:00:00Z")
+	got, err := Decode("state.json", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, s) {
+		t.Fatalf("decoded state differs:\n%+v\n%+v", got.Projects[0].Origin, s.Projects[0].Origin)
+	}
+}
+
+func TestDigestLeavesOutTakenAt(t *testing.T) {
+	a, _ := sealedState(t, "2026-11-30T10:00:00Z")
+	b, _ := sealedState(t, "2027-01-01T00:00:00Z")
+	c, _ := sealedState(t, "")
+	if a.Digest != b.Digest || a.Digest != c.Digest {
+		t.Fatalf("digests differ with taken_at: %s %s %s", a.Digest, b.Digest, c.Digest)
+	}
+	c.Projects[0].Spec.Queues[0].Resources.GPU.Deserved = num("2")
+	c.Seal()
+	if c.Digest == a.Digest {
+		t.Fatal("a changed deserved kept the digest")
+	}
+}
+
+func TestDecodeRefusesChangedBytes(t *testing.T) {
+	_, b := sealedState(t, "2026-11-30T10:00:00Z")
+	const mismatch = "state.json: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot"
+	for name, edit := range map[string]func(string) string{
+		"a value":    func(s string) string { return strings.Replace(s, `"deserved": 3`, `"deserved": 2`, 1) },
+		"a position": func(s string) string { return strings.Replace(s, `"11:28 200-201 3"`, `"11:28 201-202 3"`, 1) },
+		"whitespace": func(s string) string { return strings.Replace(s, `"deserved": 3`, `"deserved":  3`, 1) },
+		"the digest": func(s string) string { return strings.Replace(s, `"sha256:`, `"sha256:0`, 1) },
+		"the members' order": func(s string) string {
+			return strings.Replace(s, "  \"taken_at\": \"2026-11-30T10:00:00Z\",\n  \"digest\"", "  \"digest\"", 1)
+		},
+		"an escape rewritten": func(s string) string { return strings.Replace(s, `é`, `\u00e9`, 1) },
+	} {
+		_, err := Decode("state.json", []byte(edit(string(b))))
+		if err == nil || err.Error() != mismatch {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+}
+
+func TestDecodeRefusesOtherVersionAndBadPositions(t *testing.T) {
+	_, b := sealedState(t, "")
+	old := strings.Replace(string(b), `"format_version": 2`, `"format_version": 1`, 1)
+	if _, err := Decode("old.json", []byte(old)); err == nil || err.Error() != "old.json: snapshot format_version 1, this krmplan reads 2" {
+		t.Fatalf("version 1: %v", err)
+	}
+	for pos, want := range map[string]string{
+		`"11:28 200-201 3"`:  ``,
+		`"11:28 200-202 3"`:  `position "11:28 200-202 3": bytes 200-202 are 2 long, the text 1`,
+		`"11:28 200 3"`:      `position "11:28 200 3" is not "LINE:COLUMN START-END TEXT"`,
+		`"11 200-201 3"`:     `position "11 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
+		`"11:x 200-201 3"`:   `position "11:x 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
+		`"11:-2 200-201 3"`:  `position "11:-2 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
+		`"11:028 200-201 3"`: `position "11:028 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
+		`7`:                  `json: cannot unmarshal number into Go value of type snapshot.posObject`,
+	} {
+		var p Pos
+		err := json.Unmarshal([]byte(pos), &p)
+		if want == "" {
+			if err != nil || p != (Pos{Line: 11, Column: 28, Start: 200, End: 201, Text: "3"}) {
+				t.Errorf("%s: %+v %v", pos, p, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", pos, err, want)
+		}
+	}
+}
