@@ -46,7 +46,7 @@ func LoadClusterData(path string) (*ClusterData, error) {
 	}
 	var d ClusterData
 	if err := jsonfile.DecodeStrict(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: not cluster data: %w", path, jsonErr(b, err))
+		return nil, fmt.Errorf("%s: not cluster data: %w", path, err)
 	}
 	for _, n := range d.Nodes {
 		for _, c := range []struct {

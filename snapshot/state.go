@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -89,7 +87,7 @@ func Load(path string) (*State, error) {
 func Decode(name string, b []byte) (*State, error) {
 	var s State
 	if err := jsonfile.DecodeStrict(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, jsonErr(b, err))
+		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
 	if s.FormatVersion != FormatVersion {
 		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d", name, s.FormatVersion, FormatVersion)
@@ -105,22 +103,6 @@ func Decode(name string, b []byte) (*State, error) {
 func (s *State) digestMatches(b []byte) bool {
 	sum, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "taken_at", Value: s.TakenAt}, jsonfile.Member{Name: "digest", Value: s.Digest})
 	return err == nil && "sha256:"+sum == s.Digest
-}
-
-// jsonErr adds the line to a JSON syntax or type error.
-func jsonErr(b []byte, err error) error {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-	}
-	if off < 0 {
-		return err
-	}
-	line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
-	return fmt.Errorf("line %d: %w", line, err)
 }
 
 // ObjectKey names an object of a state across packages: "Kind/name", e.g.
