@@ -15,34 +15,50 @@ import (
 )
 
 // tenancySet is the tenancy files of a snapshot as read at its commit,
-// parsed for editing, and the KRM objects found in them.
+// parsed for editing as far as needed, and the KRM objects found in them.
 type tenancySet struct {
 	order []string             // paths in the snapshot's order
 	files map[string]*yamlFile // by repository path
 	// created marks files that the splice creates (a placement file that
 	// does not exist yet).
 	created map[string]bool
-	objects map[string]docRef // by objectKey
+	// index lists the KRM objects of a plan kind in file order; byKey
+	// holds those with a name by objectKey (the last of a key wins).
+	index []objEntry
+	byKey map[string]objEntry
+	// placed lists the new objects the splice writes, by file.
+	placed map[string][]string
 }
 
-type docRef struct {
-	file *yamlFile
-	doc  *yamlDoc
-}
-
-func newTenancySet(paths []string, src map[string][]byte) (*tenancySet, error) {
-	ts := &tenancySet{files: map[string]*yamlFile{}, created: map[string]bool{}, objects: map[string]docRef{}}
+// newTenancySet reads the tenancy files. With a snapshot s that read these
+// very bytes, a file is only cut into chunks, and s's origins index its
+// objects; its documents are parsed when an edit needs them. Without s
+// (a file changed since the snapshot) every file is parsed whole, as is a
+// file with a directive (%YAML, %TAG), and indexed from its documents.
+func newTenancySet(paths []string, src map[string][]byte, s *snapshot.State) (*tenancySet, error) {
+	ts := &tenancySet{files: map[string]*yamlFile{}, created: map[string]bool{}, byKey: map[string]objEntry{}, placed: map[string][]string{}}
+	lazy := map[string]bool{}
 	for _, p := range paths {
-		f, err := parseYAMLFile(p, src[p])
-		if err != nil {
-			return nil, err
+		var f *yamlFile
+		if s != nil && !hasDirective(src[p]) {
+			f, lazy[p] = lazyFile(p, src[p]), true
+		} else {
+			var err error
+			if f, err = parseYAMLFile(p, src[p]); err != nil {
+				return nil, err
+			}
+			ts.index = append(ts.index, docEntries(p, f.chunks[0].docs)...)
 		}
 		ts.order = append(ts.order, p)
 		ts.files[p] = f
-		for _, d := range f.docs {
-			if d.apiVersion == snapshot.KRMAPIVersion && isPlanKind(d.kind) && d.name != "" {
-				ts.objects[snapshot.ObjectKey(d.kind, d.name)] = docRef{file: f, doc: d}
-			}
+	}
+	if s != nil {
+		ts.index = append(ts.index, snapshotEntries(s, lazy)...)
+	}
+	sortEntries(ts.index, ts.order)
+	for _, e := range ts.index {
+		if e.name != "" {
+			ts.byKey[e.key()] = e
 		}
 	}
 	return ts, nil
@@ -120,7 +136,7 @@ func tenancyEdits(p *planner.Plan, ts *tenancySet, prof *profile.Profile) (map[s
 		k := snapshot.ObjectKey(c.Kind, c.Object)
 		o := origins[k]
 		if o == nil {
-			if _, exists := ts.objects[k]; exists {
+			if _, exists := ts.byKey[k]; exists {
 				return nil, fmt.Errorf("%s %s is new in the plan but already in the tenancy files; take a new snapshot and plan again", c.Kind, c.Object)
 			}
 			if newChanges[k] == nil {
@@ -129,14 +145,22 @@ func tenancyEdits(p *planner.Plan, ts *tenancySet, prof *profile.Profile) (map[s
 			newChanges[k] = append(newChanges[k], c)
 			continue
 		}
-		ref, ok := ts.objects[k]
-		if !ok || ref.file.path != o.File {
+		e, ok := ts.byKey[k]
+		var file *yamlFile
+		var doc *yamlDoc
+		if ok && e.file == o.File {
+			var err error
+			if file, doc, err = ts.object(e); err != nil {
+				return nil, err
+			}
+		}
+		if doc == nil {
 			return nil, &SpliceError{File: o.File, Line: o.Line, Msg: fmt.Sprintf("%s %s is not in this file at the snapshot's commit any more: the file changed since the snapshot; take a new snapshot and plan again", c.Kind, c.Object)}
 		}
 		segs := splitPointer(c.Path)
-		steps, miss := walk(ref.doc.root, segs)
+		steps, miss := walk(doc.root, segs)
 		if miss == len(segs) {
-			e, err := valueEdit(c, o, ref.file, ref.doc, steps[len(steps)-1])
+			e, err := valueEdit(c, o, file, doc, steps[len(steps)-1])
 			if err != nil {
 				return nil, err
 			}
@@ -152,7 +176,7 @@ func tenancyEdits(p *planner.Plan, ts *tenancySet, prof *profile.Profile) (map[s
 		ik := k + "|" + key + "|" + mkey
 		in := byKey[ik]
 		if in == nil {
-			in = &insertion{doc: ref.doc, file: ref.file, steps: steps[:miss+1], segs: segs[:miss], key: mkey, what: insertWhat(c, segs, miss, parent)}
+			in = &insertion{doc: doc, file: file, steps: steps[:miss+1], segs: segs[:miss], key: mkey, what: insertWhat(c, segs, miss, parent)}
 			if mkey == "" {
 				in.tree = &tnode{kind: yaml.SequenceNode}
 			} else {
@@ -184,6 +208,7 @@ func tenancyEdits(p *planner.Plan, ts *tenancySet, prof *profile.Profile) (map[s
 			return nil, err
 		}
 		out[file] = append(out[file], e)
+		ts.placed[file] = append(ts.placed[file], k)
 	}
 	return out, nil
 }
@@ -287,28 +312,6 @@ func role(segs []string) string {
 	return strings.Join(segs, "/")
 }
 
-// neighbours lists the nodes of a role in every tenancy file, those of
-// file first (in file order), then the other files'.
-func (ts *tenancySet) neighbours(r string, file *yamlFile) []like {
-	var same, other []like
-	for _, p := range ts.order {
-		f := ts.files[p]
-		for _, d := range f.docs {
-			if d.apiVersion != snapshot.KRMAPIVersion || !isPlanKind(d.kind) {
-				continue
-			}
-			for _, n := range roleNodes(d.root, r) {
-				if f == file {
-					same = append(same, like{f: f, n: n})
-				} else {
-					other = append(other, like{f: f, n: n})
-				}
-			}
-		}
-	}
-	return append(same, other...)
-}
-
 // roleNodes finds the nodes of role r in a document (aliases not followed:
 // a neighbour's style is what is written there).
 func roleNodes(root *yaml.Node, r string) []*yaml.Node {
@@ -370,22 +373,21 @@ func roleNodes(root *yaml.Node, r string) []*yaml.Node {
 }
 
 // styleFor picks the mapping whose entries style a new key k of mapping m:
-// m itself when it has k or an equivalent key, else the nearest neighbour
-// of the same role that has one, else m.
-func (ts *tenancySet) styleFor(f *yamlFile, m *yaml.Node, segs []string, k string) like {
+// m itself when it has k or an equivalent key, else the first neighbour of
+// the same role that has one (in f first, in file order), else m.
+func (ts *tenancySet) styleFor(f *yamlFile, m *yaml.Node, segs []string, k string) (like, error) {
 	own := like{f: f, n: m}
 	if kn, _ := entryOf(own, k); kn != nil {
-		return own
+		return own, nil
 	}
-	for _, l := range ts.neighbours(role(segs), f) {
-		if l.n == m {
-			continue
-		}
-		if kn, _ := entryOf(l, k); kn != nil {
-			return l
-		}
+	l, err := ts.findNeighbour(role(segs), f, func(l like) bool {
+		kn, _ := entryOf(l, k)
+		return l.n != m && kn != nil
+	})
+	if err != nil || !l.ok() {
+		return own, err
 	}
-	return own
+	return l, nil
 }
 
 // insertAfterLine is an insertion of lines after line l of f (at the end
@@ -431,11 +433,12 @@ func (ts *tenancySet) appendItems(f *yamlFile, s *yaml.Node, in *insertion) ([]E
 	}
 	l := like{f: f, n: s}
 	if len(s.Content) == 0 {
-		for _, nb := range ts.neighbours(role(in.segs), f) {
-			if len(nb.n.Content) > 0 {
-				l = nb
-				break
-			}
+		nb, err := ts.findNeighbour(role(in.segs), f, func(l like) bool { return len(l.n.Content) > 0 })
+		if err != nil {
+			return nil, err
+		}
+		if nb.ok() {
+			l = nb
 		}
 	}
 	if isFlow(s) {
@@ -487,7 +490,10 @@ func (ts *tenancySet) insertKey(f *yamlFile, m *yaml.Node, in *insertion) ([]Edi
 			pred = i
 		}
 	}
-	style := ts.styleFor(f, m, in.segs, k)
+	style, err := ts.styleFor(f, m, in.segs, k)
+	if err != nil {
+		return nil, err
+	}
 	if isFlow(m) {
 		fl := style
 		if !isFlow(fl.n) {
@@ -596,26 +602,39 @@ func (ts *tenancySet) newDocument(kind, name string, cs []planner.Change, prof *
 	f := ts.files[file]
 	// The neighbour: the last object of the kind, in this file first;
 	// without one, any KRM object lends its layout.
+	var nbE, anyE *objEntry
+	for _, p := range append([]string{file}, ts.order...) {
+		for i := range ts.index {
+			if e := &ts.index[i]; e.file == p {
+				if e.kind == kind {
+					nbE = e
+				}
+				if anyE == nil {
+					anyE = e
+				}
+			}
+		}
+		if nbE != nil {
+			break
+		}
+	}
 	var nb, anyDoc like
 	var nbDoc *yamlDoc
-	for _, p := range append([]string{file}, ts.order...) {
-		g := ts.files[p]
-		if g == nil {
+	for _, e := range []*objEntry{nbE, anyE} {
+		if e == nil || (e == anyE && nbDoc != nil) {
 			continue
 		}
-		for _, d := range g.docs {
-			if d.apiVersion != snapshot.KRMAPIVersion || d.root.Kind != yaml.MappingNode || !isPlanKind(d.kind) {
-				continue
-			}
-			if d.kind == kind {
-				nb, nbDoc = like{f: g, n: d.root}, d
-			}
-			if !anyDoc.ok() {
-				anyDoc = like{f: g, n: d.root}
-			}
+		g, d, err := ts.object(*e)
+		if err != nil {
+			return "", Edit{}, err
 		}
-		if nbDoc != nil {
-			break
+		if d == nil || d.root.Kind != yaml.MappingNode {
+			return "", Edit{}, &SpliceError{File: e.file, Line: e.line, Msg: fmt.Sprintf("%s %s is not in this file at the snapshot's commit any more: the file changed since the snapshot; take a new snapshot and plan again", e.kind, e.name)}
+		}
+		if e == nbE {
+			nb, nbDoc = like{f: g, n: d.root}, d
+		} else {
+			anyDoc = like{f: g, n: d.root}
 		}
 	}
 	style := nb
@@ -651,39 +670,52 @@ func (ts *tenancySet) newDocument(kind, name string, cs []planner.Change, prof *
 	doc.put("metadata", meta)
 	doc.put("spec", spec)
 	lines := blockMap(doc, style, 0)
-	if f == nil || len(f.docs) == 0 {
-		if f == nil {
-			return "", Edit{}, fmt.Errorf("no file for %s", what)
-		}
-		text := strings.Join(lines, f.eol) + f.eol
-		if len(f.src) > 0 && f.src[len(f.src)-1] != '\n' {
-			text = f.eol + "---" + f.eol + text
-		} else if len(f.src) > 0 {
-			text = "---" + f.eol + text
-		}
-		return file, Edit{File: file, Line: f.lines() + 1, Start: len(f.src), End: len(f.src), New: text, What: what}, nil
+	if f == nil {
+		return "", Edit{}, fmt.Errorf("no file for %s", what)
 	}
 	// After the last document of this kind, else after the last one of an
 	// earlier kind, else in front of the first document.
 	var after *yamlDoc
-	for _, d := range f.docs {
-		if d.kind == kind && d.apiVersion == snapshot.KRMAPIVersion {
-			after = d
+	if es := ts.entriesOf(kind, file); len(es) > 0 {
+		_, d, err := ts.object(es[len(es)-1])
+		if err != nil {
+			return "", Edit{}, err
 		}
+		after = d
 	}
 	if after == nil {
-		for _, d := range f.docs {
-			if kindRank(d.kind) <= kindRank(kind) {
+		docs, err := f.allDocs()
+		if err != nil {
+			return "", Edit{}, err
+		}
+		if len(docs) == 0 {
+			text := strings.Join(lines, f.eol) + f.eol
+			if len(f.src) > 0 && f.src[len(f.src)-1] != '\n' {
+				text = f.eol + "---" + f.eol + text
+			} else if len(f.src) > 0 {
+				text = "---" + f.eol + text
+			}
+			return file, Edit{File: file, Line: f.lines() + 1, Start: len(f.src), End: len(f.src), New: text, What: what}, nil
+		}
+		for _, d := range docs {
+			if d.kind == kind && d.apiVersion == snapshot.KRMAPIVersion {
 				after = d
 			}
 		}
+		if after == nil {
+			for _, d := range docs {
+				if kindRank(d.kind) <= kindRank(kind) {
+					after = d
+				}
+			}
+		}
+		if after == nil {
+			first := docs[0]
+			at := f.lineStart(first.firstLine)
+			return file, Edit{File: file, Line: first.firstLine, Start: at, End: at, New: strings.Join(append(lines, "---"), f.eol) + f.eol, What: what}, nil
+		}
 	}
-	if after != nil {
-		return file, insertAfterLine(f, after.lastLine, append([]string{"---"}, lines...), what), nil
-	}
-	first := f.docs[0]
-	at := f.lineStart(first.firstLine)
-	return file, Edit{File: file, Line: first.firstLine, Start: at, End: at, New: strings.Join(append(lines, "---"), f.eol) + f.eol, What: what}, nil
+	return file, insertAfterLine(f, after.lastLine, append([]string{"---"}, lines...), what), nil
 }
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
@@ -708,30 +740,31 @@ func (ts *tenancySet) fileFor(kind, name, parent string, prof *profile.Profile) 
 	sibling := ""
 	dir, ext := "", ""
 	for _, p := range ts.order {
-		f := ts.files[p]
 		n := 0
-		for _, d := range f.docs {
-			if d.kind != kind || d.apiVersion != snapshot.KRMAPIVersion {
-				continue
-			}
+		for _, e := range ts.entriesOf(kind, p) {
 			n++
-			if kind == planner.KindProject && parent != "" {
-				if ps := scalarOf(mapGet(mapGet(d.root, "spec"), "parent")); ps == parent {
-					sibling = p
-				}
+			if kind == planner.KindProject && parent != "" && e.parent == parent {
+				sibling = p
 			}
 			base := path.Base(p)
-			e := path.Ext(base)
-			if strings.TrimSuffix(base, e) != d.name || (dir != "" && (path.Dir(p) != dir || e != ext)) {
+			x := path.Ext(base)
+			if strings.TrimSuffix(base, x) != e.name || (dir != "" && (path.Dir(p) != dir || x != ext)) {
 				perFile = false
 			}
-			dir, ext = path.Dir(p), e
+			dir, ext = path.Dir(p), x
 		}
 		if n > 0 {
 			holders = append(holders, p)
 		}
-		if n > 1 || (n == 1 && len(f.docs) > 1) {
+		if n > 1 {
 			perFile = false
+		} else if n == 1 && perFile {
+			// A file of its own holds no other document.
+			docs, err := ts.files[p].allDocs()
+			if err != nil {
+				return "", err
+			}
+			perFile = len(docs) == 1
 		}
 	}
 	switch {
@@ -749,8 +782,8 @@ func (ts *tenancySet) fileFor(kind, name, parent string, prof *profile.Profile) 
 		return ts.order[0], nil
 	}
 	if kind == planner.KindProject && parent != "" {
-		if ref, ok := ts.objects[snapshot.ObjectKey(planner.KindDepartment, parent)]; ok {
-			return ref.file.path, nil
+		if e, ok := ts.byKey[snapshot.ObjectKey(planner.KindDepartment, parent)]; ok {
+			return e.file, nil
 		}
 	}
 	return "", fmt.Errorf("cannot choose a file for new %s %s: none of the %d tenancy files holds a %s; name one in %s: placement { %s = \"<file>\" }",
@@ -774,7 +807,7 @@ func (ts *tenancySet) addCreated(p string) {
 	if len(ts.order) > 0 {
 		eol = ts.files[ts.order[0]].eol
 	}
-	ts.files[p] = &yamlFile{path: p, li: snapshot.NewLineIndex(nil), starts: []int{0}, eol: eol}
+	ts.files[p] = &yamlFile{path: p, li: snapshot.NewLineIndex(nil), starts: []int{0}, eol: eol, chunks: []chunk{{line: 1, parsed: true}}}
 	ts.created[p] = true
 	ts.order = append(ts.order, p)
 	sort.Strings(ts.order)

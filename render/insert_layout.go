@@ -13,15 +13,18 @@ import (
 )
 
 // yamlFile is one YAML file as written, parsed for inserting text in the
-// style of its neighbours: the bytes, the yaml.v3 node tree of every
-// document (with positions), and line helpers that work on bytes.
+// style of its neighbours: the bytes, the yaml.v3 node tree of its
+// documents (with positions), and line helpers that work on bytes. The
+// file is cut into chunks at its "---" lines, and a chunk's documents are
+// parsed when first asked for (see insert_docs.go), so that a splice of a
+// few objects in a large file parses only their documents.
 type yamlFile struct {
 	path   string
 	src    []byte
 	li     *snapshot.LineIndex
 	starts []int // byte offset of each line's first byte (line 1 at index 0)
 	eol    string
-	docs   []*yamlDoc
+	chunks []chunk // in file order; they cover src
 }
 
 // yamlDoc is one document of a yamlFile.
@@ -35,8 +38,8 @@ type yamlDoc struct {
 	firstLine, lastLine int
 }
 
-// parseYAMLFile parses every document of src. Errors name the file and line.
-func parseYAMLFile(path string, src []byte) (*yamlFile, error) {
+// newYAMLFile indexes the lines of src, not parsed yet (no chunk).
+func newYAMLFile(path string, src []byte) *yamlFile {
 	f := &yamlFile{path: path, src: src, li: snapshot.NewLineIndex(src), eol: "\n"}
 	f.starts = []int{0}
 	for i, b := range src {
@@ -47,7 +50,26 @@ func parseYAMLFile(path string, src []byte) (*yamlFile, error) {
 	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
 		f.eol = "\r\n"
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(src))
+	return f
+}
+
+// parseYAMLFile parses every document of src, as one chunk. Errors name
+// the file and line.
+func parseYAMLFile(path string, src []byte) (*yamlFile, error) {
+	f := newYAMLFile(path, src)
+	docs, err := f.decode(0, len(src), 1)
+	if err != nil {
+		return nil, err
+	}
+	f.chunks = []chunk{{start: 0, end: len(src), line: 1, docs: docs, parsed: true}}
+	return f, nil
+}
+
+// decode parses the documents of src[start:end], which begins on line
+// line at a line's start, with their lines counted in the whole file.
+func (f *yamlFile) decode(start, end, line int) ([]*yamlDoc, error) {
+	var docs []*yamlDoc
+	dec := yaml.NewDecoder(bytes.NewReader(f.src[start:end]))
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -55,11 +77,12 @@ func parseYAMLFile(path string, src []byte) (*yamlFile, error) {
 			break
 		}
 		if err != nil {
-			return nil, &SpliceError{File: path, Line: 1, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+			return nil, &SpliceError{File: f.path, Line: 1, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 		}
 		if len(doc.Content) == 0 {
 			continue
 		}
+		shiftLines(&doc, line-1)
 		d := &yamlDoc{root: doc.Content[0], firstLine: doc.Content[0].Line, shared: snapshot.SharedAnchors(doc.Content[0])}
 		if m := d.root; m.Kind == yaml.MappingNode {
 			d.apiVersion = scalarOf(mapGet(m, "apiVersion"))
@@ -69,14 +92,20 @@ func parseYAMLFile(path string, src []byte) (*yamlFile, error) {
 				d.namespace = scalarOf(mapGet(md, "namespace"))
 			}
 		}
-		f.docs = append(f.docs, d)
+		docs = append(docs, d)
 	}
 	// A document ends before the next document's marker (or at the end of
-	// the file), without the comments and blank lines in front of it.
-	for i, d := range f.docs {
-		limit := f.lines()
-		if i+1 < len(f.docs) {
-			limit = f.docs[i+1].firstLine - 1
+	// the range), without the comments and blank lines in front of it. A
+	// range ends before a marker line, so its end is where the marker
+	// search below would stop in the whole file too.
+	last := f.lines()
+	if end < len(f.src) {
+		last = f.lineOf(end - 1)
+	}
+	for i, d := range docs {
+		limit := last
+		if i+1 < len(docs) {
+			limit = docs[i+1].firstLine - 1
 		}
 		for l := d.firstLine + 1; l <= limit; l++ {
 			if f.isMarker(l) {
@@ -92,7 +121,19 @@ func parseYAMLFile(path string, src []byte) (*yamlFile, error) {
 			}
 		}
 	}
-	return f, nil
+	return docs, nil
+}
+
+// shiftLines adds by to the line of n and of every node below it (a
+// document parsed from a chunk counts lines from the chunk's start).
+func shiftLines(n *yaml.Node, by int) {
+	if by == 0 {
+		return
+	}
+	n.Line += by
+	for _, c := range n.Content {
+		shiftLines(c, by)
+	}
 }
 
 // mapGet returns the value of key k in mapping m (aliases followed), nil

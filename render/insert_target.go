@@ -155,12 +155,16 @@ func splitPointer(p string) []string {
 }
 
 // targetObjects returns, for every object of the plan's target (the
-// snapshot with every change applied, new objects included), its spec as
-// canonical JSON (what the snapshot's types marshal to), by objectKey.
-func targetObjects(p *planner.Plan) (map[string]string, error) {
+// snapshot with every change applied, new objects included) whose key is
+// in keep (every object when keep is nil), its spec as canonical JSON
+// (what the snapshot's types marshal to), by objectKey.
+func targetObjects(p *planner.Plan, keep map[string]bool) (map[string]string, error) {
 	docs := map[string]any{}
 	kinds := map[string]string{}
 	add := func(kind, name string, spec any) error {
+		if keep != nil && !keep[snapshot.ObjectKey(kind, name)] {
+			return nil
+		}
 		b, err := json.Marshal(spec)
 		if err != nil {
 			return err
@@ -193,6 +197,9 @@ func targetObjects(p *planner.Plan) (map[string]string, error) {
 	}
 	for _, c := range p.Changes {
 		k := snapshot.ObjectKey(c.Kind, c.Object)
+		if keep != nil && !keep[k] {
+			continue
+		}
 		if docs[k] == nil {
 			docs[k] = map[string]any{"spec": map[string]any{}}
 			kinds[k] = c.Kind

@@ -35,7 +35,7 @@ department "platform" {
 		t.Fatalf("the splice does not only add lines: %s\n%s", why, got)
 	}
 	goldenIn(t, "splice", "new-project-and-queue.yaml", got)
-	objs, err := targetObjects(fx.plan)
+	objs, err := targetObjects(fx.plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

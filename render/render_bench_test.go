@@ -62,20 +62,25 @@ func BenchmarkRenderPatch(b *testing.B) {
 	})
 }
 
-// BenchmarkRenderSplice is the spliced tenancy file of the plan: the byte
-// edits of every change and the new bytes, without git (the commit is git
+// BenchmarkRenderSplice is PrepareSplice of the plan, what `render
+// --format splice` computes before it writes to git: the tenancy file read
+// from a commit held in memory, the byte edits of every change, the spliced
+// bytes and their check against the plan's target (the commit is git
 // plumbing, measured by nothing here).
 func BenchmarkRenderSplice(b *testing.B) {
 	sizes(b, func(b *testing.B, n int) {
 		p, src := fixture(b, n)
+		p.Snapshot.Source.Commit = "0123456789abcdef0123456789abcdef01234567"
+		p.Snapshot.Source.Files[0].Blob = render.GitBlobID(src)
+		repo := render.MemRepo{gentenancy.TenancyFile: src}
 		b.ReportAllocs()
 		for b.Loop() {
-			edits, err := render.Edits(p)
+			sp, err := render.PrepareSplice(p, repo, render.SpliceOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := render.Splice(src, edits[gentenancy.TenancyFile]); err != nil {
-				b.Fatal(err)
+			if len(sp.Files) != 1 || len(sp.Files[0].New) == 0 {
+				b.Fatalf("the splice wrote %d files", len(sp.Files))
 			}
 		}
 	})

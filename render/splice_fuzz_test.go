@@ -175,8 +175,9 @@ project "n" {
 		if _, err := PrepareSplice(fx.plan, fx.repo, SpliceOptions{}); err != nil {
 			t.Fatalf("PrepareSplice: %v\n--- source\n%s\n--- desired\n%s", err, src, desired)
 		}
+		lazySplice(t, fx) // the lazy set edits as the whole parse does
 		// The spans: everything outside them is the source, byte for byte.
-		ts, err := newTenancySet([]string{"t.yaml"}, map[string][]byte{"t.yaml": []byte(src)})
+		ts, err := newTenancySet([]string{"t.yaml"}, map[string][]byte{"t.yaml": []byte(src)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +208,7 @@ project "n" {
 			t.Fatalf("bytes outside the edited spans changed\n--- source\n%q\n--- output\n%q", src, out)
 		}
 		// And it parses to the planned objects.
-		want, err := targetObjects(fx.plan)
+		want, err := targetObjects(fx.plan, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

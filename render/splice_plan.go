@@ -106,7 +106,13 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 		files[path] = &fileState{mode: mode, old: data}
 		return data, true, nil
 	}
-	ts, err := newTenancySet(paths, srcs)
+	// Files the snapshot read byte for byte are parsed only where edits
+	// need them; a stale one is parsed whole, to refuse as before.
+	snap := &p.Snapshot
+	if len(staleBlob) > 0 {
+		snap = nil
+	}
+	ts, err := newTenancySet(paths, srcs, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +130,13 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 		files[path] = &fileState{mode: "100644", created: true}
 	}
 	plan := &SplicePlan{}
-	objs, err := targetObjects(p)
+	// The changed objects' targets (a change that cannot apply is refused
+	// here); with a profile, every object's, for the target's view.
+	keep := changedKeys(p)
+	if prof != nil {
+		keep = nil
+	}
+	objs, err := targetObjects(p, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -168,15 +180,17 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 		newTenancy[f] = b
 	}
 	var comments []string
+	spans := map[string][]span{}
 	for _, f := range names {
 		fs := files[f]
 		if fs == nil {
 			return nil, fmt.Errorf("%s: edited but never read", f)
 		}
-		out, err := Splice(fs.old, edits[f])
+		out, sp, err := spliceSpans(fs.old, edits[f])
 		if err != nil {
 			return nil, err
 		}
+		spans[f] = sp
 		comments = append(comments, commentNotes(f, fs.old, edits[f])...)
 		if _, isTenancy := srcs[f]; isTenancy || ts.created[f] {
 			newTenancy[f] = out
@@ -186,8 +200,17 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 	if len(staleBlob) > 0 {
 		return nil, errors.New(strings.Join(staleBlob, "\n"))
 	}
-	if err := checkTarget(objs, newTenancy); err != nil {
-		return nil, err
+	if !ts.verifyTouched(p, objs, newTenancy, spans) {
+		// Not vouched for cheaply: parse and compare everything, which
+		// names what is wrong.
+		if keep != nil {
+			if objs, err = targetObjects(p, nil); err != nil {
+				return nil, err
+			}
+		}
+		if err := checkTarget(objs, newTenancy); err != nil {
+			return nil, err
+		}
 	}
 	plan.Notes = append(comments, plan.Notes...)
 	if prof != nil {

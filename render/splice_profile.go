@@ -263,7 +263,7 @@ func mirrorEdits(prof *profile.Profile, before, after *quotaView, tenancy []stri
 			if err != nil {
 				return nil, nil, err
 			}
-			for _, d := range f.docs {
+			for _, d := range f.chunks[0].docs {
 				if d.kind != "ResourceQuota" || d.namespace == "" || (m.Name != "" && d.name != m.Name) {
 					continue
 				}

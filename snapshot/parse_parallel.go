@@ -138,3 +138,15 @@ func (o *Origin) shift(lines, off int) {
 		o.Values[k] = v
 	}
 }
+
+// DocumentMarkers returns the offsets of the lines of src after the first
+// that begin with the document marker "---" (as markerAfter finds them):
+// cutting a file that yaml.v3 reads at these offsets never cuts a document,
+// so each piece parses alone to the documents the whole file has there.
+func DocumentMarkers(src []byte) []int {
+	var out []int
+	for at := markerAfter(src, 0); at >= 0; at = markerAfter(src, at+1) {
+		out = append(out, at)
+	}
+	return out
+}
