@@ -36,9 +36,6 @@ func (p Pos) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendInt(b, int64(p.End), 10)
 	b = append(b, ' ')
 	b = append(b, p.Text...)
-	if plainJSONString(b) {
-		return append(append([]byte{'"'}, b...), '"'), nil
-	}
 	return jsonfile.AppendString(nil, string(b)), nil
 }
 
@@ -55,7 +52,7 @@ func (p *Pos) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var s string
-	if len(b) >= 2 && plainJSONString(b[1:len(b)-1]) {
+	if len(b) >= 2 && !strings.ContainsAny(string(b[1:len(b)-1]), `\"`) {
 		s = string(b[1 : len(b)-1]) // no escapes: the bytes between the quotes are the string
 	} else if err := json.Unmarshal(b, &s); err != nil {
 		return err
@@ -92,16 +89,4 @@ func parsePos(s string) (Pos, error) {
 		return Pos{}, fmt.Errorf("position %q: bytes %d-%d are %d long, the text %d", s, n[2], n[3], n[3]-n[2], len(text))
 	}
 	return Pos{Line: n[0], Column: n[1], Start: n[2], End: n[3], Text: text}, nil
-}
-
-// plainJSONString reports whether b can stand between two quotes in JSON
-// as it is: printable ASCII without a quote or a backslash. Anything else
-// goes through encoding/json's escaping.
-func plainJSONString(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }

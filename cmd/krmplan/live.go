@@ -62,33 +62,63 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	case live && c.Bool("no-cluster"):
 		return nil, cli.Exit("snapshot: --no-cluster contradicts --context/--kubeconfig: give one", 1)
 	}
+	// The tenancy at the ref and the cluster data do not depend on each
+	// other: read them at the same time (a live cluster is mostly waiting,
+	// a big tenancy is mostly parsing).
+	ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
+	defer cancel()
+	overlay := make(chan liveOverlay, 1)
+	go func() { overlay <- readOverlay(ctx, c, live) }()
 	st, err := snapshot.FromGit(snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")})
 	if err != nil {
+		cancel()
+		<-overlay
 		return nil, cli.Exit(err.Error(), 1)
 	}
+	o := <-overlay
+	if o.err != nil {
+		return nil, o.err
+	}
+	if o.data != nil {
+		st.Overlay(o.data)
+	}
+	if o.from != "" {
+		fmt.Fprintf(e.stderr, "Read the live overlay from %s.\n", o.from)
+		reportClusterData(e, o.data.Nodes, o.data.LiveQueues, o.data.Namespaces, o.data.NotRead)
+	}
+	return st, nil
+}
+
+// liveOverlay is the cluster data of a git snapshot: from --cluster-data,
+// from the cluster named by --context/--kubeconfig (from names it), or
+// none.
+type liveOverlay struct {
+	data *snapshot.ClusterData
+	from string
+	err  error
+}
+
+// readOverlay reads the cluster data of a git snapshot, if any.
+func readOverlay(ctx context.Context, c *cli.Context, live bool) liveOverlay {
 	switch {
 	case c.IsSet("cluster-data"):
 		d, err := snapshot.LoadClusterData(c.String("cluster-data"))
 		if err != nil {
-			return nil, cli.Exit(err.Error(), 1)
+			return liveOverlay{err: cli.Exit(err.Error(), 1)}
 		}
-		st.Overlay(d)
+		return liveOverlay{data: d}
 	case live:
 		r, err := clusterReader(c)
 		if err != nil {
-			return nil, err
+			return liveOverlay{err: err}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
-		defer cancel()
 		d, err := r.ReadClusterData(ctx)
 		if err != nil {
-			return nil, clusterExit(err, c.Duration("timeout"))
+			return liveOverlay{err: clusterExit(err, c.Duration("timeout"))}
 		}
-		st.Overlay(d)
-		fmt.Fprintf(e.stderr, "Read the live overlay from %s.\n", clusterName(r))
-		reportClusterData(e, d.Nodes, d.LiveQueues, d.Namespaces, d.NotRead)
+		return liveOverlay{data: d, from: clusterName(r)}
 	}
-	return st, nil
+	return liveOverlay{}
 }
 
 // clusterReader loads the kubeconfig of --kubeconfig/--context.

@@ -146,9 +146,24 @@ func member(name, value string) []byte {
 	return append(b, ',')
 }
 
+// plain reports whether s can stand between two quotes in JSON as it
+// is: printable ASCII without a quote or a backslash, as JSON pointers
+// and most quota texts are.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // AppendString appends s to b as a JSON string the way Marshal writes it
 // (HTML characters as they are), for a type that writes its own JSON.
 func AppendString(b []byte, s string) []byte {
+	if plain(s) {
+		return append(append(append(b, '"'), s...), '"')
+	}
 	var w bytes.Buffer
 	enc := json.NewEncoder(&w)
 	enc.SetEscapeHTML(false)
