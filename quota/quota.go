@@ -81,15 +81,34 @@ func Parse(text string) (Value, error) {
 		}
 		return Value{}, fmt.Errorf("%q is not a number", text)
 	}
+	if err := v.checkRange(text); err != nil {
+		return Value{}, err
+	}
+	return v, nil
+}
+
+// checkRange is Parse's range rule: a *RangeError naming text when v is
+// 10^18 or more in magnitude or has more than MaxDecimals digits after the
+// decimal point, else nil.
+func (v *Value) checkRange(text string) error {
 	var abs, r apd.Decimal
 	abs.Abs(&v.d)
 	if abs.Cmp(&maxMagnitude.d) >= 0 {
-		return Value{}, &RangeError{Text: text}
+		return &RangeError{Text: text}
 	}
 	if r.Reduce(&v.d); r.Exponent < -MaxDecimals {
-		return Value{}, &RangeError{Text: text, TooPrecise: true}
+		return &RangeError{Text: text, TooPrecise: true}
 	}
-	return v, nil
+	return nil
+}
+
+// FromScaled returns coeff × 10^exp, the Value that Parse returns for the
+// text "<coeff>e<exp>", without writing and reading that text: converters
+// of other number types (Kubernetes quantities) use it. ok is false when
+// the number is outside Parse's range (the caller then makes Parse's error).
+func FromScaled(coeff int64, exp int32) (v Value, ok bool) {
+	v.d.SetFinite(coeff, exp)
+	return v, v.checkRange("") == nil
 }
 
 // mustDecimal reads a constant without the range rule of Parse.

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -82,5 +83,21 @@ func TestParseRange(t *testing.T) {
 	}
 	if _, err := Parse("1e"); err == nil || err.Error() != `"1e" is not a number` {
 		t.Errorf("Parse(1e) = %v", err)
+	}
+}
+
+// TestFromScaled: coeff × 10^exp is the Value Parse reads from
+// "<coeff>e<exp>", and outside Parse's range it is refused.
+func TestFromScaled(t *testing.T) {
+	for _, tc := range []struct {
+		coeff int64
+		exp   int32
+	}{{15, -1}, {0, 3}, {-1, 0}, {-2500, -3}, {56, 9}, {1, -18}, {999999999999999999, 0}, {1, 18}, {1, -19}, {-3, 20}} {
+		text := fmt.Sprintf("%de%d", tc.coeff, tc.exp)
+		want, err := Parse(text)
+		got, ok := FromScaled(tc.coeff, tc.exp)
+		if ok != (err == nil) || (ok && (got.Cmp(want) != 0 || got.String() != want.String())) {
+			t.Errorf("FromScaled(%d, %d) = %s, %v; Parse(%q) = %s, %v", tc.coeff, tc.exp, got, ok, text, want, err)
+		}
 	}
 }
