@@ -113,15 +113,21 @@ type owner struct {
 	name   string
 	queues []snapshot.Queue
 	parent string // projects only
-	ident  string // kind + "/" + name, made once: findings name it often
+	ident  string // kind + "/" + name, made at the first use (see id)
 }
 
-// newOwner is an owner with its id made.
 func newOwner(kind, name string, queues []snapshot.Queue, parent string) *owner {
-	return &owner{kind: kind, name: name, queues: queues, parent: parent, ident: kind + "/" + name}
+	return &owner{kind: kind, name: name, queues: queues, parent: parent}
 }
 
-func (o owner) id() string { return o.ident }
+// id is "Kind/name". It is made once, when first asked: a finding may
+// name its owner several times, and most owners have no finding.
+func (o *owner) id() string {
+	if o.ident == "" {
+		o.ident = o.kind + "/" + o.name
+	}
+	return o.ident
+}
 
 // ownedQueue is one queue with its owner and index.
 type ownedQueue struct {
@@ -424,14 +430,15 @@ func (c *checker) checkQueues() {
 }
 
 func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Resource) {
-	base := Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
+	// Made per finding: most queues have none.
+	base := func() Finding { return Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)} }
 	bad := false
 	for _, f := range snapshot.Fields {
 		v, omitted := value(q, r, f)
 		if omitted || !v.IsNegative() {
 			continue
 		}
-		fd := base
+		fd := base()
 		fd.Level = LevelError
 		switch {
 		case f == snapshot.FieldOverQuotaWeight:
@@ -458,7 +465,7 @@ func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Res
 	if deserved.Cmp(limit) <= 0 {
 		return
 	}
-	f := base
+	f := base()
 	f.Code, f.Level = "deserved-over-limit", LevelError
 	f.Where = append(c.fieldLoc(o, qi, r, snapshot.FieldDeserved), c.fieldLoc(o, qi, r, snapshot.FieldLimit)...)
 	limitText := "its own limit of " + quota.Amount(r, limit)
