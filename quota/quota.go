@@ -10,6 +10,7 @@ package quota
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -193,6 +194,15 @@ func (a Value) Sub(b Value) Value {
 // String prints v without float artefacts and without trailing zeros:
 // "0.3", "4", "-1", "0.02". Use Text for the written spelling.
 func (v Value) String() string {
+	if s, ok := v.integerText(); ok {
+		return s
+	}
+	return v.reducedText()
+}
+
+// reducedText is String's general path: v without trailing zeros, in
+// plain notation.
+func (v *Value) reducedText() string {
 	var r apd.Decimal
 	r.Reduce(&v.d)
 	s := r.Text('f')
@@ -200,6 +210,21 @@ func (v Value) String() string {
 		return "0"
 	}
 	return s
+}
+
+// integerText is String for the commonest value, an integer written
+// without a point or an exponent that fits in an int64: its digits, as
+// reducedText prints them, without reducing a copy first. ok is false for
+// any other value.
+func (v *Value) integerText() (s string, ok bool) {
+	if v.d.Form != apd.Finite || v.d.Exponent != 0 || !v.d.Coeff.IsInt64() {
+		return "", false
+	}
+	n := v.d.Coeff.Int64()
+	if v.d.Negative {
+		n = -n
+	}
+	return strconv.FormatInt(n, 10), true
 }
 
 // Float64 approximates v for drawing (bars, proportions); never for checks.
