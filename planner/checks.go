@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,9 +113,21 @@ type owner struct {
 	name   string
 	queues []snapshot.Queue
 	parent string // projects only
+	ident  string // kind + "/" + name, made at the first use (see id)
 }
 
-func (o owner) id() string { return o.kind + "/" + o.name }
+func newOwner(kind, name string, queues []snapshot.Queue, parent string) *owner {
+	return &owner{kind: kind, name: name, queues: queues, parent: parent}
+}
+
+// id is "Kind/name". It is made once, when first asked: a finding may
+// name its owner several times, and most owners have no finding.
+func (o *owner) id() string {
+	if o.ident == "" {
+		o.ident = o.kind + "/" + o.name
+	}
+	return o.ident
+}
 
 // ownedQueue is one queue with its owner and index.
 type ownedQueue struct {
@@ -166,6 +179,19 @@ func Check(s *snapshot.State, set map[string]Location) []Finding {
 // are compared with before's numbers (the plan's own changes are not "not
 // reconciled yet"). CheckChange(s, s, set) is Check(s, set).
 func CheckChange(before, target *snapshot.State, set map[string]Location) []Finding {
+	return runChecks(before, target, set, false)
+}
+
+// checkErrors is the error findings of Check(s, nil), in its order, made
+// without running the checks that only warn or note: the verification of
+// the steps looks at errors only, on many small states.
+func checkErrors(s *snapshot.State) []Finding {
+	return runChecks(s, s, nil, true)
+}
+
+// runChecks is CheckChange; with errorsOnly it runs only the checks of the
+// catalogue that can make an error, and keeps only their errors.
+func runChecks(before, target *snapshot.State, set map[string]Location, errorsOnly bool) []Finding {
 	c := newChecker(target, set)
 	c.before, c.beforeLoc = before, c.loc
 	if before != target {
@@ -173,7 +199,12 @@ func CheckChange(before, target *snapshot.State, set map[string]Location) []Find
 	}
 	c.index()
 	for _, check := range checks {
-		check(c)
+		if !errorsOnly || check.errors {
+			check.run(c)
+		}
+	}
+	if errorsOnly {
+		c.out = slices.DeleteFunc(c.out, func(f Finding) bool { return f.Level != LevelError })
 	}
 	c.out = dropNotesOnUnknownPools(c.out)
 	sortFindings(c.out)
@@ -204,29 +235,36 @@ func dropNotesOnUnknownPools(fs []Finding) []Finding {
 	return out
 }
 
+// check is one check of the catalogue. errors is set when it can make an
+// error finding: checkErrors runs only those.
+type check struct {
+	run    func(*checker)
+	errors bool
+}
+
 // checks is the catalogue, in no particular order (the output is sorted).
-var checks = []func(*checker){
-	(*checker).checkNodePools,
-	(*checker).checkQueues,
-	(*checker).checkParents,
-	(*checker).checkQueueNames,
-	(*checker).checkNamespaces,
-	(*checker).checkProjectsFitDepartment,
-	(*checker).checkPoolCapacity,
+var checks = []check{
+	{(*checker).checkNodePools, true},
+	{(*checker).checkQueues, true},
+	{(*checker).checkParents, true},
+	{(*checker).checkQueueNames, true},
+	{(*checker).checkNamespaces, true},
+	{(*checker).checkProjectsFitDepartment, true},
+	{(*checker).checkPoolCapacity, true},
 	// checks_tenancy.go
-	(*checker).checkOmittedLimits,
-	(*checker).checkZeroWeights,
-	(*checker).checkUnassignedShare,
-	(*checker).checkProjectQueuesUnderDepartment,
-	(*checker).checkDefaultNodePools,
-	(*checker).checkQueueNameLength,
-	(*checker).checkNames,
+	{(*checker).checkOmittedLimits, false},
+	{(*checker).checkZeroWeights, false},
+	{(*checker).checkUnassignedShare, false},
+	{(*checker).checkProjectQueuesUnderDepartment, false},
+	{(*checker).checkDefaultNodePools, true},
+	{(*checker).checkQueueNameLength, false},
+	{(*checker).checkNames, true},
 	// checks_cluster.go
-	(*checker).checkPoolNodes,
-	(*checker).checkNewPools,
-	(*checker).checkProjectNamespaces,
-	(*checker).checkLiveQueues,
-	(*checker).checkGitOps, // checks_gitops.go
+	{(*checker).checkPoolNodes, false},
+	{(*checker).checkNewPools, false},
+	{(*checker).checkProjectNamespaces, false},
+	{(*checker).checkLiveQueues, false},
+	{(*checker).checkGitOps, false}, // checks_gitops.go
 }
 
 func newChecker(s *snapshot.State, set map[string]Location) *checker {
@@ -237,7 +275,7 @@ func newChecker(s *snapshot.State, set map[string]Location) *checker {
 	}
 	for i := range s.Departments {
 		d := &s.Departments[i]
-		o := &owner{kind: KindDepartment, name: d.Metadata.Name, queues: d.Spec.Queues}
+		o := newOwner(KindDepartment, d.Metadata.Name, d.Spec.Queues, "")
 		c.depts[o.name] = o
 		for qi := range d.Spec.Queues {
 			k := o.name + "/" + d.Spec.Queues[qi].NodePool
@@ -248,7 +286,7 @@ func newChecker(s *snapshot.State, set map[string]Location) *checker {
 	}
 	for i := range s.Projects {
 		p := &s.Projects[i]
-		o := &owner{kind: KindProject, name: p.Metadata.Name, queues: p.Spec.Queues, parent: p.Spec.Parent}
+		o := newOwner(KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent)
 		c.projs = append(c.projs, o)
 		for qi := range p.Spec.Queues {
 			k := p.Spec.Parent + "/" + p.Spec.Queues[qi].NodePool
@@ -392,15 +430,16 @@ func (c *checker) checkQueues() {
 }
 
 func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Resource) {
-	base := Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
+	// Made per finding: most queues have none.
+	base := func() Finding { return Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)} }
 	bad := false
 	for _, f := range snapshot.Fields {
 		v, omitted := value(q, r, f)
 		if omitted || !v.IsNegative() {
 			continue
 		}
-		fd := base
-		fd.Level, fd.Where = LevelError, c.fieldLoc(o, qi, r, f)
+		fd := base()
+		fd.Level = LevelError
 		switch {
 		case f == snapshot.FieldOverQuotaWeight:
 			fd.Code = "negative-weight"
@@ -412,6 +451,9 @@ func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Res
 			continue
 		}
 		fd.Resource = string(r) + "." + f // one finding per field
+		// Located only now: -1 is negative too, and most values are not
+		// findings, so locating every one would cost more than the check.
+		fd.Where = c.fieldLoc(o, qi, r, f)
 		c.add(fd)
 		bad = bad || f != snapshot.FieldOverQuotaWeight
 	}
@@ -423,7 +465,7 @@ func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Res
 	if deserved.Cmp(limit) <= 0 {
 		return
 	}
-	f := base
+	f := base()
 	f.Code, f.Level = "deserved-over-limit", LevelError
 	f.Where = append(c.fieldLoc(o, qi, r, snapshot.FieldDeserved), c.fieldLoc(o, qi, r, snapshot.FieldLimit)...)
 	limitText := "its own limit of " + quota.Amount(r, limit)
@@ -522,7 +564,6 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 	}
 	base := Finding{Level: LevelError, Object: dept.id(), Queue: dq.Name, Pool: dq.NodePool, Resource: string(r)}
 	sum := quota.Zero
-	var where []Location
 	for _, k := range kids {
 		v, _ := value(k.q, r, snapshot.FieldDeserved)
 		if v.IsNegative() && !v.IsUnlimited() {
@@ -538,9 +579,6 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 			return
 		}
 		sum = sum.Add(v)
-		if !v.IsZero() {
-			where = append(where, c.fieldLoc(k.o, k.i, r, snapshot.FieldDeserved)...)
-		}
 	}
 	if sum.Cmp(have) <= 0 {
 		return
@@ -549,8 +587,22 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 	f.Code = "projects-over-department"
 	f.Message = fmt.Sprintf("%s: the projects are guaranteed %s in total, but the department only has %s — %s of those guarantees cannot be met",
 		dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
-	f.Where = append(c.fieldLoc(dept, qi, r, snapshot.FieldDeserved), where...)
+	f.Where = append(c.fieldLoc(dept, qi, r, snapshot.FieldDeserved), c.guaranteesLoc(kids, r)...)
 	c.add(f)
+}
+
+// guaranteesLoc locates the guarantees of r that a sum over queues counts:
+// each one that is neither 0 nor a negative other than -1. The sums locate
+// their members only once they make a finding, since locating costs more
+// than adding.
+func (c *checker) guaranteesLoc(qs []ownedQueue, r quota.Resource) []Location {
+	var where []Location
+	for _, k := range qs {
+		if v, _ := value(k.q, r, snapshot.FieldDeserved); !v.IsZero() && !badNegative(v) {
+			where = append(where, c.fieldLoc(k.o, k.i, r, snapshot.FieldDeserved)...)
+		}
+	}
+	return where
 }
 
 // checkPoolCapacity compares the departments' gpu guarantees on each pool

@@ -336,10 +336,13 @@ func TestCatalogue(t *testing.T) {
 			codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown", "live-queue-missing", "usage-over-limit"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := catOnly(Check(catState(t, tc.yaml, tc.mods...), nil), tc.codes...)
+			s := catState(t, tc.yaml, tc.mods...)
+			all := Check(s, nil)
+			got := catOnly(all, tc.codes...)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("findings:\n got %q\nwant %q", got, tc.want)
 			}
+			sameErrors(t, all, checkErrors(s))
 		})
 	}
 }

@@ -140,7 +140,6 @@ func (c *checker) poolOverCapacity(pool string) {
 	total, schedulable := c.cardsOf(pool)
 	sum := quota.Zero
 	var unlimited []string
-	var where []Location
 	orphans := false
 	for _, t := range tops {
 		v, _ := value(t.q, quota.GPU, snapshot.FieldDeserved)
@@ -148,7 +147,6 @@ func (c *checker) poolOverCapacity(pool string) {
 			continue
 		}
 		orphans = orphans || t.o.kind == KindProject
-		where = append(where, c.fieldLoc(t.o, t.i, quota.GPU, snapshot.FieldDeserved)...)
 		if v.IsUnlimited() {
 			unlimited = append(unlimited, t.q.Name)
 		}
@@ -161,7 +159,8 @@ func (c *checker) poolOverCapacity(pool string) {
 	if orphans {
 		who = "departments and project queues outside a department are"
 	}
-	f := Finding{Code: "pool-over-capacity", Level: LevelError, Object: KindNodePool + "/" + pool, Pool: pool, Resource: string(quota.GPU), Where: where}
+	f := Finding{Code: "pool-over-capacity", Level: LevelError, Object: KindNodePool + "/" + pool, Pool: pool, Resource: string(quota.GPU),
+		Where: c.guaranteesLoc(tops, quota.GPU)}
 	switch {
 	case len(unlimited) > 0:
 		f.Message = fmt.Sprintf("pool %s: %s guaranteed unlimited cards (-1 on %s), the pool has %s",
@@ -356,7 +355,7 @@ func (c *checker) checkProjectNamespaces() {
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
 		name, nsName := p.Metadata.Name, p.NamespaceName()
-		f := Finding{Level: LevelWarning, Object: KindProject + "/" + name, Where: c.loc.at(KindProject, name, "/spec/namespace")}
+		f := Finding{Level: LevelWarning}
 		ns := nss[nsName]
 		label, labelled := "", false
 		if ns != nil {
@@ -375,6 +374,8 @@ func (c *checker) checkProjectNamespaces() {
 		default:
 			continue
 		}
+		// Named and located only for a finding: most projects have none.
+		f.Object, f.Where = KindProject+"/"+name, c.loc.at(KindProject, name, "/spec/namespace")
 		c.add(f)
 	}
 }

@@ -23,10 +23,10 @@ const maxQueueName = 58
 func ownersOf(s *snapshot.State) []*owner {
 	out := make([]*owner, 0, len(s.Departments)+len(s.Projects))
 	for _, d := range s.Departments {
-		out = append(out, &owner{kind: KindDepartment, name: d.Metadata.Name, queues: d.Spec.Queues})
+		out = append(out, newOwner(KindDepartment, d.Metadata.Name, d.Spec.Queues, ""))
 	}
 	for _, p := range s.Projects {
-		out = append(out, &owner{kind: KindProject, name: p.Metadata.Name, queues: p.Spec.Queues, parent: p.Spec.Parent})
+		out = append(out, newOwner(KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent))
 	}
 	return out
 }
@@ -252,7 +252,7 @@ func (c *checker) checkNames() {
 		c.add(f)
 	}
 	object := func(kind, name string) bool {
-		errs := validation.IsDNS1123Subdomain(name)
+		errs := dns1123Subdomain(name)
 		if len(errs) == 0 {
 			return true
 		}
@@ -291,19 +291,53 @@ func (c *checker) checkNames() {
 			}
 			what = fmt.Sprintf("namespace %q (the project name: KRM's default when spec.namespace is empty)", ns)
 		}
-		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		if errs := dns1123Label(ns); len(errs) > 0 {
 			bad(Finding{Object: KindProject + "/" + p.Metadata.Name, Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",
 				Where: c.loc.at(KindProject, p.Metadata.Name, "/spec/namespace")}, what, "namespace name", errs)
 		}
 	}
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
-			if errs := validation.IsDNS1123Subdomain(q.Name); len(errs) > 0 {
+			if errs := dns1123Subdomain(q.Name); len(errs) > 0 {
 				bad(Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Message: q.Name + ": ", Where: c.loc.at(o.kind, o.name, queuePath(qi)+"/name")},
 					"the queue name", "Kubernetes object name (KRM creates a cluster-scoped KAI Queue of this name)", errs)
 			}
 		}
 	}
+}
+
+// plainLabel reports whether s is a short name of lower-case letters,
+// digits and inner hyphens: a valid DNS-1123 label, and so a valid
+// subdomain too. Nearly every name is one, and this is much cheaper than
+// the regular expressions of the validation package, which decide (and
+// explain) the rest.
+func plainLabel(s string) bool {
+	if len(s) == 0 || len(s) > validation.DNS1123LabelMaxLength || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// dns1123Subdomain is validation.IsDNS1123Subdomain, with plainLabel's
+// shortcut for the names that are plainly valid.
+func dns1123Subdomain(s string) []string {
+	if plainLabel(s) {
+		return nil
+	}
+	return validation.IsDNS1123Subdomain(s)
+}
+
+// dns1123Label is validation.IsDNS1123Label, with plainLabel's shortcut.
+func dns1123Label(s string) []string {
+	if plainLabel(s) {
+		return nil
+	}
+	return validation.IsDNS1123Label(s)
 }
 
 // kindWord names a kind in a message.

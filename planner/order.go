@@ -426,15 +426,13 @@ func stepErrors(before, target *snapshot.State, changes []Change, steps []Step) 
 	for n, st := range steps[:max(len(steps)-1, 0)] { // the last state is the target, checked on its own
 		sc := rel.scope(changes, st)
 		had := map[string]bool{}
-		for _, f := range Check(sc.extract(work), nil) {
-			if f.Level == LevelError {
-				had[f.key()] = true
-			}
+		for _, f := range checkErrors(sc.extract(work)) {
+			had[f.key()] = true
 		}
 		applyStep(work, tx, changes, st)
 		var errs []Finding
-		for _, f := range Check(sc.extract(work), nil) {
-			if f.Level == LevelError && !had[f.key()] {
+		for _, f := range checkErrors(sc.extract(work)) {
+			if !had[f.key()] {
 				errs = append(errs, f)
 			}
 		}

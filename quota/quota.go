@@ -10,6 +10,7 @@ package quota
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -81,15 +82,34 @@ func Parse(text string) (Value, error) {
 		}
 		return Value{}, fmt.Errorf("%q is not a number", text)
 	}
+	if err := v.checkRange(text); err != nil {
+		return Value{}, err
+	}
+	return v, nil
+}
+
+// checkRange is Parse's range rule: a *RangeError naming text when v is
+// 10^18 or more in magnitude or has more than MaxDecimals digits after the
+// decimal point, else nil.
+func (v *Value) checkRange(text string) error {
 	var abs, r apd.Decimal
 	abs.Abs(&v.d)
 	if abs.Cmp(&maxMagnitude.d) >= 0 {
-		return Value{}, &RangeError{Text: text}
+		return &RangeError{Text: text}
 	}
 	if r.Reduce(&v.d); r.Exponent < -MaxDecimals {
-		return Value{}, &RangeError{Text: text, TooPrecise: true}
+		return &RangeError{Text: text, TooPrecise: true}
 	}
-	return v, nil
+	return nil
+}
+
+// FromScaled returns coeff × 10^exp, the Value that Parse returns for the
+// text "<coeff>e<exp>", without writing and reading that text: converters
+// of other number types (Kubernetes quantities) use it. ok is false when
+// the number is outside Parse's range (the caller then makes Parse's error).
+func FromScaled(coeff int64, exp int32) (v Value, ok bool) {
+	v.d.SetFinite(coeff, exp)
+	return v, v.checkRange("") == nil
 }
 
 // mustDecimal reads a constant without the range rule of Parse.
@@ -174,6 +194,15 @@ func (a Value) Sub(b Value) Value {
 // String prints v without float artefacts and without trailing zeros:
 // "0.3", "4", "-1", "0.02". Use Text for the written spelling.
 func (v Value) String() string {
+	if s, ok := v.integerText(); ok {
+		return s
+	}
+	return v.reducedText()
+}
+
+// reducedText is String's general path: v without trailing zeros, in
+// plain notation.
+func (v *Value) reducedText() string {
 	var r apd.Decimal
 	r.Reduce(&v.d)
 	s := r.Text('f')
@@ -181,6 +210,21 @@ func (v Value) String() string {
 		return "0"
 	}
 	return s
+}
+
+// integerText is String for the commonest value, an integer written
+// without a point or an exponent that fits in an int64: its digits, as
+// reducedText prints them, without reducing a copy first. ok is false for
+// any other value.
+func (v *Value) integerText() (s string, ok bool) {
+	if v.d.Form != apd.Finite || v.d.Exponent != 0 || !v.d.Coeff.IsInt64() {
+		return "", false
+	}
+	n := v.d.Coeff.Int64()
+	if v.d.Negative {
+		n = -n
+	}
+	return strconv.FormatInt(n, 10), true
 }
 
 // Float64 approximates v for drawing (bars, proportions); never for checks.

@@ -2,6 +2,8 @@ package quota
 
 import (
 	"errors"
+	"fmt"
+	"math/rand"
 	"testing"
 )
 
@@ -82,5 +84,55 @@ func TestParseRange(t *testing.T) {
 	}
 	if _, err := Parse("1e"); err == nil || err.Error() != `"1e" is not a number` {
 		t.Errorf("Parse(1e) = %v", err)
+	}
+}
+
+// TestFromScaled: coeff × 10^exp is the Value Parse reads from
+// "<coeff>e<exp>", and outside Parse's range it is refused.
+func TestFromScaled(t *testing.T) {
+	for _, tc := range []struct {
+		coeff int64
+		exp   int32
+	}{{15, -1}, {0, 3}, {-1, 0}, {-2500, -3}, {56, 9}, {1, -18}, {999999999999999999, 0}, {1, 18}, {1, -19}, {-3, 20}} {
+		text := fmt.Sprintf("%de%d", tc.coeff, tc.exp)
+		want, err := Parse(text)
+		got, ok := FromScaled(tc.coeff, tc.exp)
+		if ok != (err == nil) || (ok && (got.Cmp(want) != 0 || got.String() != want.String())) {
+			t.Errorf("FromScaled(%d, %d) = %s, %v; Parse(%q) = %s, %v", tc.coeff, tc.exp, got, ok, text, want, err)
+		}
+	}
+}
+
+// TestIntegerText: String's shortcut for integers prints what the general
+// path (reduce, then plain notation) prints, for every value it takes,
+// and it takes the integers a tenancy is written with.
+func TestIntegerText(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	texts := []string{"0", "-0", "-1", "4", "4.0", "1e3", "100", "0.5", "-2.50", "999999999999999999", "-999999999999999999", "1e17", "0e5", "0.000"}
+	for i := 0; i < 5000; i++ {
+		n := r.Int63n(1 << uint(1+r.Intn(59)))
+		if r.Intn(2) == 0 {
+			n = -n
+		}
+		texts = append(texts, fmt.Sprint(n), fmt.Sprintf("%d.%d", n, r.Intn(100)), fmt.Sprintf("%de%d", n%1000, r.Intn(5)))
+	}
+	took := 0
+	for _, text := range texts {
+		v, err := Parse(text)
+		if err != nil {
+			continue
+		}
+		if s, ok := v.integerText(); ok {
+			took++
+			if want := v.reducedText(); s != want {
+				t.Fatalf("%q: the shortcut prints %q, the general path %q", text, s, want)
+			}
+		}
+		if got, want := v.String(), v.reducedText(); got != want {
+			t.Fatalf("%q: String %q, want %q", text, got, want)
+		}
+	}
+	if took < 5000 {
+		t.Fatalf("the shortcut took only %d values", took)
 	}
 }

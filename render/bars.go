@@ -233,15 +233,16 @@ func (sr *splitter) done() map[string]*split {
 		for _, n := range names {
 			sp.order = append(sp.order, share{name: n, v: sp.depts[n]})
 		}
-		rs := sr.roots[pool]
-		sort.Slice(rs, func(i, j int) bool { return rs[i].name < rs[j].name })
-		sp.order = append(sp.order, rs...)
-		for k := range sp.projects {
-			ps := sp.projects[k]
-			sort.Slice(ps, func(i, j int) bool { return ps[i].name < ps[j].name })
-		}
+		sp.order = append(sp.order, byName(sr.roots[pool])...)
 	}
 	return sr.out
+}
+
+// byName sorts shares by name, in place, and returns them. The projects of
+// a department are sorted only when drawn (see poolSplitsOf).
+func byName(ss []share) []share {
+	sort.Slice(ss, func(i, j int) bool { return ss[i].name < ss[j].name })
+	return ss
 }
 
 // poolShare is an object's first queue on a pool, as its gpu guarantee.
@@ -250,11 +251,12 @@ type poolShare struct {
 	v    quota.Value
 }
 
-// firstQueues lists the first queue of qs on each pool, reusing buf.
-func firstQueues(qs []snapshot.Queue, buf []poolShare) []poolShare {
+// firstQueues lists the first queue of qs on each pool that only holds
+// (every pool when only is nil), reusing buf.
+func firstQueues(qs []snapshot.Queue, only map[string]bool, buf []poolShare) []poolShare {
 	buf = buf[:0]
 	for j := range qs {
-		if q := &qs[j]; queueOn(qs, q.NodePool) == q {
+		if q := &qs[j]; (only == nil || only[q.NodePool]) && queueOn(qs, q.NodePool) == q {
 			buf = append(buf, poolShare{q.NodePool, gpuDeserved(q)})
 		}
 	}
@@ -267,24 +269,24 @@ func sameQueues(a, b []snapshot.Queue) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// splitsOf divides every pool of before and of after, in one pass over
-// their objects side by side: an object after shares with before (most of
-// them) is read once.
-func splitsOf(before, after *snapshot.State) (map[string]*split, map[string]*split) {
+// splitsOf divides every pool of before and of after that only holds
+// (every pool when only is nil), in one pass over their objects side by
+// side: an object after shares with before (most of them) is read once.
+func splitsOf(before, after *snapshot.State, only map[string]bool) (map[string]*split, map[string]*split) {
 	sb, sa := newSplitter(), newSplitter()
 	var qb, qa []poolShare
 	for i := range max(len(before.Departments), len(after.Departments)) {
 		var b, a *snapshot.Department
 		if i < len(before.Departments) {
 			b = &before.Departments[i]
-			qb = firstQueues(b.Spec.Queues, qb)
+			qb = firstQueues(b.Spec.Queues, only, qb)
 			sb.dept(b.Metadata.Name, qb)
 		}
 		if i < len(after.Departments) {
 			a = &after.Departments[i]
 			qs := qb
 			if b == nil || !sameQueues(a.Spec.Queues, b.Spec.Queues) {
-				qa = firstQueues(a.Spec.Queues, qa)
+				qa = firstQueues(a.Spec.Queues, only, qa)
 				qs = qa
 			}
 			sa.dept(a.Metadata.Name, qs)
@@ -294,20 +296,76 @@ func splitsOf(before, after *snapshot.State) (map[string]*split, map[string]*spl
 		var b, a *snapshot.Project
 		if i < len(before.Projects) {
 			b = &before.Projects[i]
-			qb = firstQueues(b.Spec.Queues, qb)
+			qb = firstQueues(b.Spec.Queues, only, qb)
 			sb.project(b.Metadata.Name, b.Spec.Parent, qb)
 		}
 		if i < len(after.Projects) {
 			a = &after.Projects[i]
 			qs := qb
 			if b == nil || !sameQueues(a.Spec.Queues, b.Spec.Queues) {
-				qa = firstQueues(a.Spec.Queues, qa)
+				qa = firstQueues(a.Spec.Queues, only, qa)
 				qs = qa
 			}
 			sa.project(a.Metadata.Name, a.Spec.Parent, qs)
 		}
 	}
 	return sb.done(), sa.done()
+}
+
+// changedPools lists the pools whose division may differ between before
+// and after: those of the queues, on either side, of every object that is
+// not the same on both (same position and name, same parent, the same
+// queues in memory, as AfterState leaves the objects it does not change),
+// and of every project whose department exists on one side only (its
+// queues may become root queues). Every other pool is divided by the same
+// objects the same way on both sides, so its bars are not drawn: the
+// view divides only these.
+func changedPools(before, after *snapshot.State) map[string]bool {
+	pools, oneSide := map[string]bool{}, map[string]bool{}
+	mark := func(qs []snapshot.Queue) {
+		for i := range qs {
+			pools[qs[i].NodePool] = true
+		}
+	}
+	for i := range max(len(before.Departments), len(after.Departments)) {
+		b, a := at(before.Departments, i), at(after.Departments, i)
+		if b != nil && a != nil && b.Metadata.Name == a.Metadata.Name && sameQueues(b.Spec.Queues, a.Spec.Queues) {
+			continue
+		}
+		for _, d := range []*snapshot.Department{b, a} {
+			if d != nil {
+				mark(d.Spec.Queues)
+			}
+		}
+		if b == nil || a == nil || b.Metadata.Name != a.Metadata.Name {
+			for _, d := range []*snapshot.Department{b, a} {
+				if d != nil {
+					oneSide[d.Metadata.Name] = true
+				}
+			}
+		}
+	}
+	for i := range max(len(before.Projects), len(after.Projects)) {
+		b, a := at(before.Projects, i), at(after.Projects, i)
+		if b != nil && a != nil && b.Metadata.Name == a.Metadata.Name && b.Spec.Parent == a.Spec.Parent &&
+			sameQueues(b.Spec.Queues, a.Spec.Queues) && !oneSide[b.Spec.Parent] {
+			continue
+		}
+		for _, p := range []*snapshot.Project{b, a} {
+			if p != nil {
+				mark(p.Spec.Queues)
+			}
+		}
+	}
+	return pools
+}
+
+// at returns &xs[i], nil when xs has no element i.
+func at[T any](xs []T, i int) *T {
+	if i < len(xs) {
+		return &xs[i]
+	}
+	return nil
 }
 
 func sameShares(a, b []share) bool {
@@ -326,20 +384,17 @@ func sameShares(a, b []share) bool {
 // between before and after, with the departments whose share or whose
 // projects' shares change.
 func poolSplits(before, after *snapshot.State) []poolSplit {
+	return poolSplitsOf(before, after, changedPools(before, after))
+}
+
+// poolSplitsOf is poolSplits over the pools only holds (every pool when
+// only is nil): a pool no queue is on, on either side, has no division.
+func poolSplitsOf(before, after *snapshot.State, only map[string]bool) []poolSplit {
+	bs, as := splitsOf(before, after, only)
 	pools := map[string]bool{}
-	for _, s := range []*snapshot.State{before, after} {
-		for i := range s.NodePools {
-			pools[s.NodePools[i].Metadata.Name] = true
-		}
-		for i := range s.Departments {
-			for _, q := range s.Departments[i].Spec.Queues {
-				pools[q.NodePool] = true
-			}
-		}
-		for i := range s.Projects {
-			for _, q := range s.Projects[i].Spec.Queues {
-				pools[q.NodePool] = true
-			}
+	for _, ss := range []map[string]*split{bs, as} {
+		for n := range ss {
+			pools[n] = true
 		}
 	}
 	names := make([]string, 0, len(pools))
@@ -347,7 +402,6 @@ func poolSplits(before, after *snapshot.State) []poolSplit {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	bs, as := splitsOf(before, after)
 	caps := capacitiesOf(after)
 	none := &split{}
 	var out []poolSplit
@@ -375,11 +429,18 @@ func poolSplits(before, after *snapshot.State) []poolSplit {
 		for _, n := range dn {
 			bv, hb := b.depts[n]
 			av, ha := a.depts[n]
-			if hb == ha && bv.Equal(av) && sameShares(b.projects[n], a.projects[n]) {
+			same := hb == ha && bv.Equal(av)
+			// The projects come in the states' order: the same lists sort
+			// the same, so most departments are settled before sorting.
+			bp, ap := b.projects[n], a.projects[n]
+			if same && sameShares(bp, ap) {
+				continue
+			}
+			if bp, ap = byName(bp), byName(ap); same && sameShares(bp, ap) {
 				continue
 			}
 			ps.depts = append(ps.depts, deptSplit{name: n, hadBefore: hb, hasAfter: ha, before: bv, after: av,
-				projBefore: b.projects[n], projAfter: a.projects[n]})
+				projBefore: bp, projAfter: ap})
 		}
 		if len(ps.depts) == 0 && sameShares(ps.before, ps.after) {
 			continue

@@ -21,29 +21,38 @@ import (
 // objects the plan changes get their own queues; everything else is shared
 // with the plan's snapshot, which is not changed.
 func AfterState(p *planner.Plan) *snapshot.State {
-	a := newAfter(&p.Snapshot)
+	a := newAfter(&p.Snapshot, p.Changes)
 	for _, c := range p.Changes {
 		a.apply(c)
 	}
 	return a.s
 }
 
-// after is the state being built by AfterState, with its objects indexed
-// by name (the first of a name, as a search from the start finds it) and
-// the objects whose queues are already its own.
+// after is the state being built by AfterState, with the objects the
+// changes name indexed by name (the first of a name, as a search from the
+// start finds it; absent, an index of -1) and the objects whose queues are
+// already its own.
 type after struct {
 	s                      *snapshot.State
 	pools, depts, projects map[string]int
 	ownDept, ownProject    map[int]bool
 }
 
-func newAfter(before *snapshot.State) *after {
+// newAfter copies the lists of objects of before and indexes the objects
+// the changes name. Only those: a plan changes a few objects of a large
+// tenancy, and an index of every name would cost more than the view.
+func newAfter(before *snapshot.State, changes []planner.Change) *after {
 	s := *before
 	s.NodePools = slices.Clone(before.NodePools)
 	s.Departments = slices.Clone(before.Departments)
 	s.Projects = slices.Clone(before.Projects)
 	a := &after{s: &s, pools: map[string]int{}, depts: map[string]int{}, projects: map[string]int{},
 		ownDept: map[int]bool{}, ownProject: map[int]bool{}}
+	for _, c := range changes {
+		if m := a.index(c.Kind); m != nil {
+			m[c.Object] = -1
+		}
+	}
 	for i := range s.NodePools {
 		firstIndex(a.pools, s.NodePools[i].Metadata.Name, i)
 	}
@@ -56,8 +65,23 @@ func newAfter(before *snapshot.State) *after {
 	return a
 }
 
+// index is the index of kind's objects, nil for another kind.
+func (a *after) index(kind string) map[string]int {
+	switch kind {
+	case planner.KindNodePool:
+		return a.pools
+	case planner.KindDepartment:
+		return a.depts
+	case planner.KindProject:
+		return a.projects
+	}
+	return nil
+}
+
+// firstIndex records i for name when m wants name (-1) and has no index
+// for it yet.
 func firstIndex(m map[string]int, name string, i int) {
-	if _, ok := m[name]; !ok {
+	if j, ok := m[name]; ok && j < 0 {
 		m[name] = i
 	}
 }
@@ -65,7 +89,7 @@ func firstIndex(m map[string]int, name string, i int) {
 // pool returns the node pool name, added when the state has none.
 func (a *after) pool(name string) *snapshot.NodePool {
 	i, ok := a.pools[name]
-	if !ok {
+	if !ok || i < 0 {
 		a.s.NodePools = append(a.s.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: name}})
 		i = len(a.s.NodePools) - 1
 		a.pools[name] = i
@@ -77,7 +101,7 @@ func (a *after) pool(name string) *snapshot.NodePool {
 // added when the state has none.
 func (a *after) dept(name string) *snapshot.Department {
 	i, ok := a.depts[name]
-	if !ok {
+	if !ok || i < 0 {
 		a.s.Departments = append(a.s.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: name}})
 		i = len(a.s.Departments) - 1
 		a.depts[name] = i
@@ -96,7 +120,7 @@ func (a *after) dept(name string) *snapshot.Department {
 // added when the state has none.
 func (a *after) project(name string) *snapshot.Project {
 	i, ok := a.projects[name]
-	if !ok {
+	if !ok || i < 0 {
 		a.s.Projects = append(a.s.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: name}})
 		i = len(a.s.Projects) - 1
 		a.projects[name] = i

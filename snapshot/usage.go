@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"math/big"
 
 	"github.com/krmplan/krmplan/quota"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -25,14 +26,41 @@ func QuotaFromQuantity(r quota.Resource, text string) (quota.Value, error) {
 	if err != nil {
 		return quota.Value{}, fmt.Errorf("%s %q: %w", StatusResourceName[r], text, err)
 	}
-	shift := map[quota.Resource]int{quota.GPU: 0, quota.CPU: 3, quota.Memory: -6}[r]
+	shift := unitShift(r)
 	// AsDec is exact: unscaled × 10^-scale.
 	d := q.AsDec()
-	v, err := quota.Parse(fmt.Sprintf("%se%d", d.UnscaledBig().String(), shift-int(d.Scale())))
+	exp := int64(shift) - int64(d.Scale())
+	// An unscaled value that fits in an int64 (any usage a cluster reports)
+	// is converted without the text round trip below, with the same result.
+	if u := d.UnscaledBig(); u.IsInt64() && exp == int64(int32(exp)) {
+		if v, ok := quota.FromScaled(u.Int64(), int32(exp)); ok {
+			return v, nil
+		}
+	}
+	return scaledByText(r, text, d.UnscaledBig(), exp)
+}
+
+// scaledByText is unscaled × 10^exp read by quota.Parse from its text: the
+// general path of QuotaFromQuantity, for any size, and the one that makes
+// its range errors. text is the quantity, for the error.
+func scaledByText(r quota.Resource, text string, unscaled *big.Int, exp int64) (quota.Value, error) {
+	v, err := quota.Parse(fmt.Sprintf("%se%d", unscaled.String(), exp))
 	if err != nil {
 		return quota.Value{}, fmt.Errorf("%s %q: %w", StatusResourceName[r], text, err)
 	}
 	return v, nil
+}
+
+// unitShift is the power of ten from a status quantity's unit to the
+// spec's: cards are GPUs, millicores are 10^-3 cores, MB are 10^6 bytes.
+func unitShift(r quota.Resource) int {
+	switch r {
+	case quota.CPU:
+		return 3
+	case quota.Memory:
+		return -6
+	}
+	return 0
 }
 
 // Usage returns the queue's usage of r in spec units: status.allocated, or
