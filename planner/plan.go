@@ -193,14 +193,21 @@ func summarize(changes []Change, findings []Finding) Summary {
 // bytes written means a plan is marshalled once, and checked on reading
 // without being marshalled again.
 func (p *Plan) seal() {
-	p.PlanID = ""
+	p.PlanID = idPlaceholder
 	b := p.Marshal()
-	p.PlanID = jsonfile.Sum(b)
-	var err error
-	if p.file, err = jsonfile.Fill(b, jsonfile.Member{Name: "plan_id", Value: p.PlanID}); err != nil {
+	id, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "plan_id", Value: p.PlanID})
+	if err == nil {
+		err = jsonfile.Overwrite(b, jsonfile.Member{Name: "plan_id", Value: p.PlanID}, id)
+	}
+	if err != nil {
 		panic(fmt.Sprintf("planner: seal: %v", err)) // Marshal writes plan_id second
 	}
+	p.PlanID, p.file = id, b
 }
+
+// idPlaceholder is as long as a plan_id: seal marshals the plan with it
+// and writes the id over it.
+var idPlaceholder = strings.Repeat("0", 64)
 
 // File returns the plan.json bytes of p as Build or AddFindings sealed
 // them, or as Decode read them: what `plan --out` writes. It is Marshal

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/krmplan/krmplan/internal/jsonfile"
 )
@@ -50,17 +51,22 @@ func (s *State) Normalize() {
 func (s *State) Seal() []byte {
 	s.FormatVersion = FormatVersion
 	s.Normalize()
-	takenAt := s.TakenAt
-	s.TakenAt, s.Digest = "", ""
+	s.Digest = digestPlaceholder
 	b := s.Marshal()
-	s.Digest = "sha256:" + jsonfile.Sum(b)
-	s.TakenAt = takenAt
-	b, err := jsonfile.Fill(b, jsonfile.Member{Name: "taken_at", Value: takenAt}, jsonfile.Member{Name: "digest", Value: s.Digest})
+	sum, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "taken_at", Value: s.TakenAt}, jsonfile.Member{Name: "digest", Value: s.Digest})
+	if err == nil {
+		err = jsonfile.Overwrite(b, jsonfile.Member{Name: "digest", Value: s.Digest}, "sha256:"+sum)
+	}
 	if err != nil {
 		panic(fmt.Sprintf("snapshot: seal: %v", err)) // Marshal writes both members first
 	}
+	s.Digest = "sha256:" + sum
 	return b
 }
+
+// digestPlaceholder is as long as a digest: Seal marshals the state with
+// it and writes the digest over it.
+var digestPlaceholder = "sha256:" + strings.Repeat("0", 64)
 
 // Marshal returns the state.json bytes of s: indented JSON with a final
 // newline, HTML characters as they are.

@@ -45,7 +45,8 @@ func TestDecodeStrict(t *testing.T) {
 	for in, want := range map[string]string{
 		"{\n\"name\": \"a\",\n}":                     "line 3: invalid character '}' looking for beginning of object key string",
 		"{\n\"name\": \"a\",\n\"list\": [1, \"x\"]}": "line 3: json: cannot unmarshal string into doc.list.1 of type int",
-		"": "EOF",
+		"":                    "line 1: unexpected end of JSON input",
+		"{\"name\": \"a\"} x": "line 1: invalid character 'x' after top-level value",
 	} {
 		if err := DecodeStrict([]byte(in), &d); err == nil || err.Error() != want {
 			t.Errorf("%q: got %v, want %s", in, err, want)
@@ -60,33 +61,52 @@ type head struct {
 	Body    string `json:"body"`
 }
 
-func TestFillAndSumEmpty(t *testing.T) {
-	b, err := Marshal(head{Version: 1, Body: `"id": "", <&>`})
+func TestOverwriteAndSumEmpty(t *testing.T) {
+	b, err := Marshal(head{Version: 1, When: "2026-11-30T10:00:00Z", ID: "000", Body: `"id": "000", <&>`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Fill(b, Member{"when", "2026-11-30T10:00:00Z"}, Member{"id", `a"b`})
+	blank, err := Marshal(head{Version: 1, Body: `"id": "000", <&>`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "{\n  \"version\": 1,\n  \"when\": \"2026-11-30T10:00:00Z\",\n  \"id\": \"a\\\"b\",\n  \"body\": \"\\\"id\\\": \\\"\\\", <&>\"\n}\n"
-	if string(full) != want {
-		t.Fatalf("Fill:\n%s\nwant\n%s", full, want)
+	sum, err := SumEmpty(b, Member{"when", "2026-11-30T10:00:00Z"}, Member{"id", "000"})
+	if err != nil || sum != Sum(blank) {
+		t.Fatalf("SumEmpty %s %v, want the sum of the file with both empty %s", sum, err, Sum(blank))
 	}
-	if string(b) == string(full) {
-		t.Fatal("Fill changed its input")
+	if err := Overwrite(b, Member{"id", "000"}, "a<b"); err != nil {
+		t.Fatal(err)
 	}
-	sum, err := SumEmpty(full, Member{"when", "2026-11-30T10:00:00Z"}, Member{"id", `a"b`})
-	if err != nil || sum != Sum(b) {
-		t.Fatalf("SumEmpty %s %v, want the sum of the file with both empty %s", sum, err, Sum(b))
+	want := "{\n  \"version\": 1,\n  \"when\": \"2026-11-30T10:00:00Z\",\n  \"id\": \"a<b\",\n  \"body\": \"\\\"id\\\": \\\"000\\\", <&>\"\n}\n"
+	if string(b) != want {
+		t.Fatalf("Overwrite:\n%s\nwant\n%s", b, want)
 	}
-	if _, err := SumEmpty(full, Member{"id", `a"b`}, Member{"when", "2026-11-30T10:00:00Z"}); err == nil || err.Error() != `the file does not begin with the member "when": "2026-11-30T10:00:00Z",` {
+	if err := Overwrite(b, Member{"id", "a<b"}, `a"b`); err == nil || err.Error() != `id: the value "a\"b" is not as long as "a<b"` {
+		t.Fatalf("a shorter value: %v", err)
+	}
+	if _, err := SumEmpty(b, Member{"id", "a<b"}, Member{"when", "2026-11-30T10:00:00Z"}); err == nil || err.Error() != `the file does not begin with the member "when": "2026-11-30T10:00:00Z",` {
 		t.Fatalf("members out of the file's order: %v", err)
 	}
-	if _, err := SumEmpty(full, Member{"id", "other"}); err == nil || err.Error() != `the file does not begin with the member "id": "other",` {
+	if _, err := SumEmpty(b, Member{"id", "other"}); err == nil || err.Error() != `the file does not begin with the member "id": "other",` {
 		t.Fatalf("another value: %v", err)
 	}
-	if _, err := Fill([]byte("{}"), Member{"id", "x"}); err == nil || err.Error() != `the file does not begin with the member "id": "",` {
+	if err := Overwrite([]byte("{}"), Member{"id", "x"}, "y"); err == nil || err.Error() != `the file does not begin with the member "id": "x",` {
 		t.Fatalf("no member: %v", err)
+	}
+}
+
+// Marshal's chunks join to the encoder's bytes past a chunk's size.
+func TestMarshalPastOneChunk(t *testing.T) {
+	big := doc{Name: strings.Repeat("x<y>", chunkSize/2), List: make([]int, 70000), Empty: []int{}}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(big); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Marshal(big)
+	if err != nil || !bytes.Equal(got, want.Bytes()) || len(got) < 2*chunkSize {
+		t.Fatalf("%d bytes, want %d: %v", len(got), want.Len(), err)
 	}
 }
