@@ -302,6 +302,16 @@ func RenderSplice(p *planner.Plan, branch string, opts SpliceOptions) (*SpliceRe
 		return nil, err
 	}
 	defer q.close()
+	// The commit's diff is the tree's: git works it out (tens of
+	// milliseconds for a big file) while the commit is made.
+	var diff []byte
+	var diffErr error
+	diffed := make(chan struct{})
+	go func() {
+		defer close(diffed)
+		diff, diffErr = q.diff(src.Commit, tree)
+	}()
+	defer func() { <-diffed }()
 	if err := checkIdentity(repo); err != nil {
 		return nil, err
 	}
@@ -318,9 +328,9 @@ func RenderSplice(p *planner.Plan, branch string, opts SpliceOptions) (*SpliceRe
 		return nil, err
 	}
 	commit := strings.TrimSpace(string(out))
-	diff, err := q.diff(src.Commit, commit)
-	if err != nil {
-		return nil, err
+	<-diffed
+	if diffErr != nil {
+		return nil, diffErr
 	}
 	if err := q.migrate(); err != nil {
 		return nil, fmt.Errorf("move the new objects into %s: %w", q.objects, err)

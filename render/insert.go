@@ -126,6 +126,7 @@ type insertion struct {
 // in the style of their neighbours, new objects as new documents after the
 // last object of their kind.
 func tenancyEdits(p *planner.Plan, ts *tenancySet, prof *profile.Profile) (map[string][]Edit, error) {
+	ts.prefetch(p)
 	origins := p.Snapshot.Origins()
 	out := map[string][]Edit{}
 	var inserts []*insertion

@@ -3,8 +3,11 @@ package render
 import (
 	"bytes"
 	"cmp"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
@@ -234,4 +237,57 @@ func (ts *tenancySet) entriesOf(kind, path string) []objEntry {
 		}
 	}
 	return out
+}
+
+// prefetch parses at the same time, one worker per core, the chunks that
+// hold the changed objects of p: a plan that changes hundreds of objects
+// edits as many documents, which tenancyEdits then reads one by one. A
+// chunk that does not parse alone is left to chunkDocs, whose error is the
+// one a reading of the whole file finds.
+func (ts *tenancySet) prefetch(p *planner.Plan) {
+	type want struct {
+		f *yamlFile
+		i int
+	}
+	var wants []want
+	seen := map[want]bool{}
+	for k := range changedKeys(p) {
+		e, ok := ts.byKey[k]
+		if !ok {
+			continue // a new object
+		}
+		f := ts.files[e.file]
+		w := want{f, f.chunkOfLine(e.line)}
+		if !f.chunks[w.i].parsed && !seen[w] {
+			seen[w] = true
+			wants = append(wants, w)
+		}
+	}
+	docs := make([][]*yamlDoc, len(wants))
+	parsed := make([]bool, len(wants))
+	onCores(len(wants), func(k int) {
+		c := wants[k].f.chunks[wants[k].i]
+		d, err := wants[k].f.decode(c.start, c.end, c.line)
+		docs[k], parsed[k] = d, err == nil
+	})
+	for k, w := range wants {
+		if parsed[k] {
+			w.f.chunks[w.i].docs, w.f.chunks[w.i].parsed = docs[k], true
+		}
+	}
+}
+
+// onCores calls fn(0), …, fn(n-1) on one goroutine per core and returns
+// when all have returned. fn must only write to its own index's results.
+func onCores(n int, fn func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
+				fn(k)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -117,7 +117,23 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 		return nil, err
 	}
 	prof := p.Snapshot.Profile
+	// The changed objects' targets (a change that cannot apply is refused
+	// with them); with a profile, every object's, for the target's view.
+	// They do not depend on the edits: work them out meanwhile, and report
+	// an error of the edits first, as before.
+	keep := changedKeys(p)
+	if prof != nil {
+		keep = nil
+	}
+	var objs map[string]string
+	var objsErr error
+	targets := make(chan struct{})
+	go func() {
+		defer close(targets)
+		objs, objsErr = targetObjects(p, keep)
+	}()
 	edits, err := tenancyEdits(p, ts, prof)
+	<-targets
 	if err != nil {
 		return nil, err
 	}
@@ -129,17 +145,10 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 		}
 		files[path] = &fileState{mode: "100644", created: true}
 	}
+	if objsErr != nil {
+		return nil, objsErr
+	}
 	plan := &SplicePlan{}
-	// The changed objects' targets (a change that cannot apply is refused
-	// here); with a profile, every object's, for the target's view.
-	keep := changedKeys(p)
-	if prof != nil {
-		keep = nil
-	}
-	objs, err := targetObjects(p, keep)
-	if err != nil {
-		return nil, err
-	}
 	if prof != nil {
 		before := beforeView(&p.Snapshot)
 		after, err := targetView(objs)

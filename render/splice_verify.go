@@ -45,6 +45,12 @@ func touchedChunks(f *yamlFile, spans []span) []bool {
 func (ts *tenancySet) verifyTouched(p *planner.Plan, objs map[string]string, out map[string][]byte, spans map[string][]span) bool {
 	found := map[string]string{}
 	expected := map[string]bool{}
+	// run is a range of touched chunks of a file as the splice wrote it.
+	type run struct {
+		path string
+		src  []byte
+	}
+	var runs []run
 	for _, path := range ts.order {
 		f := ts.files[path]
 		newSrc, edited := out[path], len(spans[path]) > 0
@@ -87,13 +93,23 @@ func (ts *tenancySet) verifyTouched(p *planner.Plan, objs map[string]string, out
 			for ; next < len(sps) && (sps[next].Start < end || end == len(f.src)); next++ {
 				shift += (sps[next].OutEnd - sps[next].OutStart) - (sps[next].End - sps[next].Start)
 			}
-			var t snapshot.Tenancy
-			if end+shift > len(newSrc) || t.ParseTenancy(path, newSrc[from:end+shift]) != nil || !foundObjects(&t, found) {
+			if end+shift > len(newSrc) {
 				return false
 			}
+			runs = append(runs, run{path, newSrc[from : end+shift]})
 			i = j + 1
 		}
 		if len(f.src)+shift != len(newSrc) {
+			return false
+		}
+	}
+	// The runs are whole documents, independent of each other: parse them
+	// on every core, then collect their objects in file order.
+	parsed := make([]snapshot.Tenancy, len(runs))
+	errs := make([]error, len(runs))
+	onCores(len(runs), func(k int) { errs[k] = parsed[k].ParseTenancy(runs[k].path, runs[k].src) })
+	for k := range runs {
+		if errs[k] != nil || !foundObjects(&parsed[k], found) {
 			return false
 		}
 	}
