@@ -7,6 +7,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot"
 )
 
 // BenchmarkPlan is `krmplan plan` on a generated tenancy of n projects,
@@ -18,7 +19,13 @@ func BenchmarkPlan(b *testing.B) {
 	for _, n := range gentenancy.Sizes(testing.Short()) {
 		b.Run(fmt.Sprintf("projects=%d", n), func(b *testing.B) {
 			t := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})
-			st, _, err := t.State()
+			parsed, _, err := t.State()
+			if err != nil {
+				b.Fatal(err)
+			}
+			// The snapshot as plan reads it, decoded from state.json: its
+			// objects lie in memory in the file's order, as in the CLI.
+			st, err := snapshot.Decode("state.json", parsed.Seal())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,9 +10,9 @@ import (
 // tenancy only add lines, in the neighbours' style, and the file parses to
 // exactly the planned objects (PrepareSplice checks that itself; here the
 // bytes are pinned too).
-func TestSpliceGoldenNewProjectAndQueue(t *testing.T) {
-	sample := readSample(t)
-	fx := planOn(t, memRepo{"tenancy.yaml": sample}, []string{"tenancy.yaml"}, `
+// newProjectAndQueue adds project research and a queue of department
+// platform on the sample tenancy.
+const newProjectAndQueue = `
 project "research" {
   department = "platform"
   queue "rtx-pro-6000" {
@@ -28,7 +28,11 @@ department "platform" {
     memory { limit = 512000 }
   }
 }
-`)
+`
+
+func TestSpliceGoldenNewProjectAndQueue(t *testing.T) {
+	sample := readSample(t)
+	fx := planOn(t, memRepo{"tenancy.yaml": sample}, []string{"tenancy.yaml"}, newProjectAndQueue)
 	out, sp := spliced(t, fx, SpliceOptions{})
 	got := out["tenancy.yaml"]
 	if ok, why := onlyAdds(sample, got); !ok {

@@ -12,8 +12,8 @@ import (
 )
 
 // fixture is a clean plan on a generated tenancy of n projects (a move of
-// 4 h100 cards between two departments in every 48 projects) and the
-// tenancy file's bytes.
+// 4 h100 cards between two departments in every 48 projects), read back
+// from its plan.json, and the tenancy file's bytes.
 func fixture(b *testing.B, n int) (*planner.Plan, []byte) {
 	t := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})
 	st, src, err := t.State()
@@ -24,9 +24,15 @@ func fixture(b *testing.B, n int) (*planner.Plan, []byte) {
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}
-	p, diags := planner.Build(st, ov)
-	if diags.HasErrors() || !p.Renderable {
+	built, diags := planner.Build(st, ov)
+	if diags.HasErrors() || !built.Renderable {
 		b.Fatalf("the plan does not render: %v", diags)
+	}
+	// The plan as show and render read it, decoded from plan.json: its
+	// objects lie in memory in the file's order, as in the CLI.
+	p, err := planner.Decode("plan.json", built.File())
+	if err != nil {
+		b.Fatal(err)
 	}
 	return p, src
 }

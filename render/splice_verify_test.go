@@ -119,23 +119,7 @@ project "research" {
 // as the whole parse does, for values, new keys, a new queue and a new
 // project, and vouches for the result.
 func TestLazySpliceSample(t *testing.T) {
-	fx := planOn(t, memRepo{"tenancy.yaml": readSample(t)}, []string{"tenancy.yaml"}, `
-project "research" {
-  department = "platform"
-  queue "rtx-pro-6000" {
-    name     = "research-rtx"
-    priority = 75
-    gpu = { deserved = 0, limit = 2 }
-  }
-}
-department "platform" {
-  queue "h100" {
-    name = "platform-h100"
-    gpu = { deserved = 8, limit = 8, over_quota_weight = 2 }
-    memory { limit = 512000 }
-  }
-}
-`)
+	fx := planOn(t, memRepo{"tenancy.yaml": readSample(t)}, []string{"tenancy.yaml"}, newProjectAndQueue)
 	ts, out, spans := lazySplice(t, fx)
 	if !ts.verifyTouched(fx.plan, nil, out, spans) {
 		t.Fatal("the splice is not vouched for")
