@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/atomicfile"
 	"github.com/krmplan/krmplan/planner"
@@ -175,25 +176,27 @@ func planCommand(e *env) *cli.Command {
 			if err := checkOut(out, inputs...); err != nil {
 				return err
 			}
-			st, err := snapshot.Load(c.String("state"))
+			// The snapshot (tens of megabytes for a big tenancy) is read
+			// while the desired file is; its errors still come first.
+			type loaded struct {
+				st  *snapshot.State
+				err error
+			}
+			state := make(chan loaded, 1)
+			go func() {
+				st, err := snapshot.Load(c.String("state"))
+				state <- loaded{st, err}
+			}()
+			ov, diags, err := loadDesired(file, c.StringSlice("var"), c.StringSlice("var-file"))
+			ls := <-state
+			if ls.err != nil {
+				return cli.Exit(ls.err.Error(), 1)
+			}
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			src, err := os.ReadFile(file)
-			if err != nil {
-				return cli.Exit(err.Error(), 1)
-			}
-			var varFiles []config.VarFile
-			for _, vf := range c.StringSlice("var-file") {
-				b, err := os.ReadFile(vf)
-				if err != nil {
-					return cli.Exit(err.Error(), 1)
-				}
-				varFiles = append(varFiles, config.VarFile{Name: vf, Src: b})
-			}
+			st := ls.st
 			style := render.NewStyle(colorOn(e.stdout, c.Bool("no-color")))
-			// Later --var-file entries win, as in Terraform: keep their order.
-			ov, diags := config.LoadOrdered(file, src, c.StringSlice("var"), varFiles)
 			files := map[string][]byte{}
 			for name, f := range ov.Files {
 				files[name] = f.Bytes
@@ -242,6 +245,26 @@ func planCommand(e *env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// loadDesired reads the desired file and the --var-file files and loads
+// them with the --var values. Later --var-file entries win, as in
+// Terraform: their order is kept. err is a file that cannot be read.
+func loadDesired(file string, vars, varFileNames []string) (*config.Overlay, hcl.Diagnostics, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	var varFiles []config.VarFile
+	for _, vf := range varFileNames {
+		b, err := os.ReadFile(vf)
+		if err != nil {
+			return nil, nil, err
+		}
+		varFiles = append(varFiles, config.VarFile{Name: vf, Src: b})
+	}
+	ov, diags := config.LoadOrdered(file, src, vars, varFiles)
+	return ov, diags, nil
 }
 
 // loadPlan reads and verifies a plan file.
