@@ -1,5 +1,8 @@
 // Package jsonfile writes and reads krmplan's JSON files (state.json,
-// plan.json, cluster data) with encoding/json, the same way everywhere.
+// plan.json, cluster data) the same way everywhere: with encoding/json's
+// behaviour and bytes, on the faster engine of encoding/json/v2 (from
+// go-json-experiment/json), and with the fingerprint of a file (a state's
+// digest, a plan's id) taken over its own bytes.
 package jsonfile
 
 import (
