@@ -7,6 +7,7 @@ package planner
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -262,8 +263,12 @@ func Decode(name string, b []byte) (*Plan, error) {
 	if err := jsonfile.DecodeStrict(b, &p); err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan plan: %w", name, err)
 	}
-	if p.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%s: plan format_version %d, this krmplan reads %d", name, p.FormatVersion, FormatVersion)
+	switch p.FormatVersion {
+	case FormatVersion:
+	case 0:
+		return nil, fmt.Errorf("%s: not a krmplan plan: it has no format_version", name)
+	default:
+		return nil, fmt.Errorf("%s: plan format_version %d, this krmplan reads %d: make a new plan", name, p.FormatVersion, FormatVersion)
 	}
 	if !idMatches(b, p.PlanID) {
 		return nil, fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(p.PlanID))
@@ -289,9 +294,14 @@ func (p *Plan) MatchID(id string) bool {
 	return len(id) >= 12 && strings.HasPrefix(p.PlanID, id)
 }
 
+// short is the first 12 digits of a plan id, quoted when it is not hex
+// digits (an edited file: its bytes are not printed raw).
 func short(id string) string {
 	if len(id) > 12 {
-		return id[:12]
+		id = id[:12]
+	}
+	if id == "" || strings.Trim(id, "0123456789abcdef") != "" {
+		return strconv.Quote(id)
 	}
 	return id
 }

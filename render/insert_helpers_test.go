@@ -1,8 +1,6 @@
 package render
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,13 +17,6 @@ import (
 // memRepo is a commit as a map of files: RepoFiles without git, with git's
 // blob ids.
 type memRepo map[string][]byte
-
-func gitBlobID(b []byte) string {
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", len(b))
-	h.Write(b)
-	return hex.EncodeToString(h.Sum(nil))
-}
 
 func (m memRepo) File(path string) (string, string, []byte, bool, error) {
 	b, ok := m[path]

@@ -1,8 +1,12 @@
 package render
 
 import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"sort"
 	"strings"
 
@@ -54,6 +58,25 @@ type SplicePlan struct {
 	KeptInStep []string
 }
 
+// gitBlobID is git's SHA-1 id of a blob holding b.
+func gitBlobID(b []byte) string { return blobID(sha1.New(), b) }
+
+// holdsBlob reports whether b is the content of the blob id: an id of 64
+// hex digits is of a repository in git's sha256 object format.
+func holdsBlob(b []byte, id string) bool {
+	if len(id) == 2*sha256.Size {
+		return blobID(sha256.New(), b) == id
+	}
+	return gitBlobID(b) == id
+}
+
+// blobID hashes b as git hashes a blob: "blob <length>\x00", then b.
+func blobID(h hash.Hash, b []byte) string {
+	fmt.Fprintf(h, "blob %d\x00", len(b))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // PrepareSplice computes the files a splice of p writes, reading them at
 // the snapshot's commit through r. It changes only the bytes of changed
 // values (and the padding after them), inserts missing fields, new queues
@@ -78,6 +101,7 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 	}
 	files := map[string]*fileState{}
 	var staleBlob []string
+	replaced := false // a file's bytes are not its blob's (a git replace ref)
 	paths := make([]string, 0, len(src.Files))
 	srcs := map[string][]byte{}
 	for _, sf := range src.Files {
@@ -90,6 +114,8 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 		}
 		if blob != sf.Blob {
 			staleBlob = append(staleBlob, fmt.Sprintf("%s: the file at commit %.12s is blob %.12s, the snapshot read blob %.12s: the file changed since the snapshot; take a new snapshot and plan again", sf.Path, src.Commit, blob, sf.Blob))
+		} else if !holdsBlob(data, blob) {
+			replaced = true
 		}
 		files[sf.Path] = &fileState{mode: mode, old: data}
 		paths = append(paths, sf.Path)
@@ -109,7 +135,7 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 	// Files the snapshot read byte for byte are parsed only where edits
 	// need them; a stale one is parsed whole, to refuse as before.
 	snap := &p.Snapshot
-	if len(staleBlob) > 0 {
+	if len(staleBlob) > 0 || replaced {
 		snap = nil
 	}
 	ts, err := newTenancySet(paths, srcs, snap)

@@ -32,6 +32,19 @@ func touchedChunks(f *yamlFile, spans []span) []bool {
 	return touched
 }
 
+// anchorIn reports whether a touched chunk of f may hold a YAML anchor
+// (any "&" byte, in a comment or a string too): yaml.v3 lets an alias in a
+// later document name it, so an edit under it may change an untouched
+// document, which only the whole check sees.
+func anchorIn(f *yamlFile, touched []bool) bool {
+	for i, c := range f.chunks {
+		if touched[i] && bytes.IndexByte(f.src[c.start:c.end], '&') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // verifyTouched vouches, without parsing what the splice did not touch,
 // that the spliced tenancy files out parse to exactly the plan's target:
 // the files' untouched chunks are byte for byte the source's, so they hold
@@ -61,6 +74,9 @@ func (ts *tenancySet) verifyTouched(p *planner.Plan, objs map[string]string, out
 			continue
 		}
 		touched := touchedChunks(f, spans[path])
+		if anchorIn(f, touched) {
+			return false
+		}
 		for _, e := range ts.index {
 			if e.file == path && touched[f.chunkOfLine(e.line)] {
 				if e.name == "" {

@@ -45,7 +45,7 @@ func (p Pos) MarshalJSON() ([]byte, error) {
 func (p *Pos) UnmarshalJSON(b []byte) error {
 	if len(b) == 0 || b[0] != '"' {
 		var o posObject
-		if err := json.Unmarshal(b, &o); err != nil {
+		if err := jsonfile.UnmarshalStrict(b, &o); err != nil {
 			return err
 		}
 		*p = Pos(o)
@@ -86,7 +86,7 @@ func parsePos(s string) (Pos, error) {
 		n[i] = v
 	}
 	if n[3]-n[2] != len(text) {
-		return Pos{}, fmt.Errorf("position %q: bytes %d-%d are %d long, the text %d", s, n[2], n[3], n[3]-n[2], len(text))
+		return Pos{}, fmt.Errorf("position %q: END-START is %d, but TEXT is %d bytes long", s, n[3]-n[2], len(text))
 	}
 	return Pos{Line: n[0], Column: n[1], Start: n[2], End: n[3], Text: text}, nil
 }

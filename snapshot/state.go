@@ -95,8 +95,12 @@ func Decode(name string, b []byte) (*State, error) {
 	if err := jsonfile.DecodeStrict(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
-	if s.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d", name, s.FormatVersion, FormatVersion)
+	switch s.FormatVersion {
+	case FormatVersion:
+	case 0:
+		return nil, fmt.Errorf("%s: not a krmplan snapshot: it has no format_version", name)
+	default:
+		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d: take a new snapshot", name, s.FormatVersion, FormatVersion)
 	}
 	if !s.digestMatches(b) {
 		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)

@@ -116,12 +116,12 @@ func TestDecodeRefusesChangedBytes(t *testing.T) {
 func TestDecodeRefusesOtherVersionAndBadPositions(t *testing.T) {
 	_, b := sealedState(t, "")
 	old := strings.Replace(string(b), `"format_version": 2`, `"format_version": 1`, 1)
-	if _, err := Decode("old.json", []byte(old)); err == nil || err.Error() != "old.json: snapshot format_version 1, this krmplan reads 2" {
+	if _, err := Decode("old.json", []byte(old)); err == nil || err.Error() != "old.json: snapshot format_version 1, this krmplan reads 2: take a new snapshot" {
 		t.Fatalf("version 1: %v", err)
 	}
 	for pos, want := range map[string]string{
 		`"11:28 200-201 3"`:  ``,
-		`"11:28 200-202 3"`:  `position "11:28 200-202 3": bytes 200-202 are 2 long, the text 1`,
+		`"11:28 200-202 3"`:  `position "11:28 200-202 3": END-START is 2, but TEXT is 1 bytes long`,
 		`"11:28 200 3"`:      `position "11:28 200 3" is not "LINE:COLUMN START-END TEXT"`,
 		`"11 200-201 3"`:     `position "11 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
 		`"11:x 200-201 3"`:   `position "11:x 200-201 3" is not "LINE:COLUMN START-END TEXT"`,

@@ -67,7 +67,7 @@ func (c *chunks) Write(p []byte) (int, error) {
 // standard library's encoding/json/v2 from Go 1.27, which reads krmplan's
 // tens-of-megabytes files in about half of encoding/json's time.
 func DecodeStrict(b []byte, v any) error {
-	err := jsonv2.Unmarshal(b, v, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true))
+	err := UnmarshalStrict(b, v)
 	var off int64 = -1
 	var syn *jsonv1.SyntaxError
 	var typ *jsonv1.UnmarshalTypeError
@@ -82,6 +82,12 @@ func DecodeStrict(b []byte, v any) error {
 	}
 	line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
 	return fmt.Errorf("line %d: %w", line, err)
+}
+
+// UnmarshalStrict is DecodeStrict without the line: for a value inside a
+// file (a type's UnmarshalJSON), whose offsets are not the file's.
+func UnmarshalStrict(b []byte, v any) error {
+	return jsonv2.Unmarshal(b, v, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true))
 }
 
 // Member is a top-level string member of a file written by Marshal:
