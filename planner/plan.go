@@ -196,7 +196,7 @@ func summarize(changes []Change, findings []Finding) Summary {
 func (p *Plan) seal() {
 	p.PlanID = idPlaceholder
 	b := p.Marshal()
-	id, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "plan_id", Value: p.PlanID})
+	id, _, err := jsonfile.SumEmpty(b, "plan_id")
 	if err == nil {
 		err = jsonfile.Overwrite(b, jsonfile.Member{Name: "plan_id", Value: p.PlanID}, id)
 	}
@@ -259,8 +259,20 @@ func (p *Plan) Marshal() []byte {
 // format version and a plan whose plan_id does not match its content
 // (changed after it was made: tampered, or edited by hand).
 func Decode(name string, b []byte) (*Plan, error) {
+	// The file is summed while it is decoded: the plan_id's check costs no
+	// time of its own.
+	var sum string
+	var head []string
+	var sumErr error
+	summed := make(chan struct{})
+	go func() {
+		defer close(summed)
+		sum, head, sumErr = jsonfile.SumEmpty(b, "plan_id")
+	}()
 	var p Plan
-	if err := jsonfile.DecodeStrict(b, &p); err != nil {
+	err := jsonfile.DecodeStrict(b, &p)
+	<-summed
+	if err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan plan: %w", name, err)
 	}
 	switch p.FormatVersion {
@@ -270,7 +282,8 @@ func Decode(name string, b []byte) (*Plan, error) {
 	default:
 		return nil, fmt.Errorf("%s: plan format_version %d, this krmplan reads %d: make a new plan", name, p.FormatVersion, FormatVersion)
 	}
-	if !idMatches(b, p.PlanID) {
+	// The sum is of the plan_id the decoder read: the same bytes.
+	if sumErr != nil || head[0] != p.PlanID || sum != p.PlanID {
 		return nil, fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(p.PlanID))
 	}
 	if err := p.checkSteps(); err != nil {
@@ -278,13 +291,6 @@ func Decode(name string, b []byte) (*Plan, error) {
 	}
 	p.file = b
 	return &p, nil
-}
-
-// idMatches reports whether id is the sum of the plan.json bytes b with
-// plan_id empty (seal).
-func idMatches(b []byte, id string) bool {
-	sum, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "plan_id", Value: id})
-	return err == nil && sum == id
 }
 
 // MatchID reports whether id approves the plan: the full plan_id or a

@@ -53,7 +53,7 @@ func (s *State) Seal() []byte {
 	s.Normalize()
 	s.Digest = digestPlaceholder
 	b := s.Marshal()
-	sum, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "taken_at", Value: s.TakenAt}, jsonfile.Member{Name: "digest", Value: s.Digest})
+	sum, _, err := jsonfile.SumEmpty(b, "taken_at", "digest")
 	if err == nil {
 		err = jsonfile.Overwrite(b, jsonfile.Member{Name: "digest", Value: s.Digest}, "sha256:"+sum)
 	}
@@ -91,8 +91,20 @@ func Load(path string) (*State, error) {
 
 // Decode is Load for bytes already read; name is used in errors.
 func Decode(name string, b []byte) (*State, error) {
+	// The file is summed while it is decoded: the digest's check costs no
+	// time of its own.
+	var sum string
+	var head []string
+	var sumErr error
+	summed := make(chan struct{})
+	go func() {
+		defer close(summed)
+		sum, head, sumErr = jsonfile.SumEmpty(b, "taken_at", "digest")
+	}()
 	var s State
-	if err := jsonfile.DecodeStrict(b, &s); err != nil {
+	err := jsonfile.DecodeStrict(b, &s)
+	<-summed
+	if err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
 	switch s.FormatVersion {
@@ -102,17 +114,11 @@ func Decode(name string, b []byte) (*State, error) {
 	default:
 		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d: take a new snapshot", name, s.FormatVersion, FormatVersion)
 	}
-	if !s.digestMatches(b) {
+	// The sum is of the members the decoder read: the same bytes.
+	if sumErr != nil || head[0] != s.TakenAt || head[1] != s.Digest || "sha256:"+sum != s.Digest {
 		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)
 	}
 	return &s, nil
-}
-
-// digestMatches reports whether b, the state.json that s was decoded
-// from, still has the bytes its digest was taken over (Seal).
-func (s *State) digestMatches(b []byte) bool {
-	sum, err := jsonfile.SumEmpty(b, jsonfile.Member{Name: "taken_at", Value: s.TakenAt}, jsonfile.Member{Name: "digest", Value: s.Digest})
-	return err == nil && "sha256:"+sum == s.Digest
 }
 
 // ObjectKey names an object of a state across packages: "Kind/name", e.g.

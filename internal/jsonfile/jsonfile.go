@@ -92,7 +92,7 @@ func UnmarshalStrict(b []byte, v any) error {
 
 // Member is a top-level string member of a file written by Marshal:
 // "plan_id", "digest", "taken_at". Marshal writes a struct's first fields
-// on the first lines, where Overwrite and SumEmpty look for them.
+// on the first lines, where Overwrite looks for them.
 type Member struct{ Name, Value string }
 
 // Overwrite writes value over the value of the member m in b, a file
@@ -113,28 +113,37 @@ func Overwrite(b []byte, m Member, value string) error {
 }
 
 // SumEmpty is the hex sha256 of b, a file written by Marshal, with the
-// members (holding the values given, in the order of the file) empty:
-// the sum that b's own fingerprint is. b is not copied: a state of 10,000
-// projects is tens of megabytes.
+// string values of the named top-level members (in the order of the file)
+// empty: the sum that b's own fingerprint is. It also returns those
+// values as b holds them, for the caller to compare with what it decoded.
+// b is not copied: a state of 10,000 projects is tens of megabytes.
 //
 // krmplan's files carry their own fingerprint as a sum of the very bytes
 // written, with the fingerprint's member empty: neither writing nor
-// reading a file then marshals it a second time to fingerprint it.
-func SumEmpty(b []byte, members ...Member) (string, error) {
+// reading a file then marshals it a second time to fingerprint it, and a
+// reader can sum the file while it decodes it.
+func SumEmpty(b []byte, names ...string) (sum string, values []string, err error) {
 	h := sha256.New()
 	rest := b
-	for _, m := range members {
-		line := member(m.Name, m.Value)
-		i := bytes.Index(rest[:min(len(rest), headBytes+len(line))], line)
+	for _, name := range names {
+		key := append(AppendString([]byte("\n  "), name), ": "...)
+		i := bytes.Index(rest[:min(len(rest), headBytes+len(key))], key)
 		if i < 0 {
-			return "", fmt.Errorf("the file does not begin with the member %s", bytes.TrimSpace(line))
+			return "", nil, fmt.Errorf("the file does not begin with the member %q", name)
 		}
-		h.Write(rest[:i])
-		h.Write(member(m.Name, ""))
-		rest = rest[i+len(line):]
+		start := i + len(key)
+		raw, err := jsontext.NewDecoder(bytes.NewReader(rest[start:])).ReadValue()
+		var v string
+		if err != nil || raw.Kind() != '"' || jsonv2.Unmarshal(raw, &v) != nil {
+			return "", nil, fmt.Errorf("the member %q is not a string", name)
+		}
+		h.Write(rest[:start])
+		h.Write([]byte(`""`))
+		rest = rest[start+len(raw):]
+		values = append(values, v)
 	}
 	h.Write(rest)
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), values, nil
 }
 
 // Sum is the hex sha256 of b.
