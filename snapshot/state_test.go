@@ -127,7 +127,7 @@ func TestDecodeRefusesOtherVersionAndBadPositions(t *testing.T) {
 		`"11:x 200-201 3"`:   `position "11:x 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
 		`"11:-2 200-201 3"`:  `position "11:-2 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
 		`"11:028 200-201 3"`: `position "11:028 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
-		`7`:                  `json: cannot unmarshal number into Go value of type snapshot.posObject`,
+		`7`:                  `a JSON number where an object belongs`,
 	} {
 		var p Pos
 		err := json.Unmarshal([]byte(pos), &p)

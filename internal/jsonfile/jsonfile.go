@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -58,36 +59,118 @@ func (c *chunks) Write(p []byte) (int, error) {
 
 // DecodeStrict decodes the JSON document b into v, as encoding/json's
 // Decoder with DisallowUnknownFields does: a misspelt key is an error, not
-// a silently empty value; anything after the document is an error too. A
-// syntax or type error starts with the line it is on ("line 7: json:
-// cannot unmarshal ...").
+// a silently empty value; anything after the document is an error too.
+// An error names the line and, within the document, the JSON pointer of
+// the value: `line 7: /projects/3/spec/queues/0/name: a JSON number, but
+// it must be a string`, `line 9: /nodes/0: unknown key "gpuCapcity"`.
 //
 // It decodes with go-json-experiment's v2 engine under encoding/json's
-// options and messages (jsonv1.DefaultOptionsV1): the engine of the
-// standard library's encoding/json/v2 from Go 1.27, which reads krmplan's
-// tens-of-megabytes files in about half of encoding/json's time.
+// options (jsonv1.DefaultOptionsV1): the engine of the standard library's
+// encoding/json/v2 from Go 1.27, which reads krmplan's tens-of-megabytes
+// files in about half of encoding/json's time, and whose errors carry the
+// offset and the pointer.
 func DecodeStrict(b []byte, v any) error {
-	err := UnmarshalStrict(b, v)
-	var off int64 = -1
-	var syn *jsonv1.SyntaxError
-	var typ *jsonv1.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		off = syn.Offset
-	case errors.As(err, &typ):
-		off = typ.Offset
+	if len(b) == 0 {
+		return errors.New("the file is empty")
 	}
-	if off < 0 {
-		return err
-	}
-	line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
-	return fmt.Errorf("line %d: %w", line, err)
+	return explain(unmarshal(b, v), "/", func(off int64) string {
+		return fmt.Sprintf("line %d: ", 1+bytes.Count(b[:min(int(off), len(b))], []byte("\n")))
+	})
 }
 
-// UnmarshalStrict is DecodeStrict without the line: for a value inside a
-// file (a type's UnmarshalJSON), whose offsets are not the file's.
+// UnmarshalStrict is DecodeStrict for a value inside a file (a type's
+// UnmarshalJSON): its errors name the pointer within the value and no
+// line, as the value's offsets are not the file's; the file's reader
+// puts the value's own line and pointer in front.
 func UnmarshalStrict(b []byte, v any) error {
-	return jsonv2.Unmarshal(b, v, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true))
+	return explain(unmarshal(b, v), "", func(int64) string { return "" })
+}
+
+func unmarshal(b []byte, v any) error {
+	return jsonv2.Unmarshal(b, v, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true), jsonv1.ReportErrorsWithLegacySemantics(false))
+}
+
+// explain words a decoding error for a person: where (at names the
+// place of a byte offset), the JSON pointer (root is how the whole
+// document is named), and what is wrong.
+func explain(err error, root string, at func(off int64) string) error {
+	var syn *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &syn):
+		what := err.Error()
+		if syn.Err != nil {
+			what = syn.Err.Error()
+		}
+		return fmt.Errorf("%s%s", at(syn.ByteOffset), what)
+	case errors.As(err, &sem):
+		ptr := sem.JSONPointer
+		if sem.Err == jsonv2.ErrUnknownName {
+			return fmt.Errorf("%s%sunknown key %q", at(sem.ByteOffset), place(ptr.Parent(), root), ptr.LastToken())
+		}
+		what := sem.Err
+		if what == nil {
+			what = fmt.Errorf("a JSON %s where %s belongs", kindName(sem.JSONKind), goKindName(sem.GoType))
+		}
+		return fmt.Errorf("%s%s%w", at(sem.ByteOffset), place(ptr, root), what)
+	}
+	return err
+}
+
+// place is "p: ", with root for the whole document ("" for nothing).
+func place(p jsontext.Pointer, root string) string {
+	if p == "" {
+		p = jsontext.Pointer(root)
+	}
+	if p == "" {
+		return ""
+	}
+	return string(p) + ": "
+}
+
+// goKindName names the JSON a Go type is read from.
+func goKindName(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "another value"
+}
+
+// kindName names a JSON kind as a person does.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 'f', 't':
+		return "boolean"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
 }
 
 // Member is a top-level string member of a file written by Marshal:
