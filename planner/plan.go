@@ -282,6 +282,9 @@ func Decode(name string, b []byte) (*Plan, error) {
 	default:
 		return nil, fmt.Errorf("%s: plan format_version %d, this krmplan reads %d: make a new plan", name, p.FormatVersion, FormatVersion)
 	}
+	if p.PlanID == "" {
+		return nil, fmt.Errorf("%s: not a krmplan plan: it has no plan_id", name)
+	}
 	// The sum is of the plan_id the decoder read: the same bytes.
 	if sumErr != nil || head[0] != p.PlanID || sum != p.PlanID {
 		return nil, fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(p.PlanID))

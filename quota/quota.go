@@ -241,6 +241,9 @@ func (v Value) MarshalJSON() ([]byte, error) { return []byte(v.String()), nil }
 
 // UnmarshalJSON reads a JSON number; a JSON string is refused.
 func (v *Value) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return fmt.Errorf("the string %s: KRM reads a quota number, write it unquoted", b)
+	}
 	p, err := Parse(string(b))
 	if err != nil {
 		return err

@@ -244,7 +244,13 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 			}
 		}
 		if err := checkTarget(objs, newTenancy); err != nil {
-			return nil, err
+			switch {
+			case replaced:
+				return nil, fmt.Errorf("%v; the bytes git gives for the tenancy at commit %.12s are not those of the blobs the snapshot read (a git replace ref?): nothing was written; take a new snapshot and plan again", err, src.Commit)
+			case ts.touchesAnchor(spans):
+				return nil, fmt.Errorf("%v; an edited document holds a YAML anchor (&), which an alias in another document may share: nothing was written; edit the value by hand, or render with --format patch", err)
+			}
+			return nil, fmt.Errorf("%v; nothing was written: please report this with the plan file", err)
 		}
 	}
 	plan.Notes = append(comments, plan.Notes...)
@@ -273,7 +279,7 @@ func PrepareSplice(p *planner.Plan, r RepoFiles, opts SpliceOptions) (*SplicePla
 func checkTarget(want map[string]string, files map[string][]byte) error {
 	got, where, err := parsedObjects(files)
 	if err != nil {
-		return fmt.Errorf("the spliced files would not parse (%v); nothing was written: please report this with the plan file", err)
+		return fmt.Errorf("the spliced files would not parse (%v)", err)
 	}
 	keys := make([]string, 0, len(want))
 	for k := range want {
@@ -282,12 +288,12 @@ func checkTarget(want map[string]string, files map[string][]byte) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if got[k] != want[k] {
-			return fmt.Errorf("the spliced files would not hold the planned %s (%s: %s, planned %s); nothing was written: please report this with the plan file", k, where[k], got[k], want[k])
+			return fmt.Errorf("the spliced files would not hold the planned %s (%s: %s, planned %s)", k, where[k], got[k], want[k])
 		}
 	}
 	for k := range got {
 		if _, ok := want[k]; !ok {
-			return fmt.Errorf("the spliced files would hold %s in %s, which the plan does not have; nothing was written", k, where[k])
+			return fmt.Errorf("the spliced files would hold %s in %s, which the plan does not have", k, where[k])
 		}
 	}
 	return nil

@@ -45,6 +45,17 @@ func anchorIn(f *yamlFile, touched []bool) bool {
 	return false
 }
 
+// touchesAnchor reports whether an edited chunk of a file may hold a YAML
+// anchor (anchorIn).
+func (ts *tenancySet) touchesAnchor(spans map[string][]span) bool {
+	for path, sps := range spans {
+		if f := ts.files[path]; f != nil && len(sps) > 0 && anchorIn(f, touchedChunks(f, sps)) {
+			return true
+		}
+	}
+	return false
+}
+
 // verifyTouched vouches, without parsing what the splice did not touch,
 // that the spliced tenancy files out parse to exactly the plan's target:
 // the files' untouched chunks are byte for byte the source's, so they hold

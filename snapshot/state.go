@@ -114,6 +114,9 @@ func Decode(name string, b []byte) (*State, error) {
 	default:
 		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d: take a new snapshot", name, s.FormatVersion, FormatVersion)
 	}
+	if s.Digest == "" {
+		return nil, fmt.Errorf("%s: not a krmplan snapshot: it has no digest", name)
+	}
 	// The sum is of the members the decoder read: the same bytes.
 	if sumErr != nil || head[0] != s.TakenAt || head[1] != s.Digest || "sha256:"+sum != s.Digest {
 		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)

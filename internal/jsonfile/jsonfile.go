@@ -70,8 +70,11 @@ func (c *chunks) Write(p []byte) (int, error) {
 // files in about half of encoding/json's time, and whose errors carry the
 // offset and the pointer.
 func DecodeStrict(b []byte, v any) error {
-	if len(b) == 0 {
+	if len(bytes.TrimSpace(b)) == 0 {
 		return errors.New("the file is empty")
+	}
+	if string(bytes.TrimSpace(b)) == "null" {
+		return errors.New("line 1: /: a JSON null where an object belongs")
 	}
 	return explain(unmarshal(b, v), "/", func(off int64) string {
 		return fmt.Sprintf("line %d: ", 1+bytes.Count(b[:min(int(off), len(b))], []byte("\n")))
@@ -86,8 +89,12 @@ func UnmarshalStrict(b []byte, v any) error {
 	return explain(unmarshal(b, v), "", func(int64) string { return "" })
 }
 
+// unmarshal decodes with encoding/json's options but strict about keys:
+// an unknown key, a key in another case ("GPUCapacity") and a key given
+// twice are errors, not a silently ignored or overwritten value.
 func unmarshal(b []byte, v any) error {
-	return jsonv2.Unmarshal(b, v, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true), jsonv1.ReportErrorsWithLegacySemantics(false))
+	return jsonv2.Unmarshal(b, v, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true),
+		jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false), jsonv1.ReportErrorsWithLegacySemantics(false))
 }
 
 // explain words a decoding error for a person: where (at names the
@@ -104,7 +111,7 @@ func explain(err error, root string, at func(off int64) string) error {
 		if syn.Err != nil {
 			what = syn.Err.Error()
 		}
-		return fmt.Errorf("%s%s", at(syn.ByteOffset), what)
+		return fmt.Errorf("%s%s%s", at(syn.ByteOffset), place(syn.JSONPointer, ""), what)
 	case errors.As(err, &sem):
 		ptr := sem.JSONPointer
 		if sem.Err == jsonv2.ErrUnknownName {
@@ -215,10 +222,16 @@ func SumEmpty(b []byte, names ...string) (sum string, values []string, err error
 			return "", nil, fmt.Errorf("the file does not begin with the member %q", name)
 		}
 		start := i + len(key)
-		raw, err := jsontext.NewDecoder(bytes.NewReader(rest[start:])).ReadValue()
+		dec := jsontext.NewDecoder(bytes.NewReader(rest[start:]))
+		raw, err := dec.ReadValue()
 		var v string
 		if err != nil || raw.Kind() != '"' || jsonv2.Unmarshal(raw, &v) != nil {
 			return "", nil, fmt.Errorf("the member %q is not a string", name)
+		}
+		// Only the spelling Marshal writes: the same value written another
+		// way ("\u0073ha256:…") is a change of the file.
+		if int(dec.InputOffset()) != len(raw) || !bytes.Equal(raw, AppendString(nil, v)) {
+			return "", nil, fmt.Errorf("the member %q is not written as krmplan writes it", name)
 		}
 		h.Write(rest[:start])
 		h.Write([]byte(`""`))

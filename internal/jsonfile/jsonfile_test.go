@@ -45,9 +45,14 @@ func TestDecodeStrict(t *testing.T) {
 	for in, want := range map[string]string{
 		"{\n\"name\": \"a\",\n}":                     "line 2: invalid character ',' at start of value",
 		"{\n\"name\": \"a\",\n\"list\": [1, \"x\"]}": "line 3: /list/1: a JSON string where a number belongs",
-		"":                       "the file is empty",
-		"{\"name\": \"a\"} x":    "line 1: invalid character 'x' after top-level value",
-		"{\"tags\": {\"a\": 1}}": "line 1: /tags/a: a JSON number where a string belongs",
+		"":                                   "the file is empty",
+		"{\"name\": \"a\"} x":                "line 1: invalid character 'x' after top-level value",
+		"{\"tags\": {\"a\": 1}}":             "line 1: /tags/a: a JSON number where a string belongs",
+		"null":                               "line 1: /: a JSON null where an object belongs",
+		" \n\t":                              "the file is empty",
+		"{\"Name\": \"a\"}":                  `line 1: /: unknown key "Name"`,
+		"{\"name\": \"a\", \"name\": \"b\"}": "line 1: /name: duplicate object member name",
+		"{\"list\": [1, tru]}":               "line 1: /list/1: invalid character ']' in literal true (expecting 'e')",
 	} {
 		if err := DecodeStrict([]byte(in), &d); err == nil || err.Error() != want {
 			t.Errorf("%q: got %v, want %s", in, err, want)
@@ -90,6 +95,12 @@ func TestOverwriteAndSumEmpty(t *testing.T) {
 	}
 	if _, _, err := SumEmpty(b, "version"); err == nil || err.Error() != `the member "version" is not a string` {
 		t.Fatalf("a number: %v", err)
+	}
+	for _, spelt := range []string{`"when": "\u0032026-11-30T10:00:00Z"`, `"when":  "2026-11-30T10:00:00Z"`} {
+		other := bytes.Replace(b, []byte(`"when": "2026-11-30T10:00:00Z"`), []byte(spelt), 1)
+		if _, _, err := SumEmpty(other, "when"); err == nil || err.Error() != `the member "when" is not written as krmplan writes it` {
+			t.Errorf("%s: %v", spelt, err)
+		}
 	}
 	if err := Overwrite([]byte("{}"), Member{"id", "x"}, "y"); err == nil || err.Error() != `the file does not begin with the member "id": "x",` {
 		t.Fatalf("no member: %v", err)
