@@ -259,19 +259,8 @@ func (p *Plan) Marshal() []byte {
 // format version and a plan whose plan_id does not match its content
 // (changed after it was made: tampered, or edited by hand).
 func Decode(name string, b []byte) (*Plan, error) {
-	// The file is summed while it is decoded: the plan_id's check costs no
-	// time of its own.
-	var sum string
-	var head []string
-	var sumErr error
-	summed := make(chan struct{})
-	go func() {
-		defer close(summed)
-		sum, head, sumErr = jsonfile.SumEmpty(b, "plan_id")
-	}()
 	var p Plan
-	err := jsonfile.DecodeStrict(b, &p)
-	<-summed
+	fp, err := jsonfile.DecodeSummed(b, &p, "plan_id")
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan plan: %w", name, err)
 	}
@@ -285,8 +274,7 @@ func Decode(name string, b []byte) (*Plan, error) {
 	if p.PlanID == "" {
 		return nil, fmt.Errorf("%s: not a krmplan plan: it has no plan_id", name)
 	}
-	// The sum is of the plan_id the decoder read: the same bytes.
-	if sumErr != nil || head[0] != p.PlanID || sum != p.PlanID {
+	if !fp.Holds(p.PlanID) || fp.Sum != p.PlanID {
 		return nil, fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(p.PlanID))
 	}
 	if err := p.checkSteps(); err != nil {

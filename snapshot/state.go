@@ -91,19 +91,8 @@ func Load(path string) (*State, error) {
 
 // Decode is Load for bytes already read; name is used in errors.
 func Decode(name string, b []byte) (*State, error) {
-	// The file is summed while it is decoded: the digest's check costs no
-	// time of its own.
-	var sum string
-	var head []string
-	var sumErr error
-	summed := make(chan struct{})
-	go func() {
-		defer close(summed)
-		sum, head, sumErr = jsonfile.SumEmpty(b, "taken_at", "digest")
-	}()
 	var s State
-	err := jsonfile.DecodeStrict(b, &s)
-	<-summed
+	fp, err := jsonfile.DecodeSummed(b, &s, "taken_at", "digest")
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
@@ -117,8 +106,7 @@ func Decode(name string, b []byte) (*State, error) {
 	if s.Digest == "" {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: it has no digest", name)
 	}
-	// The sum is of the members the decoder read: the same bytes.
-	if sumErr != nil || head[0] != s.TakenAt || head[1] != s.Digest || "sha256:"+sum != s.Digest {
+	if !fp.Holds(s.TakenAt, s.Digest) || "sha256:"+fp.Sum != s.Digest {
 		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)
 	}
 	return &s, nil

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -240,6 +241,35 @@ func SumEmpty(b []byte, names ...string) (sum string, values []string, err error
 	}
 	h.Write(rest)
 	return hex.EncodeToString(h.Sum(nil)), values, nil
+}
+
+// Fingerprint is what SumEmpty found in a file: the sum, and the values of
+// the fingerprint's members as the file holds them.
+type Fingerprint struct {
+	Sum    string
+	Values []string
+	Err    error // the file's head is not as Marshal writes it
+}
+
+// Holds reports whether the file's members hold exactly values (what the
+// decoder read), so that the sum is of the very bytes decoded.
+func (f Fingerprint) Holds(values ...string) bool {
+	return f.Err == nil && slices.Equal(f.Values, values)
+}
+
+// DecodeSummed is DecodeStrict of b into v, and SumEmpty of b over the
+// named members, worked out on another core meanwhile: checking a file's
+// fingerprint then costs no time of its own.
+func DecodeSummed(b []byte, v any, names ...string) (Fingerprint, error) {
+	var f Fingerprint
+	summed := make(chan struct{})
+	go func() {
+		defer close(summed)
+		f.Sum, f.Values, f.Err = SumEmpty(b, names...)
+	}()
+	err := DecodeStrict(b, v)
+	<-summed
+	return f, err
 }
 
 // Sum is the hex sha256 of b.

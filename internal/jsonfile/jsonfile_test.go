@@ -122,3 +122,20 @@ func TestMarshalPastOneChunk(t *testing.T) {
 		t.Fatalf("%d bytes, want %d: %v", len(got), want.Len(), err)
 	}
 }
+
+// DecodeSummed decodes as DecodeStrict does and sums as SumEmpty does.
+func TestDecodeSummed(t *testing.T) {
+	b, err := Marshal(head{Version: 1, When: "w", ID: "i", Body: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h head
+	fp, err := DecodeSummed(b, &h, "when", "id")
+	sum, values, sumErr := SumEmpty(b, "when", "id")
+	if err != nil || h.Body != "x" || fp.Sum != sum || !fp.Holds("w", "i") || fp.Holds("w", "j") || sumErr != nil || len(values) != 2 {
+		t.Fatalf("%+v %v %+v", fp, err, h)
+	}
+	if fp, err := DecodeSummed([]byte(`{"version": 1}`), &h, "id"); err != nil || fp.Err == nil || fp.Holds() {
+		t.Fatalf("a file without the member: %+v %v", fp, err)
+	}
+}
