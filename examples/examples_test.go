@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -185,7 +186,7 @@ func TestDemoPlans(t *testing.T) {
 		"error pool-over-capacity: pool h100: departments are guaranteed 104 cards, the pool has 96 cards — 8 cards over",
 		"note unassigned-share: research-h100: the projects are guaranteed 27 cards of the department's 43 cards — 16 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
 	}
-	if got := newFindings(over); !equal(got, want) {
+	if got := newFindings(over); !slices.Equal(got, want) {
 		t.Errorf("%s adds the findings\n%q\nwant\n%q", gentenancy.OverPoolFile, got, want)
 	}
 	if over.Renderable || over.Summary.Errors != 1 {
@@ -209,19 +210,7 @@ func TestDemoPlans(t *testing.T) {
 		"growing or new departments: Department research",
 		"growing or new projects: Project foundation-models",
 	}
-	if !equal(steps, wantSteps) {
+	if !slices.Equal(steps, wantSteps) {
 		t.Errorf("steps %q, want %q", steps, wantSteps)
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/krmplan/krmplan/quota"
@@ -117,7 +118,7 @@ func diffStates(before, target *snapshot.State, set map[string]Location) []Chang
 		}
 		d.str("parent", "/spec/parent", bs.Parent, t.Spec.Parent, b != nil, true)
 		d.str("namespace", "/spec/namespace", bs.Namespace, t.Spec.Namespace, b != nil && bs.Namespace != "", t.Spec.Namespace != "")
-		if b == nil || !equalStrings(bs.DefaultNodePools, t.Spec.DefaultNodePools) {
+		if b == nil || !slices.Equal(bs.DefaultNodePools, t.Spec.DefaultNodePools) {
 			before := null
 			if b != nil && bs.DefaultNodePools != nil {
 				before = jsonValue(bs.DefaultNodePools)
@@ -230,16 +231,4 @@ func equalPriority(a, b *int32) bool {
 		return a == b
 	}
 	return *a == *b
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

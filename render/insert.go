@@ -808,7 +808,7 @@ func (ts *tenancySet) addCreated(p string) {
 	if len(ts.order) > 0 {
 		eol = ts.files[ts.order[0]].eol
 	}
-	ts.files[p] = &yamlFile{path: p, li: snapshot.NewLineIndex(nil), starts: []int{0}, eol: eol, chunks: []chunk{{line: 1, parsed: true}}}
+	ts.files[p] = &yamlFile{path: p, li: snapshot.NewLineIndex(nil), eol: eol, chunks: []chunk{{line: 1, parsed: true}}}
 	ts.created[p] = true
 	ts.order = append(ts.order, p)
 	sort.Strings(ts.order)

@@ -22,7 +22,6 @@ type yamlFile struct {
 	path   string
 	src    []byte
 	li     *snapshot.LineIndex
-	starts []int // byte offset of each line's first byte (line 1 at index 0)
 	eol    string
 	chunks []chunk // in file order; they cover src
 }
@@ -41,12 +40,6 @@ type yamlDoc struct {
 // newYAMLFile indexes the lines of src, not parsed yet (no chunk).
 func newYAMLFile(path string, src []byte) *yamlFile {
 	f := &yamlFile{path: path, src: src, li: snapshot.NewLineIndex(src), eol: "\n"}
-	f.starts = []int{0}
-	for i, b := range src {
-		if b == '\n' {
-			f.starts = append(f.starts, i+1)
-		}
-	}
 	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
 		f.eol = "\r\n"
 	}
@@ -168,9 +161,9 @@ func deref(n *yaml.Node) *yaml.Node {
 
 func (f *yamlFile) lines() int {
 	if len(f.src) > 0 && f.src[len(f.src)-1] == '\n' {
-		return len(f.starts) - 1
+		return f.li.Starts() - 1
 	}
-	return len(f.starts)
+	return f.li.Starts()
 }
 
 // lineStart is the offset of line l's first byte (after a byte order mark
@@ -179,28 +172,19 @@ func (f *yamlFile) lineStart(l int) int {
 	if l < 1 {
 		return 0
 	}
-	if l > len(f.starts) {
+	if l > f.li.Starts() {
 		return len(f.src)
 	}
-	o := f.starts[l-1]
-	if l == 1 && bytes.HasPrefix(f.src, []byte("\ufeff")) {
-		o += 3
-	}
-	return o
+	return f.li.Offset(l, 1) // after a byte order mark on line 1
 }
 
 // lineNext is the offset of the line after l (the end of the file for the
 // last line).
-func (f *yamlFile) lineNext(l int) int {
-	if l >= len(f.starts) {
-		return len(f.src)
-	}
-	return f.starts[l]
-}
+func (f *yamlFile) lineNext(l int) int { return f.li.StartOf(l + 1) }
 
 // lineText is line l without its end of line.
 func (f *yamlFile) lineText(l int) string {
-	if l < 1 || l > len(f.starts) {
+	if l < 1 || l > f.li.Starts() {
 		return ""
 	}
 	s := string(f.src[f.lineStart(l):f.lineNext(l)])
@@ -236,18 +220,7 @@ func (f *yamlFile) offset(n *yaml.Node) int { return f.li.Offset(n.Line, n.Colum
 // col is the 0-based byte column of node n on its line.
 func (f *yamlFile) col(n *yaml.Node) int { return f.offset(n) - f.lineStart(n.Line) }
 
-func (f *yamlFile) lineOf(off int) int {
-	lo, hi := 0, len(f.starts)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if f.starts[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo + 1
-}
+func (f *yamlFile) lineOf(off int) int { return f.li.LineOf(off) }
 
 func isFlow(n *yaml.Node) bool {
 	return (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && n.Style&yaml.FlowStyle != 0

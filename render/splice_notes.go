@@ -27,12 +27,7 @@ func commentNotes(file string, src []byte, edits []Edit) []string {
 		byLine[e.Line] = append(byLine[e.Line], e)
 	}
 	sort.Ints(lines)
-	f := &yamlFile{path: file, src: src, starts: []int{0}}
-	for i, b := range src {
-		if b == '\n' {
-			f.starts = append(f.starts, i+1)
-		}
-	}
+	f := newYAMLFile(file, src)
 	var notes []string
 	for _, l := range lines {
 		es := byLine[l]

@@ -183,8 +183,8 @@ func NewLineIndex(src []byte) *LineIndex {
 // as yaml.v3 reports them, -1 for a line outside the source.
 func (li *LineIndex) Offset(line, col int) int { return li.offset(line, col) }
 
-// lineOf returns the 1-based line of byte offset off.
-func (li *LineIndex) lineOf(off int) int {
+// LineOf returns the 1-based line of byte offset off.
+func (li *LineIndex) LineOf(off int) int {
 	lo, hi := 0, len(li.starts)-1
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -195,6 +195,19 @@ func (li *LineIndex) lineOf(off int) int {
 		}
 	}
 	return lo + 1
+}
+
+// Starts is the number of lines that start in the source: its lines, and
+// one more after a final newline.
+func (li *LineIndex) Starts() int { return len(li.starts) }
+
+// StartOf returns the byte offset where the 1-based line l starts (the
+// byte order mark counted), the source's length past the last line.
+func (li *LineIndex) StartOf(l int) int {
+	if l > len(li.starts) {
+		return len(li.src)
+	}
+	return li.starts[max(l, 1)-1]
 }
 
 // offset returns the byte offset of the 1-based line and character column.
@@ -418,7 +431,7 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 		// Keep the value; an edit will find the bytes differ and refuse.
 		text = v.Value
 	}
-	line := r.lines.lineOf(start)
+	line := r.lines.LineOf(start)
 	p := Pos{Line: line, Column: n.Column + (start - r.lines.offset(n.Line, n.Column)), Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
 	if p.Alias {
 		p.Line, p.Column = n.Line, n.Column
