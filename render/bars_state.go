@@ -100,39 +100,36 @@ func (a *after) pool(name string) *snapshot.NodePool {
 // dept returns the department name, with queues of its own to change;
 // added when the state has none.
 func (a *after) dept(name string) *snapshot.Department {
-	i, ok := a.depts[name]
-	if !ok || i < 0 {
-		a.s.Departments = append(a.s.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: name}})
-		i = len(a.s.Departments) - 1
-		a.depts[name] = i
-	}
-	d := &a.s.Departments[i]
-	if !a.ownDept[i] {
-		if d.Spec.Queues != nil { // nil stays nil: appending to it copies nothing shared
-			d.Spec.Queues = snapshot.CloneQueues(d.Spec.Queues)
-		}
-		a.ownDept[i] = true
-	}
-	return d
+	return ownQueues(&a.s.Departments, a.depts, a.ownDept, name, snapshot.Department{Metadata: snapshot.Meta{Name: name}},
+		func(d *snapshot.Department) *[]snapshot.Queue { return &d.Spec.Queues })
 }
 
 // project returns the project name, with queues of its own to change;
 // added when the state has none.
 func (a *after) project(name string) *snapshot.Project {
-	i, ok := a.projects[name]
+	return ownQueues(&a.s.Projects, a.projects, a.ownProject, name, snapshot.Project{Metadata: snapshot.Meta{Name: name}},
+		func(p *snapshot.Project) *[]snapshot.Queue { return &p.Spec.Queues })
+}
+
+// ownQueues returns the object of list that index names name (appending
+// added when there is none), with queues of its own: an object
+// the after-state shares with the plan's snapshot gets a copy of its
+// queues the first time it is changed (owned marks those).
+func ownQueues[T any](list *[]T, index map[string]int, owned map[int]bool, name string, added T, queues func(*T) *[]snapshot.Queue) *T {
+	i, ok := index[name]
 	if !ok || i < 0 {
-		a.s.Projects = append(a.s.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: name}})
-		i = len(a.s.Projects) - 1
-		a.projects[name] = i
+		*list = append(*list, added)
+		i = len(*list) - 1
+		index[name] = i
 	}
-	p := &a.s.Projects[i]
-	if !a.ownProject[i] {
-		if p.Spec.Queues != nil { // nil stays nil: appending to it copies nothing shared
-			p.Spec.Queues = snapshot.CloneQueues(p.Spec.Queues)
+	o := &(*list)[i]
+	if !owned[i] {
+		if qs := queues(o); *qs != nil { // nil stays nil: appending to it copies nothing shared
+			*qs = snapshot.CloneQueues(*qs)
 		}
-		a.ownProject[i] = true
+		owned[i] = true
 	}
-	return p
+	return o
 }
 
 func (a *after) apply(c planner.Change) {
