@@ -51,6 +51,7 @@ func (e *ParseError) Error() string {
 func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 	lines := NewLineIndex(src)
 	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var read []readDoc
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -67,6 +68,70 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 		if err := r.read(t, doc.Content[0]); err != nil {
 			return err
 		}
+		read = markSharedAcross(read, readDoc{root: doc.Content[0], values: r.values}, lines)
+	}
+}
+
+// readDoc is a document ParseTenancy has read and the positions of its
+// values.
+type readDoc struct {
+	root   *yaml.Node
+	values map[string]Pos
+}
+
+// markSharedAcross marks the values of the earlier documents (anchored:
+// those that hold an anchor) that lie inside an anchor (&name) which an
+// alias of doc names: yaml.v3 resolves an alias to an anchor of an earlier
+// document of the stream, so editing such a value would change doc too.
+// SharedAnchors sees aliases within one document only. It returns
+// anchored with doc added when doc holds an anchor; the others are not
+// kept, so a tenancy's parsed documents are not all held at once.
+func markSharedAcross(anchored []readDoc, doc readDoc, lines *LineIndex) []readDoc {
+	var targets []*yaml.Node
+	hasAnchor := false
+	walkNodes(doc.root, 0, func(n *yaml.Node) {
+		hasAnchor = hasAnchor || n.Anchor != ""
+		if n.Kind == yaml.AliasNode && n.Alias != nil && n.Alias.Line < doc.root.Line {
+			targets = append(targets, n.Alias)
+		}
+	})
+	for _, a := range targets {
+		// The document that holds the anchor: the last to start before it.
+		i := len(anchored) - 1
+		for i >= 0 && anchored[i].root.Line > a.Line {
+			i--
+		}
+		if i < 0 {
+			continue
+		}
+		starts := map[int]bool{}
+		walkNodes(a, 0, func(n *yaml.Node) {
+			if off := lines.offset(n.Line, n.Column); n.Kind == yaml.ScalarNode && off >= 0 {
+				starts[skipProperties(lines.src, off)] = true
+			}
+		})
+		for path, p := range anchored[i].values {
+			if starts[p.Start] && !p.Alias && p.Anchor == "" {
+				p.Anchor, p.AnchorLine = a.Anchor, a.Line
+				anchored[i].values[path] = p
+			}
+		}
+	}
+	if hasAnchor {
+		anchored = append(anchored, doc)
+	}
+	return anchored
+}
+
+// walkNodes calls fn for n and every node inside it, not following
+// aliases (nor deeper than SharedAnchors goes).
+func walkNodes(n *yaml.Node, depth int, fn func(*yaml.Node)) {
+	if n == nil || depth > 512 {
+		return
+	}
+	fn(n)
+	for _, c := range n.Content {
+		walkNodes(c, depth+1, fn)
 	}
 }
 

@@ -144,3 +144,51 @@ func TestFromGitProfile(t *testing.T) {
 		t.Fatalf("at HEAD~1: %v", err)
 	}
 }
+
+// An alias may name an anchor of an earlier document (yaml.v3 allows it):
+// the anchored values of the earlier object are marked as shared, as an
+// alias in their own document would mark them; the others are not.
+func TestAnchorSharedWithALaterDocument(t *testing.T) {
+	src := `apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata: {name: a}
+spec:
+  parent: d
+  queues:
+    - name: a-1
+      nodepool: p1
+      resources: &std
+        gpu: {deserved: 1, limit: 1}
+    - name: a-2
+      nodepool: p2
+      resources:
+        gpu: {deserved: 2, limit: &two 2}
+---
+apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata: {name: b}
+spec:
+  parent: d
+  queues:
+    - name: b-1
+      nodepool: p1
+      resources: *std
+`
+	var ten Tenancy
+	if err := ten.ParseTenancy("t.yaml", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	a := ten.Projects[0].Origin.Values
+	for path, want := range map[string]Pos{
+		"/spec/queues/0/resources/gpu/deserved": {Line: 10, Column: 25, Start: 178, End: 179, Text: "1", Anchor: "std", AnchorLine: 9},
+		"/spec/queues/0/resources/gpu/limit":    {Line: 10, Column: 35, Start: 188, End: 189, Text: "1", Anchor: "std", AnchorLine: 9},
+		"/spec/queues/1/resources/gpu/limit":    {Line: 14, Column: 40, Start: 282, End: 283, Text: "2"},
+	} {
+		if got := a[path]; got != want {
+			t.Errorf("%s: %+v, want %+v", path, got, want)
+		}
+	}
+	if got := ten.Projects[1].Origin.Values["/spec/queues/0/resources/gpu/deserved"]; !got.Alias || got.AnchorLine != 9 {
+		t.Errorf("b's deserved: %+v", got)
+	}
+}
