@@ -242,7 +242,10 @@ func (v Value) MarshalJSON() ([]byte, error) { return []byte(v.String()), nil }
 // UnmarshalJSON reads a JSON number; a JSON string is refused.
 func (v *Value) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
-		return fmt.Errorf("the string %s: KRM reads a quota number, write it unquoted", b)
+		if _, err := Parse(strings.Trim(string(b), `"`)); err == nil {
+			return fmt.Errorf("the string %s: write the number unquoted", b)
+		}
+		return fmt.Errorf("the string %s is not a number", b)
 	}
 	p, err := Parse(string(b))
 	if err != nil {

@@ -136,3 +136,16 @@ func TestIntegerText(t *testing.T) {
 		t.Fatalf("the shortcut took only %d values", took)
 	}
 }
+
+// A JSON string is refused, with advice only when it holds a number.
+func TestUnmarshalJSONString(t *testing.T) {
+	for in, want := range map[string]string{
+		`"4"`:     `the string "4": write the number unquoted`,
+		`"eight"`: `the string "eight" is not a number`,
+	} {
+		var v Value
+		if err := v.UnmarshalJSON([]byte(in)); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", in, err, want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func TestProjectOfKeepsExactNumbersAndGitOpsKeys(t *testing.T) {
 func TestSpecThatIsNotTheShapeIsAnErrorNamingTheObject(t *testing.T) {
 	o := decoded(t, `{"kind":"Department","metadata":{"name":"d"},"spec":{"queues":[{"name":"q","resources":{"gpu":{"deserved":"4"}}}]}}`)
 	_, err := departmentOf(o)
-	if err == nil || err.Error() != `Department d: spec: the string "4": KRM reads a quota number, write it unquoted` {
+	if err == nil || err.Error() != `Department d: spec: the string "4": write the number unquoted` {
 		t.Errorf("err = %v, want an error naming Department d", err)
 	}
 }
