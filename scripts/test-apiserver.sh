@@ -88,7 +88,10 @@ build kubectl "$ldflags" k8s.io/kubernetes/cmd/kubectl
 	echo "kubernetes $kv"
 	echo "go $gover $goos/$goarch"
 	echo "tools-module-hash $sum"
-	"$tmp/etcd" --version 2>/dev/null | head -1
+	# The first line of etcd's version report, read whole: a pipe into head would
+	# close early and kill etcd with SIGPIPE, which pipefail turns into a failure.
+	etcd_version=$("$tmp/etcd" --version 2>/dev/null) || die "the built etcd does not run"
+	printf '%s\n' "${etcd_version%%$'\n'*}"
 	echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$tmp/VERSIONS"
 
