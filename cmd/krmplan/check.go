@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render"
 	"github.com/krmplan/krmplan/snapshot"
@@ -264,8 +265,8 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		}
 	}
 	hidden := len(res.findings) - len(shown)
-	summary := fmt.Sprintf("check: %s, %s, %s in %s", plural(count.Errors, "error"), plural(count.Warnings, "warning"),
-		plural(count.Notes, "note"), plural(len(res.source.Files), "file"))
+	summary := fmt.Sprintf("check: %s, %s, %s in %s", words.Count(count.Errors, "error"), words.Count(count.Warnings, "warning"),
+		words.Count(count.Notes, "note"), words.Count(len(res.source.Files), "file"))
 	if hidden > 0 {
 		summary += fmt.Sprintf(" (%d not shown: --min-level %s shows them)", hidden, checkLevels[len(checkLevels)-1])
 	}
@@ -295,13 +296,6 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		return exitCode(1)
 	}
 	return nil
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // annotation is a finding as a GitHub Actions workflow command:

@@ -1,4 +1,10 @@
-package snapshot
+// Package live is krmplan's edge to a running cluster, the only package
+// besides the CLI that links client-go: the live reader (a live snapshot,
+// ReadState, and the live overlay of a git snapshot, ReadClusterData) and
+// the server-side dry run of a plan's steps (ServerDryRun). It converts
+// what the API server returns into the snapshot's model; everything it
+// hands back is plain snapshot and planner data.
+package live
 
 // The live reader: one client-go reader of a cluster, used for a live
 // snapshot (ReadState: the KRM objects and what the cluster adds) and for
@@ -10,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/krmplan/krmplan/snapshot"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -134,8 +141,8 @@ func NewClusterReader(t *KubeTarget) (*ClusterReader, error) {
 // (ErrKRMNotInstalled) or RBAC forbids listing them — since there is
 // nothing to plan without them; Queues, Nodes and Namespaces that cannot be
 // listed become NotRead entries instead.
-func (r *ClusterReader) ReadState(ctx context.Context) (*State, error) {
-	st := &State{Source: Source{Kind: "cluster", Context: r.Context, Server: r.Server}}
+func (r *ClusterReader) ReadState(ctx context.Context) (*snapshot.State, error) {
+	st := &snapshot.State{Source: snapshot.Source{Kind: "cluster", Context: r.Context, Server: r.Server}}
 	if err := r.readKRM(ctx, st); err != nil {
 		return nil, err
 	}
@@ -156,21 +163,21 @@ func (r *ClusterReader) ReadState(ctx context.Context) (*State, error) {
 // forbids it is a NotRead entry with the reason. Any other failure (the
 // server unreachable, the deadline of ctx passed, a malformed object) is an
 // error naming the resource.
-func (r *ClusterReader) ReadClusterData(ctx context.Context) (*ClusterData, error) {
-	d := &ClusterData{Context: r.Context, Server: r.Server, Nodes: []Node{}, LiveQueues: []LiveQueue{}, Namespaces: []Namespace{}}
+func (r *ClusterReader) ReadClusterData(ctx context.Context) (*snapshot.ClusterData, error) {
+	d := &snapshot.ClusterData{Context: r.Context, Server: r.Server, Nodes: []snapshot.Node{}, LiveQueues: []snapshot.LiveQueue{}, Namespaces: []snapshot.Namespace{}}
 	var err error
 	if d.Nodes, err = r.readNodes(ctx); err != nil {
-		if d.NotRead, err = r.notRead(ctx, d.NotRead, SourceNodes, "nodes", err); err != nil {
+		if d.NotRead, err = r.notRead(ctx, d.NotRead, snapshot.SourceNodes, "nodes", err); err != nil {
 			return nil, err
 		}
 	}
 	if d.LiveQueues, err = r.readQueues(ctx); err != nil {
-		if d.NotRead, err = r.notRead(ctx, d.NotRead, SourceQueues, "queues.scheduling.run.ai", err); err != nil {
+		if d.NotRead, err = r.notRead(ctx, d.NotRead, snapshot.SourceQueues, "queues.scheduling.run.ai", err); err != nil {
 			return nil, err
 		}
 	}
 	if d.Namespaces, err = r.readNamespaces(ctx); err != nil {
-		if d.NotRead, err = r.notRead(ctx, d.NotRead, SourceNamespaces, "namespaces", err); err != nil {
+		if d.NotRead, err = r.notRead(ctx, d.NotRead, snapshot.SourceNamespaces, "namespaces", err); err != nil {
 			return nil, err
 		}
 	}
@@ -179,16 +186,16 @@ func (r *ClusterReader) ReadClusterData(ctx context.Context) (*ClusterData, erro
 
 // notRead turns a list error of an optional source into a NotRead entry
 // (CRD absent, RBAC forbidden) or returns it as an error (anything else).
-func (r *ClusterReader) notRead(ctx context.Context, nr []NotRead, what, resource string, err error) ([]NotRead, error) {
+func (r *ClusterReader) notRead(ctx context.Context, nr []snapshot.NotRead, what, resource string, err error) ([]snapshot.NotRead, error) {
 	switch {
 	case ctx.Err() != nil:
 		return nr, r.wrap(ctx, resource, err)
 	case apierrors.IsForbidden(err):
-		return append(nr, NotRead{What: what, Reason: "forbidden: " + apiMessage(err)}), nil
-	case apierrors.IsNotFound(err) && what == SourceQueues:
-		return append(nr, NotRead{What: what, Reason: "the Queue CRD (queues.scheduling.run.ai, v2) is not installed: the server does not serve it (KAI Scheduler is missing or older)"}), nil
+		return append(nr, snapshot.NotRead{What: what, Reason: "forbidden: " + apiMessage(err)}), nil
+	case apierrors.IsNotFound(err) && what == snapshot.SourceQueues:
+		return append(nr, snapshot.NotRead{What: what, Reason: "the Queue CRD (queues.scheduling.run.ai, v2) is not installed: the server does not serve it (KAI Scheduler is missing or older)"}), nil
 	case apierrors.IsNotFound(err):
-		return append(nr, NotRead{What: what, Reason: "the server does not serve " + resource}), nil
+		return append(nr, snapshot.NotRead{What: what, Reason: "the server does not serve " + resource}), nil
 	}
 	return nr, r.wrap(ctx, resource, err)
 }
@@ -234,7 +241,7 @@ func apiMessage(err error) string {
 }
 
 // readKRM lists the KRM objects into st.
-func (r *ClusterReader) readKRM(ctx context.Context, st *State) error {
+func (r *ClusterReader) readKRM(ctx context.Context, st *snapshot.State) error {
 	list := func(gvr schema.GroupVersionResource, required bool) ([]unstructured.Unstructured, error) {
 		items, err := r.listDynamic(ctx, gvr)
 		if err == nil {
@@ -336,13 +343,13 @@ func (r *ClusterReader) listDynamic(ctx context.Context, gvr schema.GroupVersion
 	})
 }
 
-func (r *ClusterReader) readQueues(ctx context.Context) ([]LiveQueue, error) {
-	return listPages(ctx, r.pageSize(), func(ctx context.Context, o metav1.ListOptions) ([]LiveQueue, string, error) {
+func (r *ClusterReader) readQueues(ctx context.Context) ([]snapshot.LiveQueue, error) {
+	return listPages(ctx, r.pageSize(), func(ctx context.Context, o metav1.ListOptions) ([]snapshot.LiveQueue, string, error) {
 		l, err := r.dyn.Resource(GVRQueue).List(ctx, o)
 		if err != nil {
 			return nil, "", err
 		}
-		out := make([]LiveQueue, 0, len(l.Items))
+		out := make([]snapshot.LiveQueue, 0, len(l.Items))
 		for i := range l.Items {
 			q, err := liveQueueOf(&l.Items[i])
 			if err != nil {
@@ -354,13 +361,13 @@ func (r *ClusterReader) readQueues(ctx context.Context) ([]LiveQueue, error) {
 	})
 }
 
-func (r *ClusterReader) readNodes(ctx context.Context) ([]Node, error) {
-	return listPages(ctx, r.pageSize(), func(ctx context.Context, o metav1.ListOptions) ([]Node, string, error) {
+func (r *ClusterReader) readNodes(ctx context.Context) ([]snapshot.Node, error) {
+	return listPages(ctx, r.pageSize(), func(ctx context.Context, o metav1.ListOptions) ([]snapshot.Node, string, error) {
 		l, err := r.core.CoreV1().Nodes().List(ctx, o)
 		if err != nil {
 			return nil, "", err
 		}
-		out := make([]Node, 0, len(l.Items))
+		out := make([]snapshot.Node, 0, len(l.Items))
 		for i := range l.Items {
 			n, err := nodeOf(&l.Items[i])
 			if err != nil {
@@ -372,15 +379,15 @@ func (r *ClusterReader) readNodes(ctx context.Context) ([]Node, error) {
 	})
 }
 
-func (r *ClusterReader) readNamespaces(ctx context.Context) ([]Namespace, error) {
-	return listPages(ctx, r.pageSize(), func(ctx context.Context, o metav1.ListOptions) ([]Namespace, string, error) {
+func (r *ClusterReader) readNamespaces(ctx context.Context) ([]snapshot.Namespace, error) {
+	return listPages(ctx, r.pageSize(), func(ctx context.Context, o metav1.ListOptions) ([]snapshot.Namespace, string, error) {
 		l, err := r.core.CoreV1().Namespaces().List(ctx, o)
 		if err != nil {
 			return nil, "", err
 		}
-		out := make([]Namespace, 0, len(l.Items))
+		out := make([]snapshot.Namespace, 0, len(l.Items))
 		for _, ns := range l.Items {
-			out = append(out, Namespace{Name: ns.Name, Labels: nonEmpty(ns.Labels)})
+			out = append(out, snapshot.Namespace{Name: ns.Name, Labels: nonEmpty(ns.Labels)})
 		}
 		return out, l.Continue, nil
 	})

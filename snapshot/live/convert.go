@@ -1,4 +1,4 @@
-package snapshot
+package live
 
 // Conversions of the live objects into the state model. Only spec and the
 // metadata krmplan keeps (name, uid, resourceVersion, GitOps keys) are
@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -20,8 +21,8 @@ import (
 const GPUResourceName = "nvidia.com/gpu"
 
 // metaOf keeps the metadata krmplan stores of a live object.
-func metaOf(o *unstructured.Unstructured) Meta {
-	return Meta{Name: o.GetName(), UID: string(o.GetUID()), ResourceVersion: o.GetResourceVersion(),
+func metaOf(o *unstructured.Unstructured) snapshot.Meta {
+	return snapshot.Meta{Name: o.GetName(), UID: string(o.GetUID()), ResourceVersion: o.GetResourceVersion(),
 		GitOps: GitOpsOf(o.GetLabels(), o.GetAnnotations())}
 }
 
@@ -30,7 +31,7 @@ func metaOf(o *unstructured.Unstructured) Meta {
 // none. An annotation wins over a label of the same key.
 func GitOpsOf(labels, annotations map[string]string) map[string]string {
 	var out map[string]string
-	for _, k := range GitOpsKeys {
+	for _, k := range snapshot.GitOpsKeys {
 		for _, m := range []map[string]string{annotations, labels} {
 			if v, ok := m[k]; ok {
 				if out == nil {
@@ -63,59 +64,59 @@ func decodeSpec(o *unstructured.Unstructured, into any) error {
 	return nil
 }
 
-func nodePoolOf(o *unstructured.Unstructured) (NodePool, error) {
-	p := NodePool{Metadata: metaOf(o)}
+func nodePoolOf(o *unstructured.Unstructured) (snapshot.NodePool, error) {
+	p := snapshot.NodePool{Metadata: metaOf(o)}
 	return p, decodeSpec(o, &p.Spec)
 }
 
-func departmentOf(o *unstructured.Unstructured) (Department, error) {
-	d := Department{Metadata: metaOf(o)}
+func departmentOf(o *unstructured.Unstructured) (snapshot.Department, error) {
+	d := snapshot.Department{Metadata: metaOf(o)}
 	if err := decodeSpec(o, &d.Spec); err != nil {
 		return d, err
 	}
 	if d.Spec.Queues == nil {
-		d.Spec.Queues = []Queue{}
+		d.Spec.Queues = []snapshot.Queue{}
 	}
 	return d, nil
 }
 
-func projectOf(o *unstructured.Unstructured) (Project, error) {
-	p := Project{Metadata: metaOf(o)}
+func projectOf(o *unstructured.Unstructured) (snapshot.Project, error) {
+	p := snapshot.Project{Metadata: metaOf(o)}
 	if err := decodeSpec(o, &p.Spec); err != nil {
 		return p, err
 	}
 	if p.Spec.Queues == nil {
-		p.Spec.Queues = []Queue{}
+		p.Spec.Queues = []snapshot.Queue{}
 	}
 	return p, nil
 }
 
-func managedNodesOf(o *unstructured.Unstructured) (*ManagedNodesConfig, error) {
+func managedNodesOf(o *unstructured.Unstructured) (*snapshot.ManagedNodesConfig, error) {
 	var spec struct {
 		Criteria struct {
-			Terms []NodeSelectorTerm `json:"nodeSelectorTerms"`
+			Terms []snapshot.NodeSelectorTerm `json:"nodeSelectorTerms"`
 		} `json:"inclusion_criteria"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, err
 	}
-	return &ManagedNodesConfig{Metadata: metaOf(o), Terms: spec.Criteria.Terms}, nil
+	return &snapshot.ManagedNodesConfig{Metadata: metaOf(o), Terms: spec.Criteria.Terms}, nil
 }
 
-func krmConfigOf(o *unstructured.Unstructured) *KRMConfig {
+func krmConfigOf(o *unstructured.Unstructured) *snapshot.KRMConfig {
 	key, _, _ := unstructured.NestedString(o.Object, "spec", "global", "namespaceProjectLabelKey")
-	return &KRMConfig{Metadata: metaOf(o), ProjectLabelKey: key}
+	return &snapshot.KRMConfig{Metadata: metaOf(o), ProjectLabelKey: key}
 }
 
 // liveFields maps the scheduler Queue's field names to a Resource's.
-var liveFields = [][2]string{{"quota", FieldDeserved}, {"limit", FieldLimit}, {"overQuotaWeight", FieldOverQuotaWeight}}
+var liveFields = [][2]string{{"quota", snapshot.FieldDeserved}, {"limit", snapshot.FieldLimit}, {"overQuotaWeight", snapshot.FieldOverQuotaWeight}}
 
 // liveQueueOf converts a KAI Queue (scheduling.run.ai/v2): spec.resources
 // <r>.quota/limit/overQuotaWeight become deserved/limit/overQuotaWeight
 // (the same units, unconverted), and status.allocated and
 // allocatedNonPreemptible are kept as quantity text by resource name.
-func liveQueueOf(o *unstructured.Unstructured) (LiveQueue, error) {
-	q := LiveQueue{Name: o.GetName()}
+func liveQueueOf(o *unstructured.Unstructured) (snapshot.LiveQueue, error) {
+	q := snapshot.LiveQueue{Name: o.GetName()}
 	q.ParentQueue, _, _ = unstructured.NestedString(o.Object, "spec", "parentQueue")
 	res, _, _ := unstructured.NestedMap(o.Object, "spec", "resources")
 	for _, r := range quota.Resources {
@@ -187,8 +188,8 @@ func numberOf(v any) (quota.Value, error) {
 // nodeOf keeps a node's name, labels, nvidia.com/gpu capacity and
 // allocatable (in cards; 0 when the node has none), whether its Ready
 // condition is True, and whether it is cordoned (spec.unschedulable).
-func nodeOf(n *corev1.Node) (Node, error) {
-	out := Node{Name: n.Name, Labels: nonEmpty(n.Labels), Cordoned: n.Spec.Unschedulable}
+func nodeOf(n *corev1.Node) (snapshot.Node, error) {
+	out := snapshot.Node{Name: n.Name, Labels: nonEmpty(n.Labels), Cordoned: n.Spec.Unschedulable}
 	for _, c := range []struct {
 		list corev1.ResourceList
 		dst  *quota.Value
@@ -198,7 +199,7 @@ func nodeOf(n *corev1.Node) (Node, error) {
 		if !ok {
 			continue
 		}
-		v, err := QuotaFromQuantity(quota.GPU, q.String())
+		v, err := snapshot.QuotaFromQuantity(quota.GPU, q.String())
 		if err != nil {
 			return out, fmt.Errorf("node %s: status.%s: %w", n.Name, c.what, err)
 		}

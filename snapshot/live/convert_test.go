@@ -1,4 +1,4 @@
-package snapshot
+package live
 
 // Unit tests of the live reader's conversions and paging, without a
 // server; internal/integration reads a real kube-apiserver.
@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/krmplan/krmplan/snapshot"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -169,11 +170,11 @@ func TestListPages(t *testing.T) {
 func TestNotReadReasons(t *testing.T) {
 	r := &ClusterReader{Context: "prod", Server: "https://k"}
 	gr := schema.GroupResource{Group: "scheduling.run.ai", Resource: "queues"}
-	nr, err := r.notRead(context.Background(), nil, SourceQueues, "queues.scheduling.run.ai", apierrors.NewForbidden(gr, "", errors.New(`User "u" cannot list`)))
+	nr, err := r.notRead(context.Background(), nil, snapshot.SourceQueues, "queues.scheduling.run.ai", apierrors.NewForbidden(gr, "", errors.New(`User "u" cannot list`)))
 	if err != nil || len(nr) != 1 || nr[0].Reason != `forbidden: queues.scheduling.run.ai is forbidden: User "u" cannot list` {
 		t.Errorf("forbidden: %v %v", nr, err)
 	}
-	nr, err = r.notRead(context.Background(), nil, SourceNodes, "nodes", apierrors.NewInternalError(errors.New("etcd down")))
+	nr, err = r.notRead(context.Background(), nil, snapshot.SourceNodes, "nodes", apierrors.NewInternalError(errors.New("etcd down")))
 	if err == nil || nr != nil || err.Error() != "reading nodes from context prod (https://k): Internal error occurred: etcd down" {
 		t.Errorf("internal error: %v %v, want an error naming the resource and the cluster", nr, err)
 	}

@@ -1,4 +1,4 @@
-package render
+package live
 
 // The server-side dry run of a plan's steps (`krmplan plan --server-dry-run`).
 
@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/snapshot"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,9 +31,9 @@ const (
 const FieldManager = "krmplan"
 
 var stepGVR = map[string]schema.GroupVersionResource{
-	planner.KindNodePool:   snapshot.GVRNodePool,
-	planner.KindDepartment: snapshot.GVRDepartment,
-	planner.KindProject:    snapshot.GVRProject,
+	planner.KindNodePool:   GVRNodePool,
+	planner.KindDepartment: GVRDepartment,
+	planner.KindProject:    GVRProject,
 }
 
 // ServerDryRun sends each step to the API server in order with
@@ -89,7 +89,7 @@ func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.St
 	}
 	note := fmt.Sprintf("server dry run: the API server accepted %d of %d steps (dryRun=All, nothing persisted)", accepted, len(steps))
 	if accepted == len(steps) {
-		note = fmt.Sprintf("server dry run: the API server accepted all %s (dryRun=All, nothing persisted)", count(len(steps), "step"))
+		note = fmt.Sprintf("server dry run: the API server accepted all %s (dryRun=All, nothing persisted)", words.Count(len(steps), "step"))
 	}
 	note += "; each step was checked against the live object as it is now, without the effect of the steps before it, since a dry run persists nothing"
 	out = append(out, planner.Finding{Code: CodeDryRun, Level: planner.LevelNote, Message: note})
