@@ -1,4 +1,4 @@
-package render
+package config_test
 
 import (
 	"os"
@@ -9,17 +9,19 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/snapshot"
 )
 
 // roundTrip exports s, plans the HCL against s, and fails on any change.
 func roundTrip(t *testing.T, s *snapshot.State) []byte {
 	t.Helper()
-	out, _ := Export(s)
+	out, _ := config.Export(s)
 	if _, diags := hclsyntax.ParseConfig(out, "exported.hcl", hcl.InitialPos); diags.HasErrors() {
 		t.Fatalf("the export is not HCL: %v\n%s", diags, out)
 	}
-	p := planOf(t, s, "exported.hcl", out)
+	p := plantest.Plan(t, s, "exported.hcl", out)
 	if len(p.Changes) != 0 {
 		t.Errorf("planning the export changes %d values, e.g. %+v\n%s", len(p.Changes), p.Changes[0], out)
 	}
@@ -27,8 +29,8 @@ func roundTrip(t *testing.T, s *snapshot.State) []byte {
 }
 
 func TestExportGolden(t *testing.T) {
-	out := roundTrip(t, sampleState(t))
-	golden(t, "sample-export.hcl", out)
+	out := roundTrip(t, plantest.SampleState(t))
+	plantest.Golden(t, "golden", "sample-export.hcl", out)
 }
 
 // TestExportRoundTripExamples: every tenancy under examples/ (the sample,
@@ -83,7 +85,7 @@ func TestExportRoundTripExamples(t *testing.T) {
 // no queue, priorities — and a second queue on one pool, which desired.hcl
 // cannot hold.
 func TestExportEdgeCases(t *testing.T) {
-	s := stateOf(t, "t.yaml", []byte(`apiVersion: kai.resources/v1alpha1
+	s := plantest.State(t, "t.yaml", []byte(`apiVersion: kai.resources/v1alpha1
 kind: NodePool
 metadata: {name: default}
 spec: {}
@@ -128,7 +130,7 @@ spec:
     resources:
       cpu: {overQuotaWeight: 3}
 `))
-	out, warnings := Export(s)
+	out, warnings := config.Export(s)
 	if len(warnings) != 1 || warnings[0] != `department "d": queue "d-l4-again" is a second queue on node pool "l4" (after "d-l4"); desired.hcl has one queue per pool, so it is not exported` {
 		t.Errorf("warnings: %q", warnings)
 	}

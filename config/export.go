@@ -1,4 +1,4 @@
-package render
+package config
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/zclconf/go-cty/cty"
@@ -71,7 +72,7 @@ func exportHeader(s *snapshot.State) string {
 	fmt.Fprintf(&b, "# %s\n", s.Digest)
 	switch src := s.Source; {
 	case src.Kind == "git":
-		fmt.Fprintf(&b, "# (git %s at %s, commit %s).\n", src.Repo, src.Ref, shortID(src.Commit))
+		fmt.Fprintf(&b, "# (git %s at %s, commit %s).\n", src.Repo, src.Ref, words.ShortID(src.Commit))
 	case src.Context != "":
 		fmt.Fprintf(&b, "# (cluster context %s).\n", src.Context)
 	}
@@ -112,9 +113,9 @@ func exportQueues(b *hclwrite.Body, kind, owner string, qs []snapshot.Queue) []s
 
 // hclKeys maps a Resource field to its desired.hcl key.
 var hclKeys = map[string]string{
-	snapshot.FieldDeserved:        "deserved",
-	snapshot.FieldLimit:           "limit",
-	snapshot.FieldOverQuotaWeight: "over_quota_weight",
+	snapshot.FieldDeserved:        KeyDeserved,
+	snapshot.FieldLimit:           KeyLimit,
+	snapshot.FieldOverQuotaWeight: KeyOverQuotaWeight,
 }
 
 // resourceTokens writes a resource as a one-line object,
