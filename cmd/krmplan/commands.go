@@ -13,7 +13,9 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/atomicfile"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/render/commit"
+	"github.com/krmplan/krmplan/render/script"
+	"github.com/krmplan/krmplan/render/views"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -196,7 +198,7 @@ func planCommand(e *env) *cli.Command {
 				return cli.Exit(err.Error(), 1)
 			}
 			st := ls.st
-			style := render.NewStyle(colorOn(e.stdout, c.Bool("no-color")))
+			style := views.NewStyle(colorOn(e.stdout, c.Bool("no-color")))
 			files := map[string][]byte{}
 			for name, f := range ov.Files {
 				files[name] = f.Bytes
@@ -208,14 +210,14 @@ func planCommand(e *env) *cli.Command {
 				}
 			}
 			if diags.HasErrors() {
-				render.Diagnostics(e.stderr, diags, files, render.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+				views.Diagnostics(e.stderr, diags, files, views.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
 				notSaved()
 				return exitCode(1)
 			}
 			p, pdiags := planner.Build(st, ov)
 			diags = append(diags, pdiags...)
 			if len(diags) > 0 {
-				render.Diagnostics(e.stderr, diags, files, render.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+				views.Diagnostics(e.stderr, diags, files, views.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
 			}
 			if p == nil {
 				notSaved()
@@ -302,7 +304,7 @@ func showCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return writeView(e, format, p, render.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+			return writeView(e, format, p, views.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
 		},
 	}
 }
@@ -362,23 +364,23 @@ func renderCommand(e *env) *cli.Command {
 					return err
 				}
 			}
-			if err := render.Approve(p, c.String("approve"), prompted); err != nil {
+			if err := script.Approve(p, c.String("approve"), prompted); err != nil {
 				return cli.Exit("render refused: "+err.Error(), 1)
 			}
-			opts := render.SpliceOptions{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo")}
+			opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo")}
 			switch format {
 			case "patch":
 				perm := os.FileMode(0o755)
-				return writeOut(e, c.String("out"), render.PatchScript(p), perm)
+				return writeOut(e, c.String("out"), script.PatchScript(p), perm)
 			case "diff":
-				res, err := render.RenderDiff(p, opts)
+				res, err := commit.Diff(p, opts)
 				if err != nil {
 					return cli.Exit("render refused: "+err.Error(), 1)
 				}
 				spliceNotes(e, res.Notes, res.Reminders)
 				return writeOut(e, c.String("out"), res.Diff, 0o644)
 			}
-			res, err := render.RenderSplice(p, c.String("branch"), opts)
+			res, err := commit.Splice(p, c.String("branch"), opts)
 			if err != nil {
 				return cli.Exit("render refused: "+err.Error(), 1)
 			}
@@ -407,7 +409,7 @@ func spliceNotes(e *env, notes, reminders []string) {
 
 // prompt shows the plan on stderr and asks for "yes", as terraform apply does.
 func prompt(e *env, p *planner.Plan, color bool) (bool, error) {
-	if err := render.Text(e.stderr, p, render.NewStyle(color)); err != nil {
+	if err := views.Text(e.stderr, p, views.NewStyle(color)); err != nil {
 		return false, err
 	}
 	fmt.Fprint(e.stderr, "\nDo you want to render this plan?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/examples"
+	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
@@ -211,4 +212,39 @@ func OnlyAdds(old, new []byte) (bool, string) {
 		j++
 	}
 	return true, ""
+}
+
+// Generated is a clean plan on a generated tenancy of n projects (a move of
+// 4 h100 cards between two departments in every 48 projects), read back
+// from its plan.json as show and render read it, and the tenancy file's
+// bytes: the benchmarks' fixture.
+func Generated(b *testing.B, n int) (*planner.Plan, []byte) {
+	t := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})
+	st, src, err := t.State()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ov, diags := config.LoadOrdered(gentenancy.MoveFile, t.MoveHCL(0), nil, nil)
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	built, diags := planner.Build(st, ov)
+	if diags.HasErrors() || !built.Renderable {
+		b.Fatalf("the plan does not render: %v", diags)
+	}
+	// Decoded from plan.json: its objects lie in memory in the file's
+	// order, as in the CLI.
+	p, err := planner.Decode("plan.json", built.File())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, src
+}
+
+// Sizes runs a benchmark on every size of gentenancy.Sizes (up to 1,000
+// projects with -short).
+func Sizes(b *testing.B, run func(b *testing.B, n int)) {
+	for _, n := range gentenancy.Sizes(testing.Short()) {
+		b.Run(fmt.Sprintf("projects=%d", n), func(b *testing.B) { run(b, n) })
+	}
 }
