@@ -7,13 +7,13 @@ import (
 	"sort"
 
 	"github.com/krmplan/krmplan/internal/cores"
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 )
 
 // chunk is a range of a tenancy file that starts at a "---" line (or at
 // the file's start) and ends before the next one, and its documents once
 // parsed. A file that yaml.v3 reads is cut only between documents there
-// (snapshot.DocumentMarkers, which cuts where the reader does), so a chunk parses alone to the documents the
+// (yamlsrc.DocumentMarkers, which cuts where the reader does), so a chunk parses alone to the documents the
 // whole file has in that range.
 type chunk struct {
 	start, end int // byte range
@@ -37,7 +37,7 @@ func (e objEntry) key() ID { return ID{e.kind, e.name} }
 func lazyFile(path string, src []byte) *File {
 	f := newYAMLFile(path, src)
 	start := 0
-	for _, m := range append(snapshot.DocumentMarkers(src), len(src)) {
+	for _, m := range append(yamlsrc.DocumentMarkers(src), len(src)) {
 		f.chunks = append(f.chunks, chunk{start: start, end: m, line: f.lineOf(start)})
 		start = m
 	}

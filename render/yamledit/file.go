@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -21,7 +21,7 @@ import (
 type File struct {
 	path   string
 	src    []byte
-	li     *snapshot.LineIndex
+	li     *yamlsrc.LineIndex
 	eol    string
 	chunks []chunk // in file order; they cover src
 }
@@ -29,7 +29,7 @@ type File struct {
 // yamlDoc is one document of a File.
 type yamlDoc struct {
 	root             *yaml.Node                // the document's top node (a mapping for a KRM object)
-	shared           map[*yaml.Node]*yaml.Node // snapshot.SharedAnchors of root
+	shared           map[*yaml.Node]*yaml.Node // yamlsrc.SharedAnchors of root
 	apiVersion, kind string
 	name, namespace  string
 	// firstLine and lastLine are the document's first and last lines with
@@ -39,7 +39,7 @@ type yamlDoc struct {
 
 // newYAMLFile indexes the lines of src, not parsed yet (no chunk).
 func newYAMLFile(path string, src []byte) *File {
-	f := &File{path: path, src: src, li: snapshot.NewLineIndex(src), eol: "\n"}
+	f := &File{path: path, src: src, li: yamlsrc.NewLineIndex(src), eol: "\n"}
 	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
 		f.eol = "\r\n"
 	}
@@ -103,7 +103,7 @@ func (f *File) decode(start, end, line int) ([]*yamlDoc, error) {
 			continue
 		}
 		shiftLines(&doc, line-1)
-		d := &yamlDoc{root: doc.Content[0], firstLine: doc.Content[0].Line, shared: snapshot.SharedAnchors(doc.Content[0])}
+		d := &yamlDoc{root: doc.Content[0], firstLine: doc.Content[0].Line, shared: yamlsrc.SharedAnchors(doc.Content[0])}
 		if m := d.root; m.Kind == yaml.MappingNode {
 			d.apiVersion = scalarOf(MapGet(m, "apiVersion"))
 			d.kind = scalarOf(MapGet(m, "kind"))

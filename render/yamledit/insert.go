@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -723,7 +723,7 @@ func (ts *Set) addCreated(p string) {
 	if len(ts.order) > 0 {
 		eol = ts.files[ts.order[0]].eol
 	}
-	ts.files[p] = &File{path: p, li: snapshot.NewLineIndex(nil), eol: eol, chunks: []chunk{{line: 1, parsed: true}}}
+	ts.files[p] = &File{path: p, li: yamlsrc.NewLineIndex(nil), eol: eol, chunks: []chunk{{line: 1, parsed: true}}}
 	ts.created[p] = true
 	ts.order = append(ts.order, p)
 	sort.Strings(ts.order)
