@@ -2,7 +2,10 @@ module github.com/krmplan/krmplan
 
 go 1.26.0
 
-tool honnef.co/go/tools/cmd/staticcheck
+tool (
+	github.com/fzipp/gocyclo/cmd/gocyclo
+	honnef.co/go/tools/cmd/staticcheck
+)
 
 require (
 	github.com/cockroachdb/apd/v3 v3.2.3
@@ -38,6 +41,7 @@ require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/emicklei/go-restful/v3 v3.12.2 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
+	github.com/fzipp/gocyclo v0.6.0 // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
 	github.com/go-openapi/jsonreference v0.20.2 // indirect
 	github.com/go-openapi/swag v0.23.0 // indirect
