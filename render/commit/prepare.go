@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/render/companion"
 	"github.com/krmplan/krmplan/render/yamledit"
 )
@@ -63,7 +64,7 @@ type SplicePlan struct {
 // and new objects in the style of their neighbours, rewrites the profile's
 // expectations (and mirrors with opts.WithMirrors), and checks that the
 // new tenancy files parse to exactly the planned objects. Refusals are
-// *SpliceError naming the file and line: a value reached through a YAML
+// *yamledit.Error naming the file and line: a value reached through a YAML
 // alias, a file that changed since the snapshot (stale bytes or blob), an
 // expectations file or mirror that already disagreed.
 func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
@@ -74,180 +75,249 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 	if len(p.Changes) == 0 {
 		return nil, errors.New("the plan has no changes: nothing to render")
 	}
-	type fileState struct {
-		mode    string
-		old     []byte
-		created bool
+	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{}}
+	if err := sp.readTenancy(); err != nil {
+		return nil, err
 	}
-	files := map[string]*fileState{}
-	var staleBlob []string
-	replaced := false // a file's bytes are not its blob's (a git replace ref)
-	paths := make([]string, 0, len(src.Files))
-	srcs := map[string][]byte{}
-	for _, sf := range src.Files {
-		mode, blob, data, ok, err := r.File(sf.Path)
-		if err != nil {
+	if err := sp.edit(); err != nil {
+		return nil, err
+	}
+	if prof := p.Snapshot.Profile; prof != nil {
+		if err := sp.companions(prof, opts); err != nil {
 			return nil, err
 		}
-		if !ok {
-			return nil, &yamledit.Error{File: sf.Path, Msg: fmt.Sprintf("not in commit %.12s: take a new snapshot and plan again", src.Commit)}
-		}
-		if blob != sf.Blob {
-			staleBlob = append(staleBlob, fmt.Sprintf("%s: the file at commit %.12s is blob %.12s, the snapshot read blob %.12s: the file changed since the snapshot; take a new snapshot and plan again", sf.Path, src.Commit, blob, sf.Blob))
-		} else if !gitcli.HoldsBlob(data, blob) {
-			replaced = true
-		}
-		files[sf.Path] = &fileState{mode: mode, old: data}
-		paths = append(paths, sf.Path)
-		srcs[sf.Path] = data
 	}
-	read := func(path string) ([]byte, bool, error) {
-		if fs, ok := files[path]; ok {
-			return fs.old, !fs.created, nil
-		}
-		mode, _, data, ok, err := r.File(path)
-		if err != nil || !ok {
-			return nil, ok, err
-		}
-		files[path] = &fileState{mode: mode, old: data}
-		return data, true, nil
-	}
-	// Files the snapshot read byte for byte are parsed only where edits
-	// need them; a stale one is parsed whole, to refuse as before.
-	ts, err := newSet(&p.Snapshot, paths, srcs, len(staleBlob) == 0 && !replaced)
+	comments, err := sp.write()
 	if err != nil {
 		return nil, err
 	}
-	prof := p.Snapshot.Profile
+	if len(sp.staleBlob) > 0 {
+		return nil, errors.New(strings.Join(sp.staleBlob, "\n"))
+	}
+	if err := sp.verify(); err != nil {
+		return nil, err
+	}
+	sp.plan.Notes = append(comments, sp.plan.Notes...)
+	if prof := p.Snapshot.Profile; prof != nil {
+		sp.profileNotes(prof)
+	}
+	return sp.plan, nil
+}
+
+// fileState is a file a splice reads or writes: its git mode and bytes at
+// the snapshot's commit, or a file it creates.
+type fileState struct {
+	mode    string
+	old     []byte
+	created bool
+}
+
+// splice is the work of Prepare, step by step.
+type splice struct {
+	p         *planner.Plan
+	r         RepoFiles
+	files     map[string]*fileState // every file read or created, by path
+	paths     []string              // the tenancy files, in the snapshot's order
+	srcs      map[string][]byte     // their bytes at the commit
+	staleBlob []string              // refusals of files that changed since the snapshot
+	replaced  bool                  // a file's bytes are not its blob's (a git replace ref)
+	ts        *yamledit.Set
+	keep      map[string]bool   // the objects whose targets objs holds; nil: all
+	objs      map[string]string // the planned objects' canonical specs, by objectKey
+	edits     map[string][]yamledit.Edit
+	spans     map[string][]yamledit.Span
+	tenancy   map[string][]byte // the tenancy files as spliced
+	plan      *SplicePlan
+}
+
+// readTenancy reads the snapshot's tenancy files at its commit and notes
+// those whose blob is not the one the snapshot read.
+func (sp *splice) readTenancy() error {
+	src := sp.p.Snapshot.Source
+	for _, sf := range src.Files {
+		mode, blob, data, ok, err := sp.r.File(sf.Path)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &yamledit.Error{File: sf.Path, Msg: fmt.Sprintf("not in commit %.12s: take a new snapshot and plan again", src.Commit)}
+		}
+		if blob != sf.Blob {
+			sp.staleBlob = append(sp.staleBlob, fmt.Sprintf("%s: the file at commit %.12s is blob %.12s, the snapshot read blob %.12s: the file changed since the snapshot; take a new snapshot and plan again", sf.Path, src.Commit, blob, sf.Blob))
+		} else if !gitcli.HoldsBlob(data, blob) {
+			sp.replaced = true
+		}
+		sp.files[sf.Path] = &fileState{mode: mode, old: data}
+		sp.paths = append(sp.paths, sf.Path)
+		sp.srcs[sf.Path] = data
+	}
+	return nil
+}
+
+// read returns a file's bytes at the snapshot's commit (exists is false
+// when it has none), reading it once.
+func (sp *splice) read(path string) ([]byte, bool, error) {
+	if fs, ok := sp.files[path]; ok {
+		return fs.old, !fs.created, nil
+	}
+	mode, _, data, ok, err := sp.r.File(path)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	sp.files[path] = &fileState{mode: mode, old: data}
+	return data, true, nil
+}
+
+// edit computes the tenancy's edits, and meanwhile the planned objects.
+func (sp *splice) edit() error {
+	p := sp.p
+	// Files the snapshot read byte for byte are parsed only where edits
+	// need them; a stale one is parsed whole, to refuse as before.
+	ts, err := newSet(&p.Snapshot, sp.paths, sp.srcs, len(sp.staleBlob) == 0 && !sp.replaced)
+	if err != nil {
+		return err
+	}
+	sp.ts = ts
 	// The changed objects' targets (a change that cannot apply is refused
 	// with them); with a profile, every object's, for the target's view.
 	// They do not depend on the edits: work them out meanwhile, and report
 	// an error of the edits first, as before.
-	keep := changedKeys(p)
-	if prof != nil {
-		keep = nil
+	sp.keep = changedKeys(p)
+	if p.Snapshot.Profile != nil {
+		sp.keep = nil
 	}
-	var objs map[string]string
 	var objsErr error
 	targets := make(chan struct{})
 	go func() {
 		defer close(targets)
-		objs, objsErr = targetObjects(p, keep)
+		sp.objs, objsErr = targetObjects(p, sp.keep)
 	}()
-	edits, err := tenancyEdits(p, ts)
+	sp.edits, err = tenancyEdits(p, ts)
 	<-targets
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, path := range ts.Created() {
-		if _, exists, err := read(path); err != nil {
-			return nil, err
+		if _, exists, err := sp.read(path); err != nil {
+			return err
 		} else if exists {
-			return nil, &yamledit.Error{File: path, Msg: "the placement file for new objects exists at the snapshot's commit but is not one of the snapshot's tenancy files; snapshot it too (--tenancy " + path + ")"}
+			return &yamledit.Error{File: path, Msg: "the placement file for new objects exists at the snapshot's commit but is not one of the snapshot's tenancy files; snapshot it too (--tenancy " + path + ")"}
 		}
-		files[path] = &fileState{mode: "100644", created: true}
+		sp.files[path] = &fileState{mode: "100644", created: true}
 	}
-	if objsErr != nil {
-		return nil, objsErr
+	return objsErr
+}
+
+// companions adds the edits of the profile's expectations and mirrors, and
+// the notes of the mirrors left alone.
+func (sp *splice) companions(prof *profile.Profile, opts Options) error {
+	before := companion.Before(&sp.p.Snapshot)
+	after, err := companion.Target(sp.objs)
+	if err != nil {
+		return err
 	}
-	plan := &SplicePlan{}
-	if prof != nil {
-		before := companion.Before(&p.Snapshot)
-		after, err := companion.Target(objs)
-		if err != nil {
-			return nil, err
+	ex, err := companion.Expectations(prof, before, after, sp.read)
+	if err != nil {
+		return err
+	}
+	mi, notes, err := companion.Mirrors(prof, before, after, sp.paths, sp.r.List, sp.read, opts.WithMirrors)
+	if err != nil {
+		return err
+	}
+	for _, m := range []map[string][]yamledit.Edit{ex, mi} {
+		files := make([]string, 0, len(m))
+		for f := range m {
+			files = append(files, f)
 		}
-		ex, err := companion.Expectations(prof, before, after, read)
-		if err != nil {
-			return nil, err
-		}
-		list := func(path string) ([]string, error) { return r.List(path) }
-		mi, notes, err := companion.Mirrors(prof, before, after, paths, list, read, opts.WithMirrors)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range []map[string][]yamledit.Edit{ex, mi} {
-			files := make([]string, 0, len(m))
-			for f := range m {
-				files = append(files, f)
+		sort.Strings(files)
+		for _, f := range files {
+			sp.edits[f] = append(sp.edits[f], m[f]...)
+			for _, e := range m[f] {
+				sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: %s %s -> %s", f, e.What, e.Old, e.New))
 			}
-			sort.Strings(files)
-			for _, f := range files {
-				edits[f] = append(edits[f], m[f]...)
-				for _, e := range m[f] {
-					plan.KeptInStep = append(plan.KeptInStep, fmt.Sprintf("%s: %s %s -> %s", f, e.What, e.Old, e.New))
-				}
-			}
 		}
-		plan.Notes = append(plan.Notes, notes...)
 	}
-	names := make([]string, 0, len(edits))
-	for f := range edits {
+	sp.plan.Notes = append(sp.plan.Notes, notes...)
+	return nil
+}
+
+// write splices every edited file, in path order, and returns the notes
+// about comments beside changed values.
+func (sp *splice) write() ([]string, error) {
+	names := make([]string, 0, len(sp.edits))
+	for f := range sp.edits {
 		names = append(names, f)
 	}
 	sort.Strings(names)
-	newTenancy := map[string][]byte{}
-	for f, b := range srcs {
-		newTenancy[f] = b
+	sp.tenancy = map[string][]byte{}
+	for f, b := range sp.srcs {
+		sp.tenancy[f] = b
 	}
 	var comments []string
-	spans := map[string][]yamledit.Span{}
+	sp.spans = map[string][]yamledit.Span{}
 	for _, f := range names {
-		fs := files[f]
+		fs := sp.files[f]
 		if fs == nil {
 			return nil, fmt.Errorf("%s: edited but never read", f)
 		}
-		out, sp, err := yamledit.SpliceSpans(fs.old, edits[f])
+		out, spans, err := yamledit.SpliceSpans(fs.old, sp.edits[f])
 		if err != nil {
 			return nil, err
 		}
-		spans[f] = sp
-		comments = append(comments, yamledit.CommentNotes(f, fs.old, edits[f])...)
-		if _, isTenancy := srcs[f]; isTenancy || ts.IsCreated(f) {
-			newTenancy[f] = out
+		sp.spans[f] = spans
+		comments = append(comments, yamledit.CommentNotes(f, fs.old, sp.edits[f])...)
+		if _, isTenancy := sp.srcs[f]; isTenancy || sp.ts.IsCreated(f) {
+			sp.tenancy[f] = out
 		}
-		plan.Files = append(plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created})
+		sp.plan.Files = append(sp.plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created})
 	}
-	if len(staleBlob) > 0 {
-		return nil, errors.New(strings.Join(staleBlob, "\n"))
+	return comments, nil
+}
+
+// verify checks that the spliced tenancy holds exactly the plan's target:
+// cheaply where it can (verifyTouched), else by parsing and comparing
+// everything, which names what is wrong.
+func (sp *splice) verify() error {
+	if verifyTouched(sp.p, sp.ts, sp.objs, sp.tenancy, sp.spans) {
+		return nil
 	}
-	if !verifyTouched(p, ts, objs, newTenancy, spans) {
-		// Not vouched for cheaply: parse and compare everything, which
-		// names what is wrong.
-		if keep != nil {
-			if objs, err = targetObjects(p, nil); err != nil {
-				return nil, err
-			}
-		}
-		if err := checkTarget(objs, newTenancy); err != nil {
-			switch {
-			case replaced:
-				return nil, fmt.Errorf("%v; the bytes git gives for the tenancy at commit %.12s are not those of the blobs the snapshot read (a git replace ref?): nothing was written; take a new snapshot and plan again", err, src.Commit)
-			case ts.TouchesAnchor(spans):
-				return nil, fmt.Errorf("%v; an edited document holds a YAML anchor (&), which an alias in another document may share: nothing was written; edit the value by hand, or render with --format patch", err)
-			}
-			return nil, fmt.Errorf("%v; nothing was written: please report this with the plan file", err)
+	objs := sp.objs
+	if sp.keep != nil {
+		var err error
+		if objs, err = targetObjects(sp.p, nil); err != nil {
+			return err
 		}
 	}
-	plan.Notes = append(comments, plan.Notes...)
-	if prof != nil {
-		if prof.CPUMemoryNote != "" {
-			for _, c := range p.Changes {
-				if c.Resource == "cpu" || c.Resource == "memory" {
-					plan.Notes = append(plan.Notes, fmt.Sprintf("%s: cpu or memory quotas change: %s", prof.File, prof.CPUMemoryNote))
-					break
-				}
+	err := checkTarget(objs, sp.tenancy)
+	switch {
+	case err == nil:
+		return nil
+	case sp.replaced:
+		return fmt.Errorf("%v; the bytes git gives for the tenancy at commit %.12s are not those of the blobs the snapshot read (a git replace ref?): nothing was written; take a new snapshot and plan again", err, sp.p.Snapshot.Source.Commit)
+	case sp.ts.TouchesAnchor(sp.spans):
+		return fmt.Errorf("%v; an edited document holds a YAML anchor (&), which an alias in another document may share: nothing was written; edit the value by hand, or render with --format patch", err)
+	}
+	return fmt.Errorf("%v; nothing was written: please report this with the plan file", err)
+}
+
+// profileNotes adds the profile's cpu/memory note (when the plan changes
+// a cpu or memory quota) and its reminders.
+func (sp *splice) profileNotes(prof *profile.Profile) {
+	if prof.CPUMemoryNote != "" {
+		for _, c := range sp.p.Changes {
+			if c.Resource == "cpu" || c.Resource == "memory" {
+				sp.plan.Notes = append(sp.plan.Notes, fmt.Sprintf("%s: cpu or memory quotas change: %s", prof.File, prof.CPUMemoryNote))
+				break
 			}
-		}
-		for _, rm := range prof.Reminders {
-			s := rm.File + " is updated by hand"
-			if rm.Note != "" {
-				s += ": " + rm.Note
-			}
-			plan.Reminders = append(plan.Reminders, s)
 		}
 	}
-	return plan, nil
+	for _, rm := range prof.Reminders {
+		s := rm.File + " is updated by hand"
+		if rm.Note != "" {
+			s += ": " + rm.Note
+		}
+		sp.plan.Reminders = append(sp.plan.Reminders, s)
+	}
 }
 
 // checkTarget parses the new tenancy files and compares every object with

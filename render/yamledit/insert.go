@@ -1,7 +1,6 @@
 package yamledit
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"sort"
@@ -51,90 +50,114 @@ type insertion struct {
 // object already in the files.
 func (ts *Set) Edits(changes []Change) (map[string][]Edit, error) {
 	ts.prefetch(changes)
-	out := map[string][]Edit{}
-	var inserts []*insertion
-	byKey := map[string]*insertion{}
-	var newObjects []ID
-	newChanges := map[ID][]Change{}
+	r := &editRun{ts: ts, out: map[string][]Edit{}, byKey: map[string]*insertion{}, newChanges: map[ID][]Change{}}
 	for _, c := range changes {
-		k := c.ID
-		o := c.Origin
-		if o == nil {
-			if _, exists := ts.byKey[k]; exists {
-				return nil, fmt.Errorf("%s %s is new in the plan but already in the tenancy files; take a new snapshot and plan again", c.Kind, c.Name)
-			}
-			if newChanges[k] == nil {
-				newObjects = append(newObjects, k)
-			}
-			newChanges[k] = append(newChanges[k], c)
-			continue
+		var err error
+		if c.Origin == nil {
+			err = r.addNew(c)
+		} else {
+			err = r.add(c)
 		}
-		e, ok := ts.byKey[k]
-		var file *File
-		var doc *yamlDoc
-		if ok && e.file == o.File {
-			var err error
-			if file, doc, err = ts.object(e); err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return nil, err
 		}
-		if doc == nil {
-			return nil, &Error{File: o.File, Line: o.Line, Msg: fmt.Sprintf("%s %s is not in this file at the snapshot's commit any more: the file changed since the snapshot; take a new snapshot and plan again", c.Kind, c.Name)}
-		}
-		segs := SplitPointer(c.Pointer)
-		steps, miss := walk(doc.root, segs)
-		if miss == len(segs) {
-			e, err := valueEdit(c, o, file, doc, steps[len(steps)-1])
-			if err != nil {
-				return nil, err
-			}
-			out[o.File] = append(out[o.File], e)
-			continue
-		}
-		parent := deref(steps[miss].node)
-		key := strings.Join(segs[:miss], "/")
-		mkey := ""
-		if parent.Kind != yaml.SequenceNode {
-			mkey = segs[miss]
-		}
-		ik := k.Kind + "/" + k.Name + "|" + key + "|" + mkey
-		in := byKey[ik]
-		if in == nil {
-			in = &insertion{doc: doc, file: file, steps: steps[:miss+1], segs: segs[:miss], key: mkey, what: insertWhat(c, segs, miss, parent)}
-			if mkey == "" {
-				in.tree = &tnode{kind: yaml.SequenceNode}
-			} else {
-				in.tree = newMap()
-			}
-			byKey[ik] = in
-			inserts = append(inserts, in)
-		}
-		rel := segs[miss:]
-		if mkey != "" {
-			rel = rel[1:]
-		}
-		if err := in.tree.set(rel, c.Value); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.What, err)
-		}
-		in.changes = append(in.changes, c)
 	}
-	for _, in := range inserts {
+	for _, in := range r.inserts {
 		e, err := ts.insert(in)
 		if err != nil {
 			return nil, err
 		}
-		out[in.file.path] = append(out[in.file.path], e...)
+		r.out[in.file.path] = append(r.out[in.file.path], e...)
 	}
-	for _, k := range newObjects {
-		cs := newChanges[k]
-		file, e, err := ts.newDocument(k, cs)
+	for _, k := range r.newObjects {
+		file, e, err := ts.newDocument(k, r.newChanges[k])
 		if err != nil {
 			return nil, err
 		}
-		out[file] = append(out[file], e)
+		r.out[file] = append(r.out[file], e)
 		ts.placed[file] = append(ts.placed[file], k)
 	}
-	return out, nil
+	return r.out, nil
+}
+
+// editRun collects the edits of Edits: value edits as the changes come,
+// insertions into existing documents (one per missing key or sequence,
+// in the order they are first needed), and new objects.
+type editRun struct {
+	ts         *Set
+	out        map[string][]Edit
+	inserts    []*insertion
+	byKey      map[string]*insertion
+	newObjects []ID
+	newChanges map[ID][]Change
+}
+
+// addNew takes a change of a new object.
+func (r *editRun) addNew(c Change) error {
+	k := c.ID
+	if _, exists := r.ts.byKey[k]; exists {
+		return fmt.Errorf("%s %s is new in the plan but already in the tenancy files; take a new snapshot and plan again", c.Kind, c.Name)
+	}
+	if r.newChanges[k] == nil {
+		r.newObjects = append(r.newObjects, k)
+	}
+	r.newChanges[k] = append(r.newChanges[k], c)
+	return nil
+}
+
+// add takes a change of an existing object: a value edit when the
+// document has the whole path, else a part of an insertion.
+func (r *editRun) add(c Change) error {
+	k, o := c.ID, c.Origin
+	e, ok := r.ts.byKey[k]
+	var file *File
+	var doc *yamlDoc
+	if ok && e.file == o.File {
+		var err error
+		if file, doc, err = r.ts.object(e); err != nil {
+			return err
+		}
+	}
+	if doc == nil {
+		return &Error{File: o.File, Line: o.Line, Msg: fmt.Sprintf("%s %s is not in this file at the snapshot's commit any more: the file changed since the snapshot; take a new snapshot and plan again", c.Kind, c.Name)}
+	}
+	segs := SplitPointer(c.Pointer)
+	steps, miss := walk(doc.root, segs)
+	if miss == len(segs) {
+		e, err := valueEdit(c, o, file, doc, steps[len(steps)-1])
+		if err != nil {
+			return err
+		}
+		r.out[o.File] = append(r.out[o.File], e)
+		return nil
+	}
+	parent := deref(steps[miss].node)
+	key := strings.Join(segs[:miss], "/")
+	mkey := ""
+	if parent.Kind != yaml.SequenceNode {
+		mkey = segs[miss]
+	}
+	ik := k.Kind + "/" + k.Name + "|" + key + "|" + mkey
+	in := r.byKey[ik]
+	if in == nil {
+		in = &insertion{doc: doc, file: file, steps: steps[:miss+1], segs: segs[:miss], key: mkey, what: insertWhat(c, segs, miss, parent)}
+		if mkey == "" {
+			in.tree = &tnode{kind: yaml.SequenceNode}
+		} else {
+			in.tree = newMap()
+		}
+		r.byKey[ik] = in
+		r.inserts = append(r.inserts, in)
+	}
+	rel := segs[miss:]
+	if mkey != "" {
+		rel = rel[1:]
+	}
+	if err := in.tree.set(rel, c.Value); err != nil {
+		return fmt.Errorf("%s: %w", c.What, err)
+	}
+	in.changes = append(in.changes, c)
+	return nil
 }
 
 // insertWhat describes what an insertion adds, for messages.
@@ -489,162 +512,6 @@ func indexOfKey(m *yaml.Node, k *yaml.Node) int {
 		}
 	}
 	return len(m.Content)/2 - 1
-}
-
-// syncAnnotations are the annotations a new object copies from its
-// neighbour of the same kind (never argocd.argoproj.io/tracking-id, which
-// names the neighbour's own Application).
-var syncAnnotations = []string{"argocd.argoproj.io/sync-wave", "argocd.argoproj.io/sync-options"}
-
-// newDocument writes a new object as a document after the last object of
-// its kind, in the file that holds its kind (or the placement file),
-// styled like its neighbour. It returns the file and the insertion.
-func (ts *Set) newDocument(id ID, cs []Change) (string, Edit, error) {
-	kind, name := id.Kind, id.Name
-	what := strings.ToLower(kind) + " " + name
-	spec := newMap()
-	parent := ""
-	for _, c := range cs {
-		segs := SplitPointer(c.Pointer)
-		if len(segs) == 0 || segs[0] != "spec" {
-			continue
-		}
-		if err := spec.set(segs[1:], c.Value); err != nil {
-			return "", Edit{}, fmt.Errorf("%s: %w", c.What, err)
-		}
-		if c.Pointer == "/spec/parent" {
-			_ = json.Unmarshal(c.Value, &parent)
-		}
-	}
-	file := ""
-	if len(cs) > 0 && cs[0].File != "" {
-		file = cs[0].File // named by the caller
-		if ts.files[file] == nil {
-			ts.addCreated(file)
-		}
-	} else {
-		var err error
-		if file, err = ts.fileFor(kind, name, parent); err != nil {
-			return "", Edit{}, err
-		}
-	}
-	f := ts.files[file]
-	// The neighbour: the last object of the kind, in this file first;
-	// without one, any KRM object lends its layout.
-	var nbE, anyE *objEntry
-	for _, p := range append([]string{file}, ts.order...) {
-		for i := range ts.index {
-			if e := &ts.index[i]; e.file == p {
-				if e.kind == kind {
-					nbE = e
-				}
-				if anyE == nil {
-					anyE = e
-				}
-			}
-		}
-		if nbE != nil {
-			break
-		}
-	}
-	var nb, anyDoc like
-	var nbDoc *yamlDoc
-	for _, e := range []*objEntry{nbE, anyE} {
-		if e == nil || (e == anyE && nbDoc != nil) {
-			continue
-		}
-		g, d, err := ts.object(*e)
-		if err != nil {
-			return "", Edit{}, err
-		}
-		if d == nil || d.root.Kind != yaml.MappingNode {
-			return "", Edit{}, &Error{File: e.file, Line: e.line, Msg: fmt.Sprintf("%s %s is not in this file at the snapshot's commit any more: the file changed since the snapshot; take a new snapshot and plan again", e.kind, e.name)}
-		}
-		if e == nbE {
-			nb, nbDoc = like{f: g, n: d.root}, d
-		} else {
-			anyDoc = like{f: g, n: d.root}
-		}
-	}
-	style := nb
-	if !style.ok() {
-		style = anyDoc
-	}
-	doc := newMap()
-	apiV, _ := fromJSON([]byte(strconvQuote(ts.schema.APIVersion)))
-	doc.put("apiVersion", apiV)
-	kt, _ := fromJSON([]byte(strconvQuote(kind)))
-	doc.put("kind", kt)
-	meta := newMap()
-	nt, _ := fromJSON([]byte(strconvQuote(name)))
-	meta.put("name", nt)
-	if nbDoc != nil {
-		if ann := MapGet(MapGet(nb.n, "metadata"), "annotations"); ann != nil && ann.Kind == yaml.MappingNode {
-			am := newMap()
-			for i := 0; i+1 < len(ann.Content); i += 2 {
-				k, v := ann.Content[i], ann.Content[i+1]
-				for _, want := range syncAnnotations {
-					if k.Value == want && v.Kind == yaml.ScalarNode {
-						if end, err := nb.f.tokenEnd(v); err == nil {
-							am.put(k.Value, &tnode{kind: yaml.ScalarNode, raw: string(nb.f.src[nb.f.offset(v):end])})
-						}
-					}
-				}
-			}
-			if len(am.keys) > 0 {
-				meta.put("annotations", am)
-			}
-		}
-	}
-	doc.put("metadata", meta)
-	doc.put("spec", spec)
-	lines := blockMap(doc, style, 0)
-	if f == nil {
-		return "", Edit{}, fmt.Errorf("no file for %s", what)
-	}
-	// After the last document of this kind, else after the last one of an
-	// earlier kind, else in front of the first document.
-	var after *yamlDoc
-	if es := ts.entriesOf(kind, file); len(es) > 0 {
-		_, d, err := ts.object(es[len(es)-1])
-		if err != nil {
-			return "", Edit{}, err
-		}
-		after = d
-	}
-	if after == nil {
-		docs, err := f.allDocs()
-		if err != nil {
-			return "", Edit{}, err
-		}
-		if len(docs) == 0 {
-			text := strings.Join(lines, f.eol) + f.eol
-			if len(f.src) > 0 && f.src[len(f.src)-1] != '\n' {
-				text = f.eol + "---" + f.eol + text
-			} else if len(f.src) > 0 {
-				text = "---" + f.eol + text
-			}
-			return file, Edit{File: file, Line: f.lines() + 1, Start: len(f.src), End: len(f.src), New: text, What: what}, nil
-		}
-		for _, d := range docs {
-			if d.kind == kind && d.apiVersion == ts.schema.APIVersion {
-				after = d
-			}
-		}
-		if after == nil {
-			for _, d := range docs {
-				if ts.schema.rank(d.kind) <= ts.schema.rank(kind) {
-					after = d
-				}
-			}
-		}
-		if after == nil {
-			first := docs[0]
-			at := f.lineStart(first.firstLine)
-			return file, Edit{File: file, Line: first.firstLine, Start: at, End: at, New: strings.Join(append(lines, "---"), f.eol) + f.eol, What: what}, nil
-		}
-	}
-	return file, insertAfterLine(f, after.lastLine, append([]string{"---"}, lines...), what), nil
 }
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
