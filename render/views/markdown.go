@@ -156,7 +156,23 @@ func (m mdParts) assemble(nRows, nFind int, withBars, withScript bool) []byte {
 }
 
 func markdownParts(p *planner.Plan) mdParts {
-	var m mdParts
+	m := mdParts{head: mdHead(p), bars: mdBars(p), reminder: mdReminders(p), script: mdScript(p), foot: mdFoot(p)}
+	for _, c := range p.Changes {
+		queue := ""
+		if c.Queue != "" {
+			queue = code(c.Queue) + " (" + esc(c.Pool) + ")"
+		}
+		m.rows = append(m.rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
+			actionMark(c), code(Address(c.Kind, c.Object)), queue, code(c.Field), valueChange(c)))
+	}
+	for _, f := range p.Findings {
+		m.findings = append(m.findings, mdFinding(f))
+	}
+	return m
+}
+
+// mdHead is the marker comment, the title and the verdict line.
+func mdHead(p *planner.Plan) string {
 	s := p.Summary
 	var h strings.Builder
 	fmt.Fprintf(&h, "%s%s -->\n", MarkerPrefix, p.PlanID)
@@ -173,69 +189,77 @@ func markdownParts(p *planner.Plan) mdParts {
 	default:
 		fmt.Fprintf(&h, "✅ **Renderable**: %s — %s.\n\n", changes, counts)
 	}
-	m.head = h.String()
+	return h.String()
+}
 
+// mdBars is the pool bars in a fenced block, "" without bars.
+func mdBars(p *planner.Plan) string {
 	var bars bytes.Buffer
 	writeBars(&bars, p, Style{})
-	if bars.Len() > 0 {
-		text := strings.TrimRight(bars.String(), "\n") + "\n"
-		f := fence(text)
-		m.bars = "#### Pool bars\n\n" + f + "text\n" + text + f + "\n\n"
+	if bars.Len() == 0 {
+		return ""
 	}
+	text := strings.TrimRight(bars.String(), "\n") + "\n"
+	f := fence(text)
+	return "#### Pool bars\n\n" + f + "text\n" + text + f + "\n\n"
+}
 
-	for _, c := range p.Changes {
-		queue := ""
-		if c.Queue != "" {
-			queue = code(c.Queue) + " (" + esc(c.Pool) + ")"
-		}
-		m.rows = append(m.rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
-			actionMark(c), code(Address(c.Kind, c.Object)), queue, code(c.Field), valueChange(c)))
+// mdFinding is one finding as a list item, with its locations.
+func mdFinding(f planner.Finding) string {
+	var line strings.Builder
+	fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(f.Code), esc(f.Message))
+	var where []string
+	for _, l := range f.Where {
+		where = append(where, fmt.Sprintf("%s line %d", code(l.File), l.Line))
 	}
+	if len(where) > 0 {
+		fmt.Fprintf(&line, " (%s)", strings.Join(where, ", "))
+	}
+	if f.AlreadyPresent {
+		line.WriteString(" — *already present before this plan*")
+		if f.Before != "" {
+			line.WriteString(", which changes it; before: " + esc(f.Before))
+		}
+	}
+	line.WriteString("\n")
+	return line.String()
+}
 
-	for _, f := range p.Findings {
-		var line strings.Builder
-		fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(f.Code), esc(f.Message))
-		var where []string
-		for _, l := range f.Where {
-			where = append(where, fmt.Sprintf("%s line %d", code(l.File), l.Line))
-		}
-		if len(where) > 0 {
-			fmt.Fprintf(&line, " (%s)", strings.Join(where, ", "))
-		}
-		if f.AlreadyPresent {
-			line.WriteString(" — *already present before this plan*")
-			if f.Before != "" {
-				line.WriteString(", which changes it; before: " + esc(f.Before))
-			}
-		}
-		line.WriteString("\n")
-		m.findings = append(m.findings, line.String())
+// mdReminders is the profile's reminders, "" without any.
+func mdReminders(p *planner.Plan) string {
+	rs := script.ProfileReminders(p)
+	if len(rs) == 0 {
+		return ""
 	}
-	if rs := script.ProfileReminders(p); len(rs) > 0 {
-		var b strings.Builder
-		b.WriteString("#### Reminders\n\n")
-		for _, r := range rs {
-			b.WriteString("- " + esc(r) + "\n")
-		}
-		m.reminder = b.String() + "\n"
+	var b strings.Builder
+	b.WriteString("#### Reminders\n\n")
+	for _, r := range rs {
+		b.WriteString("- " + esc(r) + "\n")
 	}
+	return b.String() + "\n"
+}
 
+// mdScript is the details block with the rendered commands, "" without steps.
+func mdScript(p *planner.Plan) string {
 	switch {
 	case len(p.Steps) == 0:
+		return ""
 	case !p.Renderable:
-		m.script = "<details>\n<summary>Rendered commands: none — render refuses a plan with errors</summary>\n\n" +
-			"Fix the " + words.Count(s.Errors, "error") + " above and plan again.\n\n</details>\n\n"
-	default:
-		script := string(script.PatchScript(p))
-		f := fence(script)
-		verified := ""
-		if p.OrderVerified {
-			verified = ", every intermediate state verified"
-		}
-		m.script = fmt.Sprintf("<details>\n<summary>Rendered commands: %s as kubectl patches, in order%s</summary>\n\n%ssh\n%s%s\n\n</details>\n\n",
-			words.Count(len(p.Steps), "step"), verified, f, script, f)
+		return "<details>\n<summary>Rendered commands: none — render refuses a plan with errors</summary>\n\n" +
+			"Fix the " + words.Count(p.Summary.Errors, "error") + " above and plan again.\n\n</details>\n\n"
 	}
+	cmds := string(script.PatchScript(p))
+	f := fence(cmds)
+	verified := ""
+	if p.OrderVerified {
+		verified = ", every intermediate state verified"
+	}
+	return fmt.Sprintf("<details>\n<summary>Rendered commands: %s as kubectl patches, in order%s</summary>\n\n%ssh\n%s%s\n\n</details>\n\n",
+		words.Count(len(p.Steps), "step"), verified, f, cmds, f)
+}
 
+// mdFoot is the plan id and where the snapshot comes from.
+func mdFoot(p *planner.Plan) string {
 	var foot strings.Builder
 	fmt.Fprintf(&foot, "<sub>Plan id `%s`", p.PlanID)
 	if src := p.Snapshot.Source; src.Kind == "git" && src.Commit != "" {
@@ -244,8 +268,7 @@ func markdownParts(p *planner.Plan) mdParts {
 		fmt.Fprintf(&foot, " · snapshot of cluster context %s", esc(src.Context))
 	}
 	foot.WriteString("</sub>\n")
-	m.foot = foot.String()
-	return m
+	return foot.String()
 }
 
 func actionMark(c planner.Change) string {
