@@ -64,9 +64,8 @@ func TestSpliceGoldenNewProjectAndQueue(t *testing.T) {
 	}
 }
 
-// Each layout people use gets additions in its own style.
-func TestSpliceStyles(t *testing.T) {
-	const newQueue = `
+// newQueue adds a queue to project a.
+const newQueue = `
 project "a" {
   queue "p2" {
     name = "a-p2"
@@ -74,12 +73,14 @@ project "a" {
   }
 }
 `
-	for _, tc := range []struct {
-		name, src, desired, want string
-	}{
-		{
-			name: "block maps everywhere, four-space indent",
-			src: `apiVersion: kai.resources/v1alpha1
+
+// spliceStyles are the cases of TestSpliceStyles.
+var spliceStyles = []struct {
+	name, src, desired, want string
+}{
+	{
+		name: "block maps everywhere, four-space indent",
+		src: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata:
     name: a
@@ -93,8 +94,8 @@ spec:
                     deserved: 1
                     limit: 1
 `,
-			desired: newQueue,
-			want: `apiVersion: kai.resources/v1alpha1
+		desired: newQueue,
+		want: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata:
     name: a
@@ -123,10 +124,10 @@ spec:
                     limit: -1
                     overQuotaWeight: 1
 `,
-		},
-		{
-			name: "indentless list of flow queues",
-			src: `apiVersion: kai.resources/v1alpha1
+	},
+	{
+		name: "indentless list of flow queues",
+		src: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata: {name: a}
 spec:
@@ -134,8 +135,8 @@ spec:
   queues:
   - {name: a-p1, nodepool: p1, resources: {gpu: {deserved: 1, limit: 1}}}
 `,
-			desired: newQueue,
-			want: `apiVersion: kai.resources/v1alpha1
+		desired: newQueue,
+		want: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata: {name: a}
 spec:
@@ -144,24 +145,24 @@ spec:
   - {name: a-p1, nodepool: p1, resources: {gpu: {deserved: 1, limit: 1}}}
   - {name: a-p2, nodepool: p2, resources: {gpu: {deserved: 1, limit: 2, overQuotaWeight: 1}, cpu: {deserved: -1, limit: -1, overQuotaWeight: 1}, memory: {deserved: -1, limit: -1, overQuotaWeight: 1}}}
 `,
-		},
-		{
-			name: "a flow list on one line",
-			src: `apiVersion: kai.resources/v1alpha1
+	},
+	{
+		name: "a flow list on one line",
+		src: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata: {name: a}
 spec: {parent: d, queues: [{name: a-p1, nodepool: p1}]}
 `,
-			desired: newQueue,
-			want: `apiVersion: kai.resources/v1alpha1
+		desired: newQueue,
+		want: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata: {name: a}
 spec: {parent: d, queues: [{name: a-p1, nodepool: p1}, {name: a-p2, nodepool: p2, resources: {gpu: {deserved: 1, limit: 2, overQuotaWeight: 1}, cpu: {deserved: -1, limit: -1, overQuotaWeight: 1}, memory: {deserved: -1, limit: -1, overQuotaWeight: 1}}}]}
 `,
-		},
-		{
-			name: "omitted fields go where a person puts them",
-			src: `apiVersion: kai.resources/v1alpha1
+	},
+	{
+		name: "omitted fields go where a person puts them",
+		src: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata:
   name: a
@@ -174,7 +175,7 @@ spec:
         gpu:    {deserved: 1, overQuotaWeight: 1}
         cpu:    {deserved: -1, limit: -1}
 `,
-			desired: `
+		desired: `
 project "a" {
   queue "p1" {
     priority = 50
@@ -184,7 +185,7 @@ project "a" {
   }
 }
 `,
-			want: `apiVersion: kai.resources/v1alpha1
+		want: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata:
   name: a
@@ -199,11 +200,11 @@ spec:
         cpu:    {deserved: -1, limit: -1, overQuotaWeight: 3}
         memory: {deserved: -1, limit: -1}
 `,
-		},
-		{
-			name: "CRLF, a byte order mark, no final newline, tabs in comments",
-			src:  "\ufeffapiVersion: kai.resources/v1alpha1\r\nkind: Project\r\nmetadata:\r\n  name: a\t# \tthe team\r\nspec:\r\n  parent: d\r\n  queues:\r\n    - name: a-p1\r\n      nodepool: p1\r\n      resources:\r\n        gpu: {deserved: 1,  limit: 9}\t#\tnine",
-			desired: `
+	},
+	{
+		name: "CRLF, a byte order mark, no final newline, tabs in comments",
+		src:  "\ufeffapiVersion: kai.resources/v1alpha1\r\nkind: Project\r\nmetadata:\r\n  name: a\t# \tthe team\r\nspec:\r\n  parent: d\r\n  queues:\r\n    - name: a-p1\r\n      nodepool: p1\r\n      resources:\r\n        gpu: {deserved: 1,  limit: 9}\t#\tnine",
+		desired: `
 project "a" {
   queue "p1" {
     gpu { limit = 10 }
@@ -214,11 +215,11 @@ project "a" {
   }
 }
 `,
-			want: "\ufeffapiVersion: kai.resources/v1alpha1\r\nkind: Project\r\nmetadata:\r\n  name: a\t# \tthe team\r\nspec:\r\n  parent: d\r\n  queues:\r\n    - name: a-p1\r\n      nodepool: p1\r\n      resources:\r\n        gpu: {deserved: 1,  limit: 10}\t#\tnine\r\n    - name: a-p2\r\n      nodepool: p2\r\n      resources:\r\n        gpu: {deserved: 1,  limit: 2, overQuotaWeight: 1}\r\n        cpu: {deserved: -1, limit: -1, overQuotaWeight: 1}\r\n        memory: {deserved: -1, limit: -1, overQuotaWeight: 1}",
-		},
-		{
-			name: "non-ASCII before a value, numbers spelled 4.0 and 1e1 kept",
-			src: `apiVersion: kai.resources/v1alpha1
+		want: "\ufeffapiVersion: kai.resources/v1alpha1\r\nkind: Project\r\nmetadata:\r\n  name: a\t# \tthe team\r\nspec:\r\n  parent: d\r\n  queues:\r\n    - name: a-p1\r\n      nodepool: p1\r\n      resources:\r\n        gpu: {deserved: 1,  limit: 10}\t#\tnine\r\n    - name: a-p2\r\n      nodepool: p2\r\n      resources:\r\n        gpu: {deserved: 1,  limit: 2, overQuotaWeight: 1}\r\n        cpu: {deserved: -1, limit: -1, overQuotaWeight: 1}\r\n        memory: {deserved: -1, limit: -1, overQuotaWeight: 1}",
+	},
+	{
+		name: "non-ASCII before a value, numbers spelled 4.0 and 1e1 kept",
+		src: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata:
   name: a
@@ -228,14 +229,14 @@ spec:
   queues:
     - {name: a-p1, nodepool: p1, resources: {gpu: {deserved: 4.0, limit: 1e1}, cpu: {deserved: 2,  limit: 3}}}
 `,
-			desired: `
+		desired: `
 project "a" {
   queue "p1" {
     cpu { deserved = 20 }
   }
 }
 `,
-			want: `apiVersion: kai.resources/v1alpha1
+		want: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata:
   name: a
@@ -245,10 +246,10 @@ spec:
   queues:
     - {name: a-p1, nodepool: p1, resources: {gpu: {deserved: 4.0, limit: 1e1}, cpu: {deserved: 20, limit: 3}}}
 `,
-		},
-		{
-			name: "non-ASCII on the line before the value",
-			src: `apiVersion: kai.resources/v1alpha1
+	},
+	{
+		name: "non-ASCII on the line before the value",
+		src: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata: {name: a}
 spec:
@@ -256,14 +257,14 @@ spec:
   queues:
     - {name: a-p1, note: "équipe «données» ✓", nodepool: p1, resources: {gpu: {deserved: 9,  limit: 9}}}
 `,
-			desired: `
+		desired: `
 project "a" {
   queue "p1" {
     gpu = { deserved = 10, over_quota_weight = 2 }
   }
 }
 `,
-			want: `apiVersion: kai.resources/v1alpha1
+		want: `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata: {name: a}
 spec:
@@ -271,8 +272,12 @@ spec:
   queues:
     - {name: a-p1, note: "équipe «données» ✓", nodepool: p1, resources: {gpu: {deserved: 10, limit: 9, overQuotaWeight: 2}}}
 `,
-		},
-	} {
+	},
+}
+
+// Each layout people use gets additions in its own style.
+func TestSpliceStyles(t *testing.T) {
+	for _, tc := range spliceStyles {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := plantest.PlanOn(t, plantest.Repo{"t.yaml": []byte(tc.src)}, []string{"t.yaml"}, tc.desired)
 			out, _ := spliced(t, fx, Options{})
@@ -283,11 +288,8 @@ spec:
 	}
 }
 
-// A new object goes after the last object of its kind, in the file that
-// holds its kind, with the neighbour's sync annotations (never its
-// tracking-id); a project goes next to its siblings.
-func TestSpliceNewObjectsAcrossFiles(t *testing.T) {
-	pools := `apiVersion: kai.resources/v1alpha1
+// The fixtures of TestSpliceNewObjectsAcrossFiles.
+const acrossPools = `apiVersion: kai.resources/v1alpha1
 kind: NodePool
 metadata:
   name: p1
@@ -312,7 +314,8 @@ spec:
       resources:
         gpu: {deserved: 4, limit: 4, overQuotaWeight: 1}
 `
-	projects := `apiVersion: kai.resources/v1alpha1
+
+const acrossProjects = `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata:
   name: a
@@ -324,6 +327,13 @@ spec:
       resources:
         gpu: {deserved: 1, limit: 1, overQuotaWeight: 1}
 `
+
+// A new object goes after the last object of its kind, in the file that
+// holds its kind, with the neighbour's sync annotations (never its
+// tracking-id); a project goes next to its siblings.
+func TestSpliceNewObjectsAcrossFiles(t *testing.T) {
+	pools := acrossPools
+	projects := acrossProjects
 	repo := plantest.Repo{"t/pools.yaml": []byte(pools), "t/projects.yaml": []byte(projects)}
 	fx := plantest.PlanOn(t, repo, []string{"t/pools.yaml", "t/projects.yaml"}, `
 node_pool "p2" {
@@ -540,11 +550,8 @@ spec:
 	}
 }
 
-// The profile's files: expectations rewritten with the tenancy, mirrors
-// with WithMirrors (else named in a note), the cpu/memory note, and the
-// refusals when they already disagreed with the tenancy.
-func TestSpliceProfile(t *testing.T) {
-	tenancy := `apiVersion: kai.resources/v1alpha1
+// The fixtures of TestSpliceProfile.
+const profileFxTenancy = `apiVersion: kai.resources/v1alpha1
 kind: Project
 metadata:
   name: a
@@ -562,7 +569,8 @@ spec:
       resources:
         gpu: {deserved: 1, limit: 1}
 `
-	prof := `expectations "e.sh" {
+
+const profileFxProf = `expectations "e.sh" {
   variable "A_GPU" {
     queue = "a-p1"
     field = "gpu.deserved"
@@ -584,8 +592,8 @@ resource_quota_mirror {
 reminder "docs/x.md" {}
 cpu_memory_note = "cpu is sized per node"
 `
-	shell := "export A_GPU='2'\nA_CPU=2000 ; echo\n"
-	rq := `apiVersion: v1
+
+const profileFxRq = `apiVersion: v1
 kind: ResourceQuota
 metadata: {name: gpu, namespace: team-a}
 spec:
@@ -598,12 +606,23 @@ spec:
   hard:
     limits.nvidia.com/gpu: 2
 `
-	desired := `project "a" {
+
+const profileFxDesired = `project "a" {
   queue "p1" {
     gpu = { deserved = 3, limit = 4.5 }
     cpu { limit = 3000 }
   }
 }`
+
+// The profile's files: expectations rewritten with the tenancy, mirrors
+// with WithMirrors (else named in a note), the cpu/memory note, and the
+// refusals when they already disagreed with the tenancy.
+func TestSpliceProfile(t *testing.T) {
+	tenancy := profileFxTenancy
+	prof := profileFxProf
+	shell := "export A_GPU='2'\nA_CPU=2000 ; echo\n"
+	rq := profileFxRq
+	desired := profileFxDesired
 	repo := func() plantest.Repo {
 		return plantest.Repo{"t.yaml": []byte(tenancy), ".krmplan.hcl": []byte(prof), "e.sh": []byte(shell), "ns/a.yaml": []byte(rq)}
 	}
