@@ -80,6 +80,42 @@ func TestExportRoundTripExamples(t *testing.T) {
 	}
 }
 
+// The fixtures of TestExportEdgeCases.
+const edgeWant = `node_pool "default" {
+}
+
+node_pool "l4" {
+  label_key   = "example.com/gpu"
+  label_value = ""
+}
+
+department "d" {
+  queue "default" {
+    name   = "d-default"
+    gpu    = { deserved = 0.125, limit = 10 }
+    memory = { deserved = 1024000.5, limit = unlimited, over_quota_weight = -2 }
+  }
+  queue "l4" {
+    name     = "d-l4"
+    priority = 0
+  }
+  # not exported: queue "d-l4-again", a second queue on node pool "l4" (one queue per pool)
+}
+
+department "empty" {
+}
+
+project "p" {
+  department         = "d"
+  default_node_pools = []
+  queue "default" {
+    name     = "p-default"
+    priority = 250
+    cpu      = { over_quota_weight = 3 }
+  }
+}
+`
+
 // TestExportEdgeCases: fractions, omitted fields and resources, negative
 // numbers, the default pool, an empty defaultNodePools, a department with
 // no queue, priorities — and a second queue on one pool, which desired.hcl
@@ -135,40 +171,7 @@ spec:
 		t.Errorf("warnings: %q", warnings)
 	}
 	body := string(out[strings.Index(string(out), "node_pool"):])
-	want := `node_pool "default" {
-}
-
-node_pool "l4" {
-  label_key   = "example.com/gpu"
-  label_value = ""
-}
-
-department "d" {
-  queue "default" {
-    name   = "d-default"
-    gpu    = { deserved = 0.125, limit = 10 }
-    memory = { deserved = 1024000.5, limit = unlimited, over_quota_weight = -2 }
-  }
-  queue "l4" {
-    name     = "d-l4"
-    priority = 0
-  }
-  # not exported: queue "d-l4-again", a second queue on node pool "l4" (one queue per pool)
-}
-
-department "empty" {
-}
-
-project "p" {
-  department         = "d"
-  default_node_pools = []
-  queue "default" {
-    name     = "p-default"
-    priority = 250
-    cpu      = { over_quota_weight = 3 }
-  }
-}
-`
+	want := edgeWant
 	if body != want {
 		t.Errorf("got\n%s\nwant\n%s", body, want)
 	}
