@@ -13,13 +13,39 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/fzipp/gocyclo"
 )
 
 // The limits (README "Layout"; issue #12).
 const (
 	maxFuncLines    = 80
+	maxComplexity   = 30
 	maxPackageLines = 3000
 )
+
+// pending lists the functions still over a limit, by "path: name", and
+// why they are not split yet. Each is in a file that another change is
+// rewriting at the same time; split it there and remove the entry (an
+// entry that no longer applies fails the test too).
+var pending = map[string]string{
+	"snapshot/yaml.go: read":                                      "the YAML reader is being changed for YAML 1.1 values (helper yaml11)",
+	"snapshot/yaml.go: (*docReader).read":                         "the YAML reader is being changed for YAML 1.1 values (helper yaml11)",
+	"config/load.go: load":                                        "the HCL loader is being changed for its limits (helper hclbounds)",
+	"internal/testapiserver/testapiserver_test.go: TestServer":    "not split yet (needs the real API server to check)",
+	"internal/integration/additions_test.go: TestAdditionsScript": "not split yet (needs the real API server to check)",
+	"internal/integration/live_test.go: testSnapshot":             "not split yet (needs the real API server to check)",
+}
+
+// over reports a function over a limit, unless pending names it (used
+// marks the entries that still apply).
+func over(key string, used map[string]bool) bool {
+	if _, ok := pending[key]; ok {
+		used[key] = true
+		return false
+	}
+	return true
+}
 
 // root is the repository's top folder: internal/codeshape is two below it.
 const root = "../.."
@@ -56,6 +82,7 @@ func goFiles(t *testing.T) map[string][]string {
 func TestFunctionLength(t *testing.T) {
 	fset := token.NewFileSet()
 	var long []string
+	used := map[string]bool{}
 	for _, files := range goFiles(t) {
 		for _, p := range files {
 			f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
@@ -76,8 +103,8 @@ func TestFunctionLength(t *testing.T) {
 					return true
 				}
 				start, end := fset.Position(n.Pos()), fset.Position(n.End())
-				if lines := end.Line - start.Line + 1; lines > maxFuncLines {
-					rel, _ := filepath.Rel(root, start.Filename)
+				rel, _ := filepath.Rel(root, start.Filename)
+				if lines := end.Line - start.Line + 1; lines > maxFuncLines && over(rel+": "+name, used) {
 					long = append(long, fmt.Sprintf("%s:%d: %s is %d lines", rel, start.Line, name, lines))
 				}
 				return true
@@ -87,6 +114,48 @@ func TestFunctionLength(t *testing.T) {
 	sort.Strings(long)
 	if len(long) > 0 {
 		t.Errorf("functions over %d lines; split them:\n%s", maxFuncLines, strings.Join(long, "\n"))
+	}
+	for k := range pending {
+		if !strings.Contains(k, "(*") && !used[k] && !complexOnly(k) {
+			t.Errorf("pending names %q, which is within %d lines now: remove the entry", k, maxFuncLines)
+		}
+	}
+}
+
+// complexOnly reports a pending entry in gocyclo's form ("(*T).m"), which
+// TestComplexity checks.
+func complexOnly(k string) bool { return strings.Contains(k, "(*") }
+
+// TestComplexity: no function's cyclomatic complexity, as gocyclo
+// (github.com/fzipp/gocyclo) counts it, is over maxComplexity.
+func TestComplexity(t *testing.T) {
+	fset := token.NewFileSet()
+	var stats gocyclo.Stats
+	for _, files := range goFiles(t) {
+		for _, p := range files {
+			f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stats = gocyclo.AnalyzeASTFile(f, fset, stats)
+		}
+	}
+	var complex []string
+	used := map[string]bool{}
+	for _, s := range stats {
+		rel, _ := filepath.Rel(root, s.Pos.Filename)
+		if s.Complexity > maxComplexity && over(rel+": "+s.FuncName, used) {
+			complex = append(complex, fmt.Sprintf("%s:%d: %s has complexity %d", rel, s.Pos.Line, s.FuncName, s.Complexity))
+		}
+	}
+	sort.Strings(complex)
+	if len(complex) > 0 {
+		t.Errorf("functions of cyclomatic complexity over %d; split them:\n%s", maxComplexity, strings.Join(complex, "\n"))
+	}
+	for k := range pending {
+		if complexOnly(k) && !used[k] {
+			t.Errorf("pending names %q, which is within complexity %d now: remove the entry", k, maxComplexity)
+		}
 	}
 }
 
