@@ -132,6 +132,7 @@ func liveQueueOf(o *unstructured.Unstructured) (snapshot.LiveQueue, error) {
 			}
 			v, err := numberOf(raw)
 			if err != nil {
+				//lint:ignore ST1005 the message starts with the kind's name, Queue
 				return q, fmt.Errorf("Queue %s: spec.resources.%s.%s: %w", q.Name, r, f[0], err)
 			}
 			*dst.Field(f[1]) = &v
@@ -164,6 +165,7 @@ func quantities(o *unstructured.Unstructured, field string) (map[string]string, 
 		case float64:
 			out[k] = strconv.FormatFloat(v, 'g', -1, 64)
 		default:
+			//lint:ignore ST1005 the message starts with the kind's name, Queue
 			return nil, fmt.Errorf("Queue %s: status.%s[%s] is %v (%T), not a quantity", o.GetName(), field, k, v, v)
 		}
 	}
