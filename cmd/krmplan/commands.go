@@ -374,8 +374,11 @@ func runRender(c *cli.Context, e *env) error {
 	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo")}
 	switch c.String("format") {
 	case "patch":
-		perm := os.FileMode(0o755)
-		return writeOut(e, c.String("out"), script.PatchScript(p), perm)
+		sh, err := script.PatchScript(p)
+		if err != nil {
+			return cli.Exit("render refused: "+err.Error(), 1)
+		}
+		return writeOut(e, c.String("out"), sh, 0o755)
 	case "diff":
 		res, err := commit.Diff(p, opts)
 		if err != nil {
