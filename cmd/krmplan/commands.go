@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -206,7 +207,7 @@ func runPlan(c *cli.Context, e *env) error {
 		if err := writeOut(e, out, p.File(), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", out)
+		fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", escape.Controls(out))
 	}
 	switch {
 	case !p.Renderable:
@@ -396,7 +397,7 @@ func runRender(c *cli.Context, e *env) error {
 	if repo == "" {
 		repo = p.Snapshot.Source.Repo
 	}
-	fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, repo)
+	fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, escape.Controls(repo))
 	_, err = e.stdout.Write(res.Diff)
 	return err
 }
@@ -431,10 +432,10 @@ func renderArgs(c *cli.Context) (string, error) {
 // the commit message too).
 func spliceNotes(e *env, notes, reminders []string) {
 	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "Note: %s\n", n)
+		fmt.Fprintf(e.stderr, "Note: %s\n", escape.Controls(n))
 	}
 	for _, r := range reminders {
-		fmt.Fprintf(e.stderr, "Reminder: %s\n", r)
+		fmt.Fprintf(e.stderr, "Reminder: %s\n", escape.Controls(r))
 	}
 }
 

@@ -88,3 +88,17 @@ func unsafeRune(r rune) bool {
 	}
 	return unicode.Is(unicode.Cf, r)
 }
+
+// Lines is Controls of each line of s: the line breaks of a message that
+// is several lines on purpose stay, and every other character Controls
+// escapes is escaped.
+func Lines(s string) string {
+	if !Has(s) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Controls(l)
+	}
+	return strings.Join(lines, "\n")
+}
