@@ -115,8 +115,8 @@ func TestHereDocDelimiter(t *testing.T) {
 // \u escapes, a character above U+FFFF as its surrogate pair and a byte
 // that is not UTF-8 as U+FFFD.
 func TestASCIIJSON(t *testing.T) {
-	got, err := asciiJSON([]byte("{ \"a\": \"é\u2028\U0001f600\xff\", \"b\": [1, 2.50] }"))
-	if want := `{"a":"\u00e9\u2028\ud83d\ude00\ufffd","b":[1,2.50]}`; err != nil || string(got) != want {
+	got, err := asciiJSON([]byte("{ \"a\": \"é\u2028\U0001f600\xff\x7f\", \"b\": [1, 2.50] }"))
+	if want := `{"a":"\u00e9\u2028\ud83d\ude00\ufffd\u007f","b":[1,2.50]}`; err != nil || string(got) != want {
 		t.Errorf("asciiJSON = %s, %v; want %s", got, err, want)
 	}
 }

@@ -99,10 +99,12 @@ func objectName(kind, name string) (word, error) {
 	return word(name), nil
 }
 
-// asciiJSON is the JSON value raw, compacted, with every character outside
-// ASCII written as a \u escape (a byte that is not UTF-8 as \ufffd, as a
-// JSON decoder reads it). Outside its strings JSON is ASCII, so each such
-// character is inside a string, where the escape means the same text.
+// asciiJSON is the JSON value raw, compacted, with DEL and every character
+// outside ASCII written as a \u escape (a byte that is not UTF-8 as
+// \ufffd, as a JSON decoder reads it); JSON has no other control
+// character unescaped. Outside its strings JSON is printable ASCII, so
+// each such character is inside a string, where the escape means the
+// same text.
 func asciiJSON(raw []byte) ([]byte, error) {
 	var c bytes.Buffer
 	if err := json.Compact(&c, raw); err != nil {
@@ -111,7 +113,7 @@ func asciiJSON(raw []byte) ([]byte, error) {
 	b := c.Bytes()
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
+		if b[i] < 0x7f {
 			out = append(out, b[i])
 			i++
 			continue
