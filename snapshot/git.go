@@ -189,7 +189,7 @@ func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error)
 	}
 	p, err := profile.Parse(profile.FileName, src)
 	if err != nil {
-		return nil, fmt.Errorf("the repository profile at %s is invalid:\n%w", ref, err)
+		return nil, fmt.Errorf("the repository profile at %s is invalid: %w", ref, err)
 	}
 	p.Blob = fs[2]
 	return p, nil
