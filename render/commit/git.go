@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
@@ -514,33 +515,35 @@ func stageTree(p *planner.Plan, repo gitcli.Repo, opts Options) (*SplicePlan, *q
 // else "quota: N quota changes"), a body listing every change and the
 // profile's values kept in step (expectations, mirrors), then the plan's
 // warnings, the splice's notes and the profile's reminders, each a
-// paragraph of its own, and a Plan-Id trailer. sp may be nil.
+// paragraph of its own, and a Plan-Id trailer. Every line from the plan
+// has its control characters escaped (escape.Controls): git log shows the
+// message as it is. sp may be nil.
 func Message(p *planner.Plan, sp *SplicePlan) string {
 	var b strings.Builder
-	b.WriteString("quota: " + subject(p) + "\n\n")
+	b.WriteString("quota: " + escape.Controls(subject(p)) + "\n\n")
 	for _, c := range p.Changes {
-		b.WriteString(ChangeLine(c) + "\n")
+		b.WriteString(escape.Controls(ChangeLine(c)) + "\n")
 	}
 	for _, f := range p.Findings {
 		if f.Level == planner.LevelWarning {
-			fmt.Fprintf(&b, "\nWarning: %s\n", f.Message)
+			fmt.Fprintf(&b, "\nWarning: %s\n", escape.Controls(f.Message))
 		}
 	}
 	if sp != nil && len(sp.KeptInStep) > 0 {
 		b.WriteString("\nKept in step with the tenancy:\n")
 		for _, k := range sp.KeptInStep {
-			b.WriteString("- " + k + "\n")
+			b.WriteString("- " + escape.Controls(k) + "\n")
 		}
 	}
 	if sp != nil {
 		for _, n := range sp.Notes {
-			fmt.Fprintf(&b, "\nNote: %s\n", n)
+			fmt.Fprintf(&b, "\nNote: %s\n", escape.Controls(n))
 		}
 		for _, r := range sp.Reminders {
-			fmt.Fprintf(&b, "\nReminder: %s\n", r)
+			fmt.Fprintf(&b, "\nReminder: %s\n", escape.Controls(r))
 		}
 	}
-	fmt.Fprintf(&b, "\nPlan-Id: %s\n", p.PlanID)
+	fmt.Fprintf(&b, "\nPlan-Id: %s\n", escape.Controls(p.PlanID))
 	return b.String()
 }
 

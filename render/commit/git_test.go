@@ -268,3 +268,16 @@ func TestCheckBranchRefusesControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// The commit message escapes the control characters of what it quotes
+// from the plan: git log prints a message as it is.
+func TestMessageEscapesControlCharacters(t *testing.T) {
+	p := &planner.Plan{PlanID: strings.Repeat("a", 64),
+		Changes:  []planner.Change{{Action: planner.ActionUpdate, Kind: "Project", Object: "a", Queue: "a\x1b[2Kq", Field: "gpu.deserved", Before: []byte("1"), After: []byte("2")}},
+		Findings: []planner.Finding{{Level: planner.LevelWarning, Message: "w\nPlan-Id: forged"}}}
+	got := Message(p, &SplicePlan{Notes: []string{"n\r"}, Reminders: []string{"r\u2028"}})
+	want := "quota: 1 quota change\n\n- project a queue a\\x1b[2Kq: gpu.deserved 1 -> 2\n\nWarning: w\\nPlan-Id: forged\n\nNote: n\\r\n\nReminder: r\\u2028\n\nPlan-Id: " + p.PlanID + "\n"
+	if got != want {
+		t.Errorf("message:\n%q\nwant:\n%q", got, want)
+	}
+}
