@@ -155,28 +155,7 @@ project "research" {
 			if err != nil {
 				t.Fatal(err)
 			}
-			after := gitDirFiles(t, dir)
-			allowed := regexp.MustCompile(`^(objects/[0-9a-f]{2}/[0-9a-f]{38}|refs/heads/quota/move|logs/refs/heads/quota/move)$`)
-			var added []string
-			for f, sum := range after {
-				switch old, ok := before[f]; {
-				case !ok && !allowed.MatchString(f):
-					t.Errorf("the splice left .git/%s", f)
-				case !ok:
-					added = append(added, f)
-				case old != sum:
-					t.Errorf("the splice changed .git/%s", f)
-				}
-			}
-			for f := range before {
-				if _, ok := after[f]; !ok {
-					t.Errorf("the splice removed .git/%s", f)
-				}
-			}
-			sort.Strings(added)
-			if len(added) < 3 || added[len(added)-1] != "refs/heads/quota/move" {
-				t.Errorf("added %q: want the objects and refs/heads/quota/move", added)
-			}
+			checkOnlyAdded(t, before, gitDirFiles(t, dir), "quota/move")
 			if _, err := os.Stat(marker); !errors.Is(err, fs.ErrNotExist) {
 				t.Error("the fsmonitor hook ran: a command read the index")
 			}
@@ -187,6 +166,33 @@ project "research" {
 				t.Errorf("the work tree or index changed:\n%s", st)
 			}
 		})
+	}
+}
+
+// checkOnlyAdded fails unless after is before with only new objects, the
+// branch's ref and its reflog added.
+func checkOnlyAdded(t *testing.T, before, after map[string]string, branch string) {
+	t.Helper()
+	allowed := regexp.MustCompile(`^(objects/[0-9a-f]{2}/[0-9a-f]{38}|refs/heads/` + branch + `|logs/refs/heads/` + branch + `)$`)
+	var added []string
+	for f, sum := range after {
+		switch old, ok := before[f]; {
+		case !ok && !allowed.MatchString(f):
+			t.Errorf("the splice left .git/%s", f)
+		case !ok:
+			added = append(added, f)
+		case old != sum:
+			t.Errorf("the splice changed .git/%s", f)
+		}
+	}
+	for f := range before {
+		if _, ok := after[f]; !ok {
+			t.Errorf("the splice removed .git/%s", f)
+		}
+	}
+	sort.Strings(added)
+	if len(added) < 3 || added[len(added)-1] != "refs/heads/"+branch {
+		t.Errorf("added %q: want the objects and refs/heads/%s", added, branch)
 	}
 }
 
