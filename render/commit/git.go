@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -210,12 +212,7 @@ func (q *quarantine) mktree(commit, dir string, changed map[string]treeEntry) (s
 		}
 		in.WriteString(meta + "\t" + name + "\x00")
 	}
-	names := make([]string, 0, len(changed))
-	for n := range changed {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(changed)) {
 		e := changed[n]
 		fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, n)
 	}

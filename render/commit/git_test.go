@@ -196,17 +196,20 @@ func checkOnlyAdded(t *testing.T, before, after map[string]string, branch string
 	}
 }
 
+// moveWorkspace gives workspace 2 cards.
+const moveWorkspace = `project "workspace" {
+  queue "rtx-pro-6000" {
+    gpu { deserved = 2 }
+  }
+}`
+
 // TestWriteTree: without an index, writeTree replaces a file in a nested
 // folder, adds files in new nested folders and at the root, keeps every
 // other entry (with its mode), and refuses a file where the commit has a
 // folder and a folder where it has a file.
 func TestWriteTree(t *testing.T) {
 	gitEnv(t)
-	dir, _ := gitPlan(t, `project "workspace" {
-  queue "rtx-pro-6000" {
-    gpu { deserved = 2 }
-  }
-}`)
+	dir, _ := gitPlan(t, moveWorkspace)
 	if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -257,11 +260,7 @@ func TestWriteTree(t *testing.T) {
 // or an ESC is refused by git's rules, and the message shows it escaped.
 func TestCheckBranchRefusesControlCharacters(t *testing.T) {
 	gitEnv(t)
-	dir, p := gitPlan(t, `project "workspace" {
-  queue "rtx-pro-6000" {
-    gpu { deserved = 2 }
-  }
-}`)
+	dir, p := gitPlan(t, moveWorkspace)
 	place, err := gitcli.Locate(dir)
 	if err != nil {
 		t.Fatal(err)
