@@ -25,18 +25,23 @@ type Place struct {
 // repository holds is an error: "DIR is not in a git repository".
 func Locate(dir string) (Place, error) {
 	r := Repo{Dir: dir}
-	out, err := r.Line("rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir")
-	lines := strings.Split(out, "\n")
-	if err != nil || len(lines) != 3 {
+	out, err := r.Line("rev-parse", "--is-bare-repository", "--is-inside-git-dir")
+	flags := strings.Fields(out)
+	if err != nil || len(flags) != 2 {
 		return Place{}, fmt.Errorf("%s is not in a git repository", dir)
 	}
-	p := Place{Dir: dir, Root: lines[2], Bare: lines[0] == "true", InGitDir: lines[0] != "true" && lines[1] == "true"}
+	p := Place{Dir: dir, Bare: flags[0] == "true", InGitDir: flags[0] != "true" && flags[1] == "true"}
+	what := "--show-toplevel"
 	if p.Bare || p.InGitDir {
-		return p, nil
+		what = "--absolute-git-dir"
 	}
-	if p.Root, err = r.Line("rev-parse", "--show-toplevel"); err != nil {
+	// One path per call, without only git's final newline: a folder's
+	// name may hold a newline of its own.
+	b, err := r.Run(nil, "rev-parse", what)
+	if err != nil {
 		return Place{}, fmt.Errorf("%s: %w", dir, err)
 	}
+	p.Root = strings.TrimSuffix(string(b), "\n")
 	return p, nil
 }
 
