@@ -55,7 +55,11 @@ func snapshotCommand(e *env) *cli.Command {
 				return err
 			}
 			st.TakenAt = takenAt().Format(time.RFC3339)
-			return writeOut(e, c.String("out"), st.Seal(), 0o644)
+			if err := writeOut(e, c.String("out"), st.Seal(), 0o644); err != nil {
+				return err
+			}
+			wrote(e, c.String("out"), snapshotSummary(c, st))
+			return nil
 		},
 	}
 }
@@ -203,7 +207,7 @@ func runPlan(c *cli.Context, e *env) error {
 		if err := writeOut(e, out, p.File(), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", escape.Controls(out))
+		wrote(e, out, planSummary(p))
 	}
 	switch {
 	case !p.Renderable:
@@ -378,14 +382,22 @@ func runRender(c *cli.Context, e *env) error {
 		if err != nil {
 			return cli.Exit("render refused: "+err.Error(), 1)
 		}
-		return writeOut(e, c.String("out"), sh, 0o755)
+		if err := writeOut(e, c.String("out"), sh, 0o755); err != nil {
+			return err
+		}
+		wrote(e, c.String("out"), patchSummary(p))
+		return nil
 	case "diff":
 		res, err := commit.Diff(p, opts)
 		if err != nil {
 			return cli.Exit("render refused: "+err.Error(), 1)
 		}
 		spliceNotes(e, res.Notes, res.Reminders)
-		return writeOut(e, c.String("out"), res.Diff, 0o644)
+		if err := writeOut(e, c.String("out"), res.Diff, 0o644); err != nil {
+			return err
+		}
+		wrote(e, c.String("out"), diffSummary(p, res.Diff))
+		return nil
 	}
 	res, err := commit.Splice(p, c.String("branch"), opts)
 	if err != nil {
