@@ -110,35 +110,18 @@ func inRepo(root, file string) (string, bool) {
 // findings on changed lines first, so that they are the ones annotated
 // when a level has more than GitHub shows. The order is otherwise kept.
 func changedFirst(fs []planner.Finding, changed changedLines) []planner.Finding {
-	out := slices.Clone(fs)
-	on := map[int]bool{}
-	for i := range out {
-		for j, l := range out[i].Where {
-			if changed.has(l) {
-				w := slices.Clone(out[i].Where)
-				out[i].Where = append([]planner.Location{l}, slices.Delete(w, j, j+1)...)
-				on[i] = true
-				break
-			}
+	var first, rest []planner.Finding
+	for _, f := range fs {
+		i := slices.IndexFunc(f.Where, changed.has)
+		if i < 0 {
+			rest = append(rest, f)
+			continue
 		}
+		where := append([]planner.Location{f.Where[i]}, f.Where[:i]...)
+		f.Where = append(where, f.Where[i+1:]...)
+		first = append(first, f)
 	}
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		if on[a] == on[b] {
-			return 0
-		} else if on[a] {
-			return -1
-		}
-		return 1
-	})
-	sorted := make([]planner.Finding, len(out))
-	for i, k := range idx {
-		sorted[i] = out[k]
-	}
-	return sorted
+	return append(first, rest...)
 }
 
 // writeAnnotations prints the findings as workflow commands, at most
@@ -178,39 +161,25 @@ func writeAnnotations(w io.Writer, fs []planner.Finding, summary bool) map[plann
 		if len(f.Where) > 0 {
 			where = fmt.Sprintf("%s:%d: ", f.Where[0].File, f.Where[0].Line)
 		}
-		fmt.Fprintf(w, "%s (not annotated): %s[%s] %s\n", levelWord(f.Level), escape.Controls(where), escape.Controls(f.Code), escape.Controls(f.Message))
+		fmt.Fprintf(w, "%s (not annotated): %s[%s] %s\n", levelNames[f.Level].word, escape.Controls(where), escape.Controls(f.Code), escape.Controls(f.Message))
 	}
 	return over
 }
 
-// ghCommand is the workflow command of a level.
-func ghCommand(l planner.Level) string {
-	switch l {
-	case planner.LevelError:
-		return "error"
-	case planner.LevelWarning:
-		return "warning"
-	}
-	return "notice"
+// levelNames are, for each level, its workflow command, its word in
+// check's lines of the log, and its noun.
+var levelNames = map[planner.Level]struct{ command, word, noun string }{
+	planner.LevelError:   {"error", "Error", "error"},
+	planner.LevelWarning: {"warning", "Warning", "warning"},
+	planner.LevelNote:    {"notice", "Note", "note"},
 }
 
-func levelWord(l planner.Level) string {
-	switch l {
-	case planner.LevelError:
-		return "Error"
-	case planner.LevelWarning:
-		return "Warning"
-	}
-	return "Note"
-}
+// ghCommand is the workflow command of a level.
+func ghCommand(l planner.Level) string { return levelNames[l].command }
 
 // moreOf is "3 more errors", "1 more warning", "2 more notes".
 func moreOf(l planner.Level, n int) string {
-	noun := map[planner.Level]string{planner.LevelError: "error", planner.LevelWarning: "warning"}[l]
-	if noun == "" {
-		noun = "note"
-	}
-	return strings.Replace(words.Count(n, noun), " ", " more ", 1)
+	return strings.Replace(words.Count(n, levelNames[l].noun), " ", " more ", 1)
 }
 
 // notAnnotated is the stderr summary's clause about the findings GitHub
