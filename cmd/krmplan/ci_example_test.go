@@ -203,8 +203,8 @@ func TestCIExampleComment(t *testing.T) {
 	ours := map[string]any{"id": 2, "user": map[string]string{"login": "github-actions[bot]"}, "body": "<!-- krmplan:plan-id=old -->"}
 	for _, tc := range []struct {
 		name, pr, comment, prSha string
-		comments              []any
-		want                  string
+		comments                 []any
+		want                     string
 	}{
 		{"a first comment", "7", plan, "aaa", nil, `[{"create":7,"body":"` + "<!-- krmplan:plan-id=abc -->\\n### plan\\n" + `"}]`},
 		{"krmplan's comment is updated", "7", plan, "aaa", []any{other, ours}, `[{"update":2,"body":"<!-- krmplan:plan-id=abc -->\n### plan\n"}]`},
