@@ -34,6 +34,12 @@ func (v Value) Binary64(shift int32) (f float64, exact bool) {
 			if d.Negative {
 				m = -m
 			}
+			if e == 0 {
+				return m, true
+			}
+			if e > 0 && e <= 15 && c < 1<<53/int64(pow10[e]) {
+				return m * pow10[e], true // no rounding: the product is below 2^53
+			}
 			if e >= 0 {
 				f = m * pow10[e]
 				return f, math.FMA(m, pow10[e], -f) == 0
