@@ -63,7 +63,9 @@ var migName = regexp.MustCompile(`^nvidia.com/mig-(\d+)g\.(\d+)gb$`)
 //
 // Not modelled: pods of other schedulers, whose requests KAI subtracts;
 // restrictNodeScheduling, which zeroes the GPUs of nodes without the
-// gpu-worker label; DRA GPUs. The sums are exact (KAI's float64 sums are
+// gpu-worker label; DRA GPUs; another extended resource whose name ends in
+// "gpu" (intel.com/gpu), whose milli-value KAI's resource vector writes
+// over the node's GPU count (resource_info Resource.ToVector). The sums are exact (KAI's float64 sums are
 // too below 2^53 units, 9 PB of memory). A quantity that does not parse is
 // an error naming the node.
 func Capacity(nodes []Node) (PerResource[*quota.Value], error) {
