@@ -32,6 +32,7 @@ type divider struct {
 	// buffers
 	countBuf []int32
 	bandBuf  [][]int32
+	boundBuf []int
 	entBuf   []int32
 	hist     []histEntry
 	wHist    []float64
@@ -275,18 +276,25 @@ func (d *divider) sortEntries(st []qs, ents []int32) {
 		if c := cmp.Compare(st[b].rem, st[a].rem); c != 0 {
 			return c
 		}
-		na, nb := &d.nodes[a], &d.nodes[b]
-		if na.known != nb.known {
-			if na.known {
-				return -1
-			}
-			return 1
-		}
-		if c := na.created.Compare(nb.created); c != 0 {
-			return c
-		}
-		return strings.Compare(na.name, nb.name)
+		return d.byAge(a, b)
 	})
+}
+
+// byAge is the leftover order of two entries with equal remainders: the
+// older queue first, a queue of unknown age after those with one, then the
+// name (remainingRequestedOrderFn).
+func (d *divider) byAge(a, b int32) int {
+	na, nb := &d.nodes[a], &d.nodes[b]
+	if na.known != nb.known {
+		if na.known {
+			return -1
+		}
+		return 1
+	}
+	if c := na.created.Compare(nb.created); c != 0 {
+		return c
+	}
+	return strings.Compare(na.name, nb.name)
 }
 
 // ageTies marks AgeTie on the entries (sorted, each given its amount in

@@ -3,7 +3,6 @@ package fairshare
 import (
 	"math/big"
 	"slices"
-	"strings"
 
 	"github.com/krmplan/krmplan/quota"
 )
@@ -131,13 +130,9 @@ func (d *divider) exactLevel(r int, total *big.Rat, sibs []int32) []*big.Rat {
 	}
 	if rem.Sign() > 0 {
 		var bands [][]*xq
-		for lo := 0; lo < len(xs); {
-			hi := lo + 1
-			for hi < len(xs) && d.nodes[xs[hi].i].prio == d.nodes[xs[lo].i].prio {
-				hi++
-			}
-			bands = append(bands, xs[lo:hi])
-			lo = hi
+		bb := d.bandBounds(sibs)
+		for j := 1; j < len(bb); j++ {
+			bands = append(bands, xs[bb[j-1]:bb[j]])
 		}
 		for _, b := range bands {
 			rem = d.exactUpTo(rem, b)
@@ -241,17 +236,7 @@ func (d *divider) exactLeftover(total *big.Rat, band []*xq) *big.Rat {
 		if c := b.rem.Cmp(a.rem); c != 0 {
 			return c
 		}
-		na, nb := &d.nodes[a.i], &d.nodes[b.i]
-		if na.known != nb.known {
-			if na.known {
-				return -1
-			}
-			return 1
-		}
-		if c := na.created.Compare(nb.created); c != 0 {
-			return c
-		}
-		return strings.Compare(na.name, nb.name)
+		return d.byAge(a.i, b.i)
 	})
 	for _, x := range ents {
 		if total.Sign() == 0 {

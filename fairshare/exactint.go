@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strings"
 )
 
 // The exact division in integers, for the common level whose values are
@@ -107,13 +106,9 @@ func (d *divider) exactLevelInt(r int, total float64, sibs []int32) (fs []int64,
 	}
 	if rem > 0 {
 		var bands [][]xi
-		for lo := 0; lo < len(xs); {
-			hi := lo + 1
-			for hi < len(xs) && d.nodes[xs[hi].i].prio == d.nodes[xs[lo].i].prio {
-				hi++
-			}
-			bands = append(bands, xs[lo:hi])
-			lo = hi
+		bb := d.bandBounds(sibs)
+		for j := 1; j < len(bb); j++ {
+			bands = append(bands, xs[bb[j-1]:bb[j]])
 		}
 		for _, b := range bands {
 			rem = upToInt(rem, b)
@@ -256,17 +251,7 @@ func (d *divider) leftoverInt(total int64, band []xi) int64 {
 		if c := mul64(b.rnum, a.rden).cmp(mul64(a.rnum, b.rden)); c != 0 {
 			return c
 		}
-		na, nb := &d.nodes[a.i], &d.nodes[b.i]
-		if na.known != nb.known {
-			if na.known {
-				return -1
-			}
-			return 1
-		}
-		if c := na.created.Compare(nb.created); c != 0 {
-			return c
-		}
-		return strings.Compare(na.name, nb.name)
+		return d.byAge(a.i, b.i)
 	})
 	for _, x := range ents {
 		if total == 0 {

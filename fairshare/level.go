@@ -121,16 +121,25 @@ func (l *level) take(rem, x float64) float64 {
 // (resource_division.getQueuesByPriority).
 func (l *level) bands() [][]int32 {
 	out := l.d.bandBuf[:0]
-	n := l.d.nodes
-	for lo := 0; lo < len(l.band); {
-		hi := lo + 1
-		for hi < len(l.band) && n[l.band[hi]].prio == n[l.band[lo]].prio {
-			hi++
-		}
-		out = append(out, l.band[lo:hi])
-		lo = hi
+	bb := l.d.bandBounds(l.band)
+	for j := 1; j < len(bb); j++ {
+		out = append(out, l.band[bb[j-1]:bb[j]])
 	}
 	l.d.bandBuf = out[:0]
+	return out
+}
+
+// bandBounds returns where each priority band of sibs (sorted by
+// priority) starts, then len(sibs).
+func (d *divider) bandBounds(sibs []int32) []int {
+	out := append(d.boundBuf[:0], 0)
+	for j := 1; j < len(sibs); j++ {
+		if d.nodes[sibs[j]].prio != d.nodes[sibs[j-1]].prio {
+			out = append(out, j)
+		}
+	}
+	out = append(out, len(sibs))
+	d.boundBuf = out
 	return out
 }
 

@@ -277,14 +277,20 @@ func (l *level) judge(q *qs, A, s, frac, requested float64, w *roundWeights) (to
 // every other value of T (a flip of unknown extent when they cannot be
 // listed).
 func (l *level) turns(x, s, A, sw float64, w *roundWeights) {
-	rec := &l.rounds[w.rec]
+	l.alts(&l.rounds[w.rec], func(S float64) bool { return sign(x-float64(A*float64(sw/S))) != sign(x-s) })
+}
+
+// alts records as alternatives the values S takes in other orders in the
+// round for which turns holds (a flip of unknown extent when they cannot
+// be listed).
+func (l *level) alts(rec *roundRec, turns func(S float64) bool) {
 	cands, ok := l.cands(rec)
 	if !ok {
 		l.blindFlip()
 		return
 	}
 	for _, S := range cands {
-		if sign(x-float64(A*float64(sw/S))) != sign(x-s) {
+		if turns(S) {
 			l.alt(altSum{altS, rec.band, rec.round, S})
 		}
 	}
@@ -459,15 +465,7 @@ func (l *level) tieCheck(ents []int32) {
 			if q.remTolO == 0 {
 				continue
 			}
-			rec := &l.rounds[q.remRec]
-			cands, ok := l.cands(rec)
-			if !ok {
-				l.blindFlip()
-				continue
-			}
-			for _, S := range cands {
-				l.alt(altSum{altS, rec.band, rec.round, S})
-			}
+			l.alts(&l.rounds[q.remRec], func(float64) bool { return true })
 		}
 	}
 	l.d.ageTies(st, ents)
