@@ -115,31 +115,24 @@ func (d *divider) convert() error {
 	}
 	for j := range d.pool.Queues {
 		q := &d.pool.Queues[j]
-		for r := range 3 {
-			if u := *q.Usage.at(r); isBad(u) {
-				return fmt.Errorf("queue %q: %s usage %v is not a finite number", q.Name, quota.Resources[r], u)
+		if u := q.Usage; isBad(u.GPU) || isBad(u.CPU) || isBad(u.Memory) {
+			for r := range 3 {
+				if u := *q.Usage.at(r); isBad(u) {
+					return fmt.Errorf("queue %q: %s usage %v is not a finite number", q.Name, quota.Resources[r], u)
+				}
 			}
 		}
 	}
-	for _, i := range d.order {
-		q := &d.pool.Queues[i]
-		for r := range 3 {
-			if !d.known[r] {
-				continue
-			}
-			rq, s := q.Quota.at(r), &d.in[r][i]
-			var e1, e2, e3 bool
-			s.dsv, e1 = kaiQuota(r, rq.Deserved)
-			s.lim, e2 = kaiQuota(r, rq.Limit)
-			s.oqw, e3 = rq.OverQuotaWeight.Binary64(0)
-			s.use = *q.Usage.at(r)
-			s.exIn = e1 && e2 && e3
-			if dm := q.Demand.at(r); dm.Unbounded {
-				s.req, s.reqEx = math.Inf(1), true
-			} else {
-				s.req, s.reqEx = dm.Amount.Binary64(-shifts[r])
-			}
+	// In the queues' order, which the memory prefetches, and by field,
+	// not PerResource.at: this loop reads every input.
+	for j := range d.pool.Queues {
+		if d.nodes[j].dropped != "" {
+			continue
 		}
+		q, i := &d.pool.Queues[j], int32(j)
+		d.convertOne(0, &q.Quota.GPU, &q.Demand.GPU, q.Usage.GPU, i)
+		d.convertOne(1, &q.Quota.CPU, &q.Demand.CPU, q.Usage.CPU, i)
+		d.convertOne(2, &q.Quota.Memory, &q.Demand.Memory, q.Usage.Memory, i)
 	}
 	// Children after parents in d.order: add each request to its parent
 	// from the bottom up.
@@ -155,6 +148,24 @@ func (d *divider) convert() error {
 		}
 	}
 	return nil
+}
+
+// convertOne converts queue i's inputs of resource r.
+func (d *divider) convertOne(r int, rq *Quota, dm *Demand, use float64, i int32) {
+	if !d.known[r] {
+		return
+	}
+	s := &d.in[r][i]
+	var e1, e2, e3 bool
+	s.dsv, e1 = kaiQuota(r, rq.Deserved)
+	s.lim, e2 = kaiQuota(r, rq.Limit)
+	s.oqw, e3 = rq.OverQuotaWeight.Binary64(0)
+	s.use, s.exIn = use, e1 && e2 && e3
+	if dm.Unbounded {
+		s.req, s.reqEx = math.Inf(1), true
+	} else {
+		s.req, s.reqEx = dm.Amount.Binary64(-shifts[r])
+	}
 }
 
 // load sets up the division of resource r from the converted inputs.
@@ -334,8 +345,17 @@ const maxShare = 1e18
 // collect writes resource r's shares into res: KAI's values and the
 // marks. A share of 10^18 or more in KRM units is an error.
 func (d *divider) collect(r int, res *Result) error {
+	scale := math.Pow10(int(shifts[r]))
 	for i := range d.nodes {
-		s := res.Queues[i].Share.at(r)
+		var s *Share
+		switch sh := &res.Queues[i].Share; r { // not the generic at: once per share
+		case 0:
+			s = &sh.GPU
+		case 1:
+			s = &sh.CPU
+		default:
+			s = &sh.Memory
+		}
 		s.res = int8(r)
 		if !d.known[r] {
 			continue
@@ -350,7 +370,7 @@ func (d *divider) collect(r int, res *Result) error {
 		if x := d.exact[r][int32(i)]; x != nil {
 			s.Float.Exact = x.shown
 		}
-		if f := math.Abs(q.fs) * math.Pow10(int(shifts[r])); f >= maxShare || f != f {
+		if f := math.Abs(q.fs) * scale; f >= maxShare || f != f {
 			return fmt.Errorf("queue %q: its %s fair share is %s, beyond 10^18: KAI divides more than any cluster holds here (negative deserved values?)",
 				d.nodes[i].name, quota.Resources[r], strconv.FormatFloat(f, 'g', -1, 64))
 		}
