@@ -187,7 +187,6 @@ func (l *level) upToFairShare(total float64, band []int32) float64 {
 		if !ok {
 			break
 		}
-		l.c.rounds++
 		for _, i := range band {
 			if total == 0 {
 				l.flipIf(true)

@@ -312,3 +312,36 @@ func TestDroppedReasons(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestDivideConcurrent: Divide and Explain share pooled buffers; divisions
+// running at once must not see each other's.
+func TestDivideConcurrent(t *testing.T) {
+	pools := benchPools(500)
+	want := make([]string, len(pools))
+	for i, p := range pools {
+		res, err := Divide(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = fmt.Sprint(got(res))
+	}
+	errs := make(chan string, 4)
+	for w := range 4 {
+		go func() {
+			for i := range pools {
+				j := (i + w*7) % len(pools)
+				res, err := Divide(pools[j])
+				if _, err2 := Explain(pools[j], pools[j].Queues[0].Name); err != nil || err2 != nil || fmt.Sprint(got(res)) != want[j] {
+					errs <- fmt.Sprintf("pool %d differs when divided concurrently (%v, %v)", j, err, err2)
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}

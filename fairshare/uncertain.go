@@ -42,8 +42,6 @@ type check struct {
 	// alts are other sums of the share weights, in rounds where one can
 	// change the result: rerunning with each tells whom they change.
 	alts []altSum
-	// rounds counts the over-quota rounds of all bands.
-	rounds int
 }
 
 // altSum is another value KAI's order gives one of its sums: what the
@@ -195,7 +193,7 @@ func (l *level) flipIf(close bool) {
 
 // deservedOrders records the other values KAI's order can give what the
 // deserved phase leaves, rem, and starts the account of what is left
-// afresh from it; past maxOrderTerms siblings the account keeps every
+// afresh from it; when orderSums cannot list them the account keeps every
 // term, and comparisons on what is left within its bound are blind flips.
 func (l *level) deservedOrders(rem float64) {
 	l.rem0 = rem
