@@ -19,9 +19,12 @@ type node struct {
 	dropped      string
 }
 
-// buildTree indexes the queues, links children to parents, sorts every
-// set of siblings by priority (highest first, stable) and marks the queues
-// KAI drops.
+// buildTree indexes the queues, links children to parents
+// (cluster_info.UpdateQueueHierarchy), sorts every set of siblings by
+// priority (highest first, stable; resource_division.getQueuesByPriority
+// sorts the bands) and marks the queues KAI drops (cleanQueueOrphans) or
+// never reaches from the top level (proportion.getTopQueues,
+// getChildQueues).
 func (d *divider) buildTree() error {
 	qs := d.pool.Queues
 	if d.index == nil {
