@@ -11,9 +11,9 @@
 // # The rules, from KAI's code
 //
 // Paths are in github.com/kai-scheduler/KAI-Scheduler at commit d5bc503a
-// (the division code is the same from v0.16.8), pkg/scheduler/plugins/
-// proportion unless said otherwise; ../shared/notes/fair-share.md has the
-// measurements.
+// (the division code is the same from v0.16.8), under
+// pkg/scheduler/plugins/proportion unless said otherwise;
+// ../shared/notes/fair-share.md has the measurements.
 //
 //   - One division per pool and per resource, recomputed every scheduling
 //     cycle (proportion.go setFairShare; resource_division
