@@ -19,9 +19,10 @@
 //     cycle (proportion.go setFairShare; resource_division
 //     SetResourcesShare loops CPU, memory, GPU independently).
 //   - Inputs as KAI reads them (createQueueResourceAttrs): gpu and cpu
-//     values as written, memory as max(-1, MB × 10^6) bytes, so any memory
-//     value of -1 MB or less is -1; omitted values are 0 (a limit of 0 is a
-//     ceiling); priority nil is 100 (queue_info.NewQueueInfo).
+//     values as written, memory as max(-1, MB × 10^6) bytes, so a memory
+//     value of -0.000001 MB or less is -1, unlimited; omitted values are 0
+//     (a limit of 0 is a ceiling); priority nil is 100
+//     (queue_info.NewQueueInfo).
 //   - A queue's request is added to every ancestor
 //     (updateQueuesResourceUsageForPendingJob): a parent's demand is the
 //     sum of its children's, their limits not applied; requestable is the
