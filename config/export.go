@@ -9,6 +9,7 @@ import (
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -84,7 +85,7 @@ func exportHeader(s *snapshot.State) string {
 	return b.String()
 }
 
-func exportQueues(b *hclwrite.Body, kind, owner string, qs []snapshot.Queue) []string {
+func exportQueues(b *hclwrite.Body, kind, owner string, qs []tenancy.Queue) []string {
 	var warnings []string
 	seen := map[string]string{}
 	for _, q := range qs {
@@ -112,22 +113,22 @@ func exportQueues(b *hclwrite.Body, kind, owner string, qs []snapshot.Queue) []s
 }
 
 // hclKeys maps a Resource field to its desired.hcl key.
-var hclKeys = map[string]string{
-	snapshot.FieldDeserved:        KeyDeserved,
-	snapshot.FieldLimit:           KeyLimit,
-	snapshot.FieldOverQuotaWeight: KeyOverQuotaWeight,
+var hclKeys = map[tenancy.QuotaField]string{
+	tenancy.Deserved:        KeyDeserved,
+	tenancy.Limit:           KeyLimit,
+	tenancy.OverQuotaWeight: KeyOverQuotaWeight,
 }
 
 // resourceTokens writes a resource as a one-line object,
 // `{ deserved = 4, limit = unlimited, over_quota_weight = 1 }`, with the
 // fields present; nil when none is.
-func resourceTokens(r *snapshot.Resource) hclwrite.Tokens {
+func resourceTokens(r *tenancy.Resource) hclwrite.Tokens {
 	if r == nil {
 		return nil
 	}
 	var toks hclwrite.Tokens
-	for _, f := range snapshot.Fields {
-		v := *r.Field(f)
+	for _, f := range tenancy.QuotaFields {
+		v := *r.Slot(f)
 		if v == nil {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // roundTrip exports s, plans the HCL against s, and fails on any change.
@@ -50,13 +51,13 @@ func TestExportRoundTripExamples(t *testing.T) {
 			return nil
 		})
 		sort.Strings(files)
-		var ten snapshot.Tenancy
+		var ten snapshot.Parsed
 		for _, f := range files {
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var one snapshot.Tenancy
+			var one snapshot.Parsed
 			if one.ParseTenancy(f, b) != nil {
 				continue // not a tenancy file (a workflow, cluster data)
 			}
@@ -68,7 +69,7 @@ func TestExportRoundTripExamples(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, NodePools: ten.NodePools, Departments: ten.Departments, Projects: ten.Projects,
+			s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, Tenancy: tenancy.Tenancy{NodePools: ten.NodePools, Departments: ten.Departments, Projects: ten.Projects},
 				NotRead: []snapshot.NotRead{{What: snapshot.SourceNodes, Reason: "test"}, {What: snapshot.SourceQueues, Reason: "test"}, {What: snapshot.SourceNamespaces, Reason: "test"}}}
 			s.Seal()
 			roundTrip(t, s)

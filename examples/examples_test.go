@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // TestDemoIsWhatTheGeneratorWrites keeps the committed demo equal to what
@@ -52,12 +53,11 @@ func demoState(t *testing.T) *snapshot.State {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	if err := ten.ParseTenancy("tenancy.yaml", src); err != nil {
 		t.Fatal(err)
 	}
-	st := &snapshot.State{Source: snapshot.Source{Kind: "git"}, NodePools: ten.NodePools, Departments: ten.Departments,
-		Projects: ten.Projects, ManagedNodes: ten.ManagedNodes, KRMConfig: ten.KRMConfig}
+	st := &snapshot.State{Source: snapshot.Source{Kind: "git"}, Tenancy: ten.Tenancy}
 	b, err := fs.ReadFile(examples.Demo, "demo/cluster-data.json")
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestDemoTenancy(t *testing.T) {
 	}
 	labelled := map[string]string{}
 	for _, ns := range st.Namespaces {
-		labelled[ns.Name] = ns.Labels[snapshot.DefaultProjectLabelKey]
+		labelled[ns.Name] = ns.Labels[tenancy.DefaultProjectLabelKey]
 	}
 	var unlabelled []string
 	for _, p := range st.Projects {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Change actions, as in Terraform's grammar: "+" create, "~" update.
@@ -82,7 +83,7 @@ func strJSON(s string, present bool) json.RawMessage {
 // order. set maps valueKey to the desired.hcl range that set the value.
 func diffStates(before, target *snapshot.State, set map[string]Location) []Change {
 	d := differ{set: set}
-	old := map[string]snapshot.NodePool{}
+	old := map[string]tenancy.NodePool{}
 	for _, p := range before.NodePools {
 		old[p.Metadata.Name] = p
 	}
@@ -92,27 +93,27 @@ func diffStates(before, target *snapshot.State, set map[string]Location) []Chang
 		d.str("labelKey", "/spec/labelKey", b.Spec.LabelKey, p.Spec.LabelKey, ok, true)
 		d.str("labelValue", "/spec/labelValue", b.Spec.LabelValue, p.Spec.LabelValue, ok, true)
 	}
-	oldD := map[string]*snapshot.Department{}
+	oldD := map[string]*tenancy.Department{}
 	for i := range before.Departments {
 		oldD[before.Departments[i].Metadata.Name] = &before.Departments[i]
 	}
 	for _, t := range target.Departments {
 		b := oldD[t.Metadata.Name]
 		d.obj(KindDepartment, t.Metadata.Name, b != nil)
-		var bq []snapshot.Queue
+		var bq []tenancy.Queue
 		if b != nil {
 			bq = b.Spec.Queues
 		}
 		d.queues(bq, t.Spec.Queues)
 	}
-	oldP := map[string]*snapshot.Project{}
+	oldP := map[string]*tenancy.Project{}
 	for i := range before.Projects {
 		oldP[before.Projects[i].Metadata.Name] = &before.Projects[i]
 	}
 	for _, t := range target.Projects {
 		b := oldP[t.Metadata.Name]
 		d.obj(KindProject, t.Metadata.Name, b != nil)
-		var bs snapshot.ProjectSpec
+		var bs tenancy.ProjectSpec
 		if b != nil {
 			bs = b.Spec
 		}
@@ -138,7 +139,7 @@ type differ struct {
 	kind   string
 	name   string
 	exists bool
-	queue  *snapshot.Queue
+	queue  *tenancy.Queue
 	qi     int
 	qIsNew bool
 }
@@ -172,17 +173,17 @@ func (d *differ) str(field, path, before, after string, beforePresent, afterPres
 	d.add(field, path, strJSON(before, beforePresent), strJSON(after, afterPresent))
 }
 
-func (d *differ) queues(before, after []snapshot.Queue) {
+func (d *differ) queues(before, after []tenancy.Queue) {
 	for i := range after {
 		t := &after[i]
-		var b *snapshot.Queue
+		var b *tenancy.Queue
 		if i < len(before) {
 			b = &before[i]
 		}
 		// A queue of a new object is created with it: only a queue appended
 		// to an existing object is "new" (an add /spec/queues/- patch).
 		d.queue, d.qi, d.qIsNew = t, i, b == nil && d.exists
-		var bq snapshot.Queue
+		var bq tenancy.Queue
 		if b != nil {
 			bq = *b
 		}
@@ -202,19 +203,19 @@ func (d *differ) queues(before, after []snapshot.Queue) {
 				continue
 			}
 			br := bq.Resources.Get(r)
-			for _, f := range snapshot.Fields {
-				tv := *tr.Field(f)
+			for _, f := range tenancy.QuotaFields {
+				tv := *tr.Slot(f)
 				var bv *quota.Value
 				if br != nil {
-					bv = *br.Field(f)
+					bv = *br.Slot(f)
 				}
 				if tv == nil || (bv != nil && bv.Equal(*tv)) {
 					continue
 				}
-				d.add(string(r)+"."+f, resourcePath(i, r, f), numJSON(bv), numJSON(tv))
+				d.add(string(r)+"."+f.String(), resourcePath(i, r, f), numJSON(bv), numJSON(tv))
 				c := &d.out[len(d.out)-1]
 				c.Resource = string(r)
-				if f != snapshot.FieldOverQuotaWeight {
+				if f != tenancy.OverQuotaWeight {
 					old := quota.Zero // KRM reads an omitted bound as 0
 					if bv != nil {
 						old = *bv

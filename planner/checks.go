@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Level is how serious a finding is. Errors block render; warnings and
@@ -65,7 +66,7 @@ func (f Finding) key() string {
 // range when the plan sets it, else the tenancy file's line.
 type locator struct {
 	set     map[string]Location
-	origins map[string]*snapshot.Origin // "Kind/name" → origin
+	origins map[string]*tenancy.Origin // "Kind/name" → origin
 }
 
 func newLocator(s *snapshot.State, set map[string]Location) *locator {
@@ -111,12 +112,12 @@ func (l *locator) atFirst(kind, name string, paths ...string) []Location {
 type owner struct {
 	kind   string
 	name   string
-	queues []snapshot.Queue
+	queues []tenancy.Queue
 	parent string // projects only
 	ident  string // kind + "/" + name, made at the first use (see id)
 }
 
-func newOwner(kind, name string, queues []snapshot.Queue, parent string) *owner {
+func newOwner(kind, name string, queues []tenancy.Queue, parent string) *owner {
 	return &owner{kind: kind, name: name, queues: queues, parent: parent}
 }
 
@@ -133,7 +134,7 @@ func (o *owner) id() string {
 type ownedQueue struct {
 	o *owner
 	i int
-	q *snapshot.Queue
+	q *tenancy.Queue
 }
 
 // checker runs every check over one state.
@@ -147,7 +148,7 @@ type checker struct {
 	before    *snapshot.State
 	beforeLoc *locator
 	out       []Finding
-	pools     map[string]*snapshot.NodePool
+	pools     map[string]*tenancy.NodePool
 	depts     map[string]*owner
 	projs     []*owner
 	// deptQueue maps department+"/"+pool to the department's queue there.
@@ -268,7 +269,7 @@ var checks = []check{
 }
 
 func newChecker(s *snapshot.State, set map[string]Location) *checker {
-	c := &checker{s: s, loc: newLocator(s, set), pools: map[string]*snapshot.NodePool{}, depts: map[string]*owner{},
+	c := &checker{s: s, loc: newLocator(s, set), pools: map[string]*tenancy.NodePool{}, depts: map[string]*owner{},
 		deptQueue: map[string]ownedQueue{}, children: map[string][]ownedQueue{}}
 	for i := range s.NodePools {
 		c.pools[s.NodePools[i].Metadata.Name] = &s.NodePools[i]
@@ -366,15 +367,15 @@ func (c *checker) owners() []*owner {
 func (c *checker) add(f Finding) { c.out = append(c.out, f) }
 
 // value returns a quota field as KRM reads it: an omitted field is 0.
-func value(q *snapshot.Queue, r quota.Resource, field string) (v quota.Value, omitted bool) {
+func value(q *tenancy.Queue, r quota.Resource, field tenancy.QuotaField) (v quota.Value, omitted bool) {
 	res := q.Resources.Get(r)
-	if res == nil || *res.Field(field) == nil {
+	if res == nil || *res.Slot(field) == nil {
 		return quota.Zero, true
 	}
-	return **res.Field(field), false
+	return **res.Slot(field), false
 }
 
-func (c *checker) fieldLoc(o *owner, qi int, r quota.Resource, field string) []Location {
+func (c *checker) fieldLoc(o *owner, qi int, r quota.Resource, field tenancy.QuotaField) []Location {
 	return c.loc.at(o.kind, o.name, resourcePath(qi, r, field))
 }
 
@@ -429,11 +430,11 @@ func (c *checker) checkQueues() {
 	}
 }
 
-func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Resource) {
+func (c *checker) checkResource(o *owner, qi int, q *tenancy.Queue, r quota.Resource) {
 	// Made per finding: most queues have none.
 	base := func() Finding { return Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)} }
 	bad := false
-	for _, f := range snapshot.Fields {
+	for _, f := range tenancy.QuotaFields {
 		v, omitted := value(q, r, f)
 		if omitted || !v.IsNegative() {
 			continue
@@ -441,7 +442,7 @@ func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Res
 		fd := base()
 		fd.Level = LevelError
 		switch {
-		case f == snapshot.FieldOverQuotaWeight:
+		case f == tenancy.OverQuotaWeight:
 			fd.Code = "negative-weight"
 			fd.Message = fmt.Sprintf("%s: %s overQuotaWeight is %s; a weight cannot be negative", q.Name, r, v)
 		case !v.IsUnlimited():
@@ -450,24 +451,24 @@ func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Res
 		default:
 			continue
 		}
-		fd.Resource = string(r) + "." + f // one finding per field
+		fd.Resource = string(r) + "." + f.String() // one finding per field
 		// Located only now: -1 is negative too, and most values are not
 		// findings, so locating every one would cost more than the check.
 		fd.Where = c.fieldLoc(o, qi, r, f)
 		c.add(fd)
-		bad = bad || f != snapshot.FieldOverQuotaWeight
+		bad = bad || f != tenancy.OverQuotaWeight
 	}
 	if bad {
 		return // the comparison below would only repeat the same number
 	}
-	deserved, _ := value(q, r, snapshot.FieldDeserved)
-	limit, limitOmitted := value(q, r, snapshot.FieldLimit)
+	deserved, _ := value(q, r, tenancy.Deserved)
+	limit, limitOmitted := value(q, r, tenancy.Limit)
 	if deserved.Cmp(limit) <= 0 {
 		return
 	}
 	f := base()
 	f.Code, f.Level = "deserved-over-limit", LevelError
-	f.Where = append(c.fieldLoc(o, qi, r, snapshot.FieldDeserved), c.fieldLoc(o, qi, r, snapshot.FieldLimit)...)
+	f.Where = append(c.fieldLoc(o, qi, r, tenancy.Deserved), c.fieldLoc(o, qi, r, tenancy.Limit)...)
 	limitText := "its own limit of " + quota.Amount(r, limit)
 	if limitOmitted {
 		limitText = fmt.Sprintf("its own limit of 0 (the %s limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling)", r)
@@ -557,15 +558,15 @@ func (c *checker) checkProjectsFitDepartment() {
 	}
 }
 
-func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []ownedQueue, r quota.Resource) {
-	have, _ := value(dq, r, snapshot.FieldDeserved)
+func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []ownedQueue, r quota.Resource) {
+	have, _ := value(dq, r, tenancy.Deserved)
 	if have.IsUnlimited() {
 		return
 	}
 	base := Finding{Level: LevelError, Object: dept.id(), Queue: dq.Name, Pool: dq.NodePool, Resource: string(r)}
 	sum := quota.Zero
 	for _, k := range kids {
-		v, _ := value(k.q, r, snapshot.FieldDeserved)
+		v, _ := value(k.q, r, tenancy.Deserved)
 		if v.IsNegative() && !v.IsUnlimited() {
 			continue // reported as negative-value; it must not shrink the sum
 		}
@@ -574,7 +575,7 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 			f.Code = "unlimited-under-finite"
 			f.Object, f.Queue = k.o.id(), k.q.Name
 			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.q.Name, r, dq.Name, quota.Amount(r, have))
-			f.Where = append(c.fieldLoc(k.o, k.i, r, snapshot.FieldDeserved), c.fieldLoc(dept, qi, r, snapshot.FieldDeserved)...)
+			f.Where = append(c.fieldLoc(k.o, k.i, r, tenancy.Deserved), c.fieldLoc(dept, qi, r, tenancy.Deserved)...)
 			c.add(f)
 			return
 		}
@@ -587,7 +588,7 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 	f.Code = "projects-over-department"
 	f.Message = fmt.Sprintf("%s: the projects are guaranteed %s in total, but the department only has %s — %s of those guarantees cannot be met",
 		dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
-	f.Where = append(c.fieldLoc(dept, qi, r, snapshot.FieldDeserved), c.guaranteesLoc(kids, r)...)
+	f.Where = append(c.fieldLoc(dept, qi, r, tenancy.Deserved), c.guaranteesLoc(kids, r)...)
 	c.add(f)
 }
 
@@ -598,8 +599,8 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 func (c *checker) guaranteesLoc(qs []ownedQueue, r quota.Resource) []Location {
 	var where []Location
 	for _, k := range qs {
-		if v, _ := value(k.q, r, snapshot.FieldDeserved); !v.IsZero() && !badNegative(v) {
-			where = append(where, c.fieldLoc(k.o, k.i, r, snapshot.FieldDeserved)...)
+		if v, _ := value(k.q, r, tenancy.Deserved); !v.IsZero() && !badNegative(v) {
+			where = append(where, c.fieldLoc(k.o, k.i, r, tenancy.Deserved)...)
 		}
 	}
 	return where

@@ -10,6 +10,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // The tenancy builders of this file: every queue is written in flow style,
@@ -501,7 +502,7 @@ func TestCatalogueNewPools(t *testing.T) {
 			}
 			// The same state checked as it is has no new pool.
 			target := cloneTenancy(before)
-			target.NodePools = append(target.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: "a100"}, Spec: snapshot.NodePoolSpec{LabelKey: "gpu", LabelValue: "a100"}})
+			target.NodePools = append(target.NodePools, tenancy.NodePool{Metadata: tenancy.Meta{Name: "a100"}, Spec: tenancy.NodePoolSpec{LabelKey: "gpu", LabelValue: "a100"}})
 			if got := catOnly(Check(target, nil), "new-pool-no-nodes", "new-pool-not-managed"); got != nil {
 				t.Errorf("Check found new pools without a before-state: %q", got)
 			}
@@ -520,29 +521,29 @@ func catLabel(n snapshot.Node, k, v string) snapshot.Node {
 func TestCatalogueNodeSelector(t *testing.T) {
 	labels := map[string]string{"gpu": "h100", "rank": "3"}
 	for _, tc := range []struct {
-		req  snapshot.NodeSelectorRequirement
+		req  tenancy.NodeSelectorRequirement
 		want bool
 	}{
-		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "In", Values: []string{"a100", "h100"}}, true},
-		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "In", Values: []string{"a100"}}, false},
-		{snapshot.NodeSelectorRequirement{Key: "zone", Operator: "In", Values: []string{""}}, false},
-		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "NotIn", Values: []string{"a100"}}, true},
-		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "NotIn", Values: []string{"h100"}}, false},
-		{snapshot.NodeSelectorRequirement{Key: "zone", Operator: "NotIn", Values: []string{"a"}}, true},
-		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "Exists"}, true},
-		{snapshot.NodeSelectorRequirement{Key: "zone", Operator: "Exists"}, false},
-		{snapshot.NodeSelectorRequirement{Key: "zone", Operator: "DoesNotExist"}, true},
-		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "DoesNotExist"}, false},
-		{snapshot.NodeSelectorRequirement{Key: "rank", Operator: "Gt", Values: []string{"2"}}, true},
-		{snapshot.NodeSelectorRequirement{Key: "rank", Operator: "Lt", Values: []string{"2"}}, false},
-		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "Gt", Values: []string{"2"}}, false},
-		{snapshot.NodeSelectorRequirement{Key: "gpu", Operator: "Matches"}, false},
+		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "In", Values: []string{"a100", "h100"}}, true},
+		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "In", Values: []string{"a100"}}, false},
+		{tenancy.NodeSelectorRequirement{Key: "zone", Operator: "In", Values: []string{""}}, false},
+		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "NotIn", Values: []string{"a100"}}, true},
+		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "NotIn", Values: []string{"h100"}}, false},
+		{tenancy.NodeSelectorRequirement{Key: "zone", Operator: "NotIn", Values: []string{"a"}}, true},
+		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "Exists"}, true},
+		{tenancy.NodeSelectorRequirement{Key: "zone", Operator: "Exists"}, false},
+		{tenancy.NodeSelectorRequirement{Key: "zone", Operator: "DoesNotExist"}, true},
+		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "DoesNotExist"}, false},
+		{tenancy.NodeSelectorRequirement{Key: "rank", Operator: "Gt", Values: []string{"2"}}, true},
+		{tenancy.NodeSelectorRequirement{Key: "rank", Operator: "Lt", Values: []string{"2"}}, false},
+		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "Gt", Values: []string{"2"}}, false},
+		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "Matches"}, false},
 	} {
-		if got := selects([]snapshot.NodeSelectorTerm{{MatchExpressions: []snapshot.NodeSelectorRequirement{tc.req}}}, labels); got != tc.want {
+		if got := selects([]tenancy.NodeSelectorTerm{{MatchExpressions: []tenancy.NodeSelectorRequirement{tc.req}}}, labels); got != tc.want {
 			t.Errorf("%+v: got %v, want %v", tc.req, got, tc.want)
 		}
 	}
-	if selects([]snapshot.NodeSelectorTerm{{}}, labels) {
+	if selects([]tenancy.NodeSelectorTerm{{}}, labels) {
 		t.Error("a term without expressions matched")
 	}
 }

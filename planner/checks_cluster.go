@@ -14,6 +14,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // poolInfo is what the nodes say about one node pool.
@@ -142,7 +143,7 @@ func (c *checker) poolOverCapacity(pool string) {
 	var unlimited []string
 	orphans := false
 	for _, t := range tops {
-		v, _ := value(t.q, quota.GPU, snapshot.FieldDeserved)
+		v, _ := value(t.q, quota.GPU, tenancy.Deserved)
 		if badNegative(v) || v.IsZero() {
 			continue
 		}
@@ -206,14 +207,14 @@ func (c *checker) checkPoolNodes() {
 			if t.o.kind != KindDepartment {
 				continue
 			}
-			l, _ := value(t.q, quota.GPU, snapshot.FieldLimit)
+			l, _ := value(t.q, quota.GPU, tenancy.Limit)
 			if l.IsNegative() || l.Cmp(cards) <= 0 {
 				continue
 			}
 			c.add(Finding{Code: "department-limit-over-pool", Level: LevelWarning, Object: t.o.id(), Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
 				Message: fmt.Sprintf("%s: the department's gpu limit of %s is above the %s of pool %s — %s of it can never be reached",
 					t.q.Name, quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
-				Where: c.fieldLoc(t.o, t.i, quota.GPU, snapshot.FieldLimit)})
+				Where: c.fieldLoc(t.o, t.i, quota.GPU, tenancy.Limit)})
 		}
 	}
 }
@@ -271,7 +272,7 @@ func (c *checker) checkNewPools() {
 // selects reports whether a node with labels matches a node selector: at
 // least one term whose expressions all match (Kubernetes' semantics; a term
 // without expressions matches nothing).
-func selects(terms []snapshot.NodeSelectorTerm, labels map[string]string) bool {
+func selects(terms []tenancy.NodeSelectorTerm, labels map[string]string) bool {
 	for _, t := range terms {
 		if len(t.MatchExpressions) == 0 {
 			continue
@@ -290,7 +291,7 @@ func selects(terms []snapshot.NodeSelectorTerm, labels map[string]string) bool {
 	return false
 }
 
-func matchesRequirement(e snapshot.NodeSelectorRequirement, labels map[string]string) bool {
+func matchesRequirement(e tenancy.NodeSelectorRequirement, labels map[string]string) bool {
 	v, has := labels[e.Key]
 	in := func() bool {
 		for _, x := range e.Values {
@@ -329,7 +330,7 @@ func (c *checker) projectLabelKey() string {
 	if c.s.KRMConfig != nil && c.s.KRMConfig.ProjectLabelKey != "" {
 		return c.s.KRMConfig.ProjectLabelKey
 	}
-	return snapshot.DefaultProjectLabelKey
+	return tenancy.DefaultProjectLabelKey
 }
 
 // checkProjectNamespaces, for every project when the namespaces were read:
@@ -437,12 +438,12 @@ func (c *checker) checkLiveQueues() {
 // guarantee below the usage; KAI's scheduler then gives the queue nothing
 // more until its usage is below the limit, and never evicts non-preemptible
 // workloads, so a smaller guarantee is reached only as they finish.
-func (c *checker) usage(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
+func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
 	for _, np := range []bool{false, true} {
 		used, present, err := lq.Usage(r, np)
-		field, status, code := snapshot.FieldLimit, "allocated", "usage-over-limit"
+		field, status, code := tenancy.Limit, "allocated", "usage-over-limit"
 		if np {
-			field, status, code = snapshot.FieldDeserved, "allocatedNonPreemptible", "non-preemptible-over-guarantee"
+			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", "non-preemptible-over-guarantee"
 		}
 		base := Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
 		if err != nil {
@@ -475,32 +476,29 @@ func (c *checker) usage(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQu
 	}
 }
 
-// liveField names each quota field as the scheduler's Queue spells it.
-var liveField = map[string]string{snapshot.FieldDeserved: "quota", snapshot.FieldLimit: "limit", snapshot.FieldOverQuotaWeight: "overQuotaWeight"}
-
 // liveDiffers notes a scheduler Queue whose quota, limit or overQuotaWeight
 // differs from the source's deserved, limit or overQuotaWeight (an omitted
 // field is 0 on both sides). KRM writes the source's numbers into the
 // Queue, unconverted; a difference means it has not reconciled (or a
 // GitOps tool has not synced) yet, or the Queue was edited directly.
-func (c *checker) liveDiffers(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
-	lqq := &snapshot.Queue{Resources: lq.Resources}
+func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
+	lqq := &tenancy.Queue{Resources: lq.Resources}
 	var have, want []string
 	var where []Location
-	for _, field := range snapshot.Fields {
+	for _, field := range tenancy.QuotaFields {
 		src, _ := value(q, r, field)
 		got, _ := value(lqq, r, field)
 		if src.Equal(got) {
 			continue
 		}
 		amount := func(v quota.Value) string {
-			if field == snapshot.FieldOverQuotaWeight {
+			if field == tenancy.OverQuotaWeight {
 				return v.String()
 			}
 			return quota.Amount(r, v)
 		}
-		have = append(have, liveField[field]+" "+amount(got))
-		want = append(want, field+" "+amount(src))
+		have = append(have, field.SchedulerName()+" "+amount(got))
+		want = append(want, field.String()+" "+amount(src))
 		where = append(where, c.beforeLoc.at(o.kind, o.name, resourcePath(qi, r, field))...)
 	}
 	if len(have) == 0 {

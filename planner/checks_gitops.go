@@ -1,7 +1,7 @@
 package planner
 
 // The GitOps check: an object that Argo CD or Flux owns (DESIGN §1: the
-// keys of snapshot.GitOpsKeys on its labels or annotations) and that the
+// keys of tenancy.GitOpsKeys on its labels or annotations) and that the
 // plan changes. A live patch to it is put back at the next sync, so the
 // change only lasts if it is made in the GitOps source.
 
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // CodeGitOpsOwned is the code of the GitOps-owned finding; the patch
@@ -27,7 +28,7 @@ func (c *checker) checkGitOps() {
 		return
 	}
 	type obj struct {
-		meta snapshot.Meta
+		meta tenancy.Meta
 		spec any
 	}
 	objects := func(s *snapshot.State) map[string]obj {
@@ -62,7 +63,7 @@ func gitOpsMessage(kind, name string, keys map[string]string, sourceKind string)
 	var pairs []string
 	owners := map[string]bool{}
 	var ownerNames []string
-	for _, k := range snapshot.GitOpsKeys {
+	for _, k := range tenancy.GitOpsKeys {
 		v, ok := keys[k]
 		if !ok {
 			continue

@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -38,8 +39,8 @@ func badNegative(v quota.Value) bool { return v.IsNegative() && !v.IsUnlimited()
 // resourceLoc points at a queue's resource block: its first written
 // field, else the queue's name.
 func (c *checker) resourceLoc(o *owner, qi int, r quota.Resource) []Location {
-	return c.loc.atFirst(o.kind, o.name, resourcePath(qi, r, snapshot.FieldLimit), resourcePath(qi, r, snapshot.FieldDeserved),
-		resourcePath(qi, r, snapshot.FieldOverQuotaWeight), queuePath(qi)+"/name")
+	return c.loc.atFirst(o.kind, o.name, resourcePath(qi, r, tenancy.Limit), resourcePath(qi, r, tenancy.Deserved),
+		resourcePath(qi, r, tenancy.OverQuotaWeight), queuePath(qi)+"/name")
 }
 
 // checkOmittedLimits warns about an omitted cpu or memory limit (or a
@@ -54,10 +55,10 @@ func (c *checker) checkOmittedLimits() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
 			for _, r := range []quota.Resource{quota.CPU, quota.Memory} {
-				if _, omitted := value(q, r, snapshot.FieldLimit); !omitted {
+				if _, omitted := value(q, r, tenancy.Limit); !omitted {
 					continue
 				}
-				if d, _ := value(q, r, snapshot.FieldDeserved); d.Cmp(quota.Zero) > 0 {
+				if d, _ := value(q, r, tenancy.Deserved); d.Cmp(quota.Zero) > 0 {
 					continue // deserved-over-limit
 				}
 				where := "in this queue"
@@ -91,14 +92,14 @@ func (c *checker) checkZeroWeights() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
 			for _, r := range quota.Resources {
-				w, wOmitted := value(q, r, snapshot.FieldOverQuotaWeight)
-				d, _ := value(q, r, snapshot.FieldDeserved)
-				l, _ := value(q, r, snapshot.FieldLimit)
+				w, wOmitted := value(q, r, tenancy.OverQuotaWeight)
+				d, _ := value(q, r, tenancy.Deserved)
+				l, _ := value(q, r, tenancy.Limit)
 				if !w.IsZero() || badNegative(d) || badNegative(l) || l.Cmp(d) <= 0 {
 					continue
 				}
 				what := fmt.Sprintf("the %s overQuotaWeight is 0", r)
-				where := c.fieldLoc(o, qi, r, snapshot.FieldOverQuotaWeight)
+				where := c.fieldLoc(o, qi, r, tenancy.OverQuotaWeight)
 				if wOmitted {
 					what = fmt.Sprintf("the %s overQuotaWeight is omitted, which KRM reads as 0", r)
 					where = c.resourceLoc(o, qi, r)
@@ -128,13 +129,13 @@ func (c *checker) checkUnassignedShare() {
 				continue
 			}
 			for _, r := range quota.Resources {
-				have, _ := value(dq, r, snapshot.FieldDeserved)
+				have, _ := value(dq, r, tenancy.Deserved)
 				if have.IsNegative() || have.IsZero() {
 					continue
 				}
 				sum := quota.Zero
 				for _, kid := range c.children[k] {
-					v, _ := value(kid.q, r, snapshot.FieldDeserved)
+					v, _ := value(kid.q, r, tenancy.Deserved)
 					if !badNegative(v) {
 						sum = sum.Add(v)
 					}
@@ -145,7 +146,7 @@ func (c *checker) checkUnassignedShare() {
 				c.add(Finding{Code: "unassigned-share", Level: LevelNote, Object: dept.id(), Queue: dq.Name, Pool: dq.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: the projects are guaranteed %s of the department's %s — %s not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
 						dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, have.Sub(sum))),
-					Where: c.fieldLoc(dept, qi, r, snapshot.FieldDeserved)})
+					Where: c.fieldLoc(dept, qi, r, tenancy.Deserved)})
 			}
 		}
 	}
@@ -173,8 +174,8 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 				continue
 			}
 			for _, r := range quota.Resources {
-				pl, _ := value(q, r, snapshot.FieldLimit)
-				dl, dlOmitted := value(dq.q, r, snapshot.FieldLimit)
+				pl, _ := value(q, r, tenancy.Limit)
+				dl, dlOmitted := value(dq.q, r, tenancy.Limit)
 				if badNegative(pl) || badNegative(dl) || (dlOmitted && r != quota.GPU) || pl.Cmp(dl) <= 0 {
 					continue
 				}
@@ -189,7 +190,7 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 				c.add(Finding{Code: "project-limit-over-department", Level: LevelWarning, Object: p.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s above department queue %s's limit of %s; the department wins, so this queue never gets more than %s",
 						q.Name, mine, dq.q.Name, theirs, quota.Amount(r, dl)),
-					Where: append(c.fieldLoc(p, qi, r, snapshot.FieldLimit), c.fieldLoc(dq.o, dq.i, r, snapshot.FieldLimit)...)})
+					Where: append(c.fieldLoc(p, qi, r, tenancy.Limit), c.fieldLoc(dq.o, dq.i, r, tenancy.Limit)...)})
 			}
 		}
 	}

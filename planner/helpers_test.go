@@ -10,12 +10,11 @@ import (
 // whose cluster sources are not read, as a git snapshot without a cluster.
 func mustState(t testing.TB, yaml string) *snapshot.State {
 	t.Helper()
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	if err := ten.ParseTenancy("t.yaml", []byte(yaml)); err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, NodePools: ten.NodePools, Departments: ten.Departments,
-		Projects: ten.Projects, ManagedNodes: ten.ManagedNodes, KRMConfig: ten.KRMConfig}
+	s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, Tenancy: ten.Tenancy}
 	for _, what := range []string{snapshot.SourceNodes, snapshot.SourceQueues, snapshot.SourceNamespaces} {
 		s.NotRead = append(s.NotRead, snapshot.NotRead{What: what, Reason: "test"})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // The phases of a rendered change, in the order they run. Shrinking before
@@ -170,9 +171,9 @@ type index struct {
 // verification changes a few objects of a large state.
 func shared(s *snapshot.State) *index {
 	c := *s
-	c.NodePools = append([]snapshot.NodePool(nil), s.NodePools...)
-	c.Departments = append([]snapshot.Department(nil), s.Departments...)
-	c.Projects = append([]snapshot.Project(nil), s.Projects...)
+	c.NodePools = append([]tenancy.NodePool(nil), s.NodePools...)
+	c.Departments = append([]tenancy.Department(nil), s.Departments...)
+	c.Projects = append([]tenancy.Project(nil), s.Projects...)
 	x := newIndex(&c)
 	x.owned = map[string]bool{}
 	return x
@@ -186,7 +187,7 @@ func (x *index) own(kind, name string) {
 	}
 	x.owned[kind+"/"+name] = true
 	if qs := x.queues(kind, name); qs != nil {
-		*qs = snapshot.CloneQueues(*qs)
+		*qs = tenancy.CloneQueues(*qs)
 	}
 }
 
@@ -205,21 +206,21 @@ func newIndex(s *snapshot.State) *index {
 }
 
 // pool, dept and proj return the named object, nil when the state has none.
-func (x *index) pool(name string) *snapshot.NodePool {
+func (x *index) pool(name string) *tenancy.NodePool {
 	if i, ok := x.pools[name]; ok {
 		return &x.s.NodePools[i]
 	}
 	return nil
 }
 
-func (x *index) dept(name string) *snapshot.Department {
+func (x *index) dept(name string) *tenancy.Department {
 	if i, ok := x.depts[name]; ok {
 		return &x.s.Departments[i]
 	}
 	return nil
 }
 
-func (x *index) proj(name string) *snapshot.Project {
+func (x *index) proj(name string) *tenancy.Project {
 	if i, ok := x.projs[name]; ok {
 		return &x.s.Projects[i]
 	}
@@ -227,7 +228,7 @@ func (x *index) proj(name string) *snapshot.Project {
 }
 
 // queues returns a pointer to the queue list of a department or project.
-func (x *index) queues(kind, name string) *[]snapshot.Queue {
+func (x *index) queues(kind, name string) *[]tenancy.Queue {
 	switch kind {
 	case KindDepartment:
 		if d := x.dept(name); d != nil {
@@ -253,7 +254,7 @@ func manifest(x *index, kind, name string) json.RawMessage {
 		spec = x.proj(name).Spec
 	}
 	return jsonValue(map[string]any{
-		"apiVersion": snapshot.KRMAPIVersion,
+		"apiVersion": tenancy.APIVersion,
 		"kind":       kind,
 		"metadata":   map[string]string{"name": name},
 		"spec":       spec,
@@ -322,12 +323,12 @@ func applyStep(w, target *index, changes []Change, st Step) {
 			w.pools[st.Object] = len(w.s.NodePools) - 1
 		case KindDepartment:
 			d := *target.dept(st.Object)
-			d.Spec.Queues = snapshot.CloneQueues(d.Spec.Queues)
+			d.Spec.Queues = tenancy.CloneQueues(d.Spec.Queues)
 			w.s.Departments = append(w.s.Departments, d)
 			w.depts[st.Object] = len(w.s.Departments) - 1
 		case KindProject:
 			p := *target.proj(st.Object)
-			p.Spec.Queues = snapshot.CloneQueues(p.Spec.Queues)
+			p.Spec.Queues = tenancy.CloneQueues(p.Spec.Queues)
 			p.Spec.DefaultNodePools = append([]string(nil), p.Spec.DefaultNodePools...)
 			w.s.Projects = append(w.s.Projects, p)
 			w.projs[st.Object] = len(w.s.Projects) - 1
@@ -356,7 +357,7 @@ func applyStep(w, target *index, changes []Change, st Step) {
 		src := (*tq)[c.QueueIndex]
 		if c.NewQueue {
 			if len(*wq) == c.QueueIndex {
-				*wq = append(*wq, snapshot.CloneQueues([]snapshot.Queue{src})[0])
+				*wq = append(*wq, tenancy.CloneQueues([]tenancy.Queue{src})[0])
 			}
 			continue
 		}
@@ -372,7 +373,7 @@ func applyStep(w, target *index, changes []Change, st Step) {
 		default:
 			r := quota.Resource(c.Resource)
 			f := c.Field[len(c.Resource)+1:]
-			*dst.Resources.Ensure(r).Field(f) = *src.Resources.Get(r).Field(f)
+			*dst.Resources.Ensure(r).SlotNamed(f) = *src.Resources.Get(r).SlotNamed(f)
 		}
 	}
 }
@@ -626,7 +627,7 @@ func stepEffect(changes []Change, st Step) (structural bool, raised map[string]b
 		if c.NewQueue || (c.Resource == "" && c.Field != "priority") {
 			structural = true
 		}
-		if c.Field == string(quota.GPU)+"."+snapshot.FieldDeserved && !c.Shrinks {
+		if c.Field == string(quota.GPU)+"."+tenancy.Deserved.String() && !c.Shrinks {
 			raised[c.Pool] = true
 		}
 	}
@@ -635,7 +636,7 @@ func stepEffect(changes []Change, st Step) (structural bool, raised map[string]b
 
 // stepObject is the step's object's queues, parents and namespace in the
 // snapshot and the target: an intermediate state has one or the other.
-func (r *relations) stepObject(st Step) (queues []snapshot.Queue, parents, namespaces []string) {
+func (r *relations) stepObject(st Step) (queues []tenancy.Queue, parents, namespaces []string) {
 	for _, x := range []*index{r.before, r.target} {
 		switch st.Kind {
 		case KindDepartment:
@@ -655,7 +656,7 @@ func (r *relations) stepObject(st Step) (queues []snapshot.Queue, parents, names
 
 // namesakes adds to sc the objects that share a queue name or a namespace
 // with the step's object: a structural step can make them clash.
-func (r *relations) namesakes(sc *scope, queues []snapshot.Queue, namespaces []string) {
+func (r *relations) namesakes(sc *scope, queues []tenancy.Queue, namespaces []string) {
 	r.names()
 	for _, q := range queues {
 		for _, o := range r.byQueue[q.Name] {
@@ -710,7 +711,7 @@ func (sc *scope) extract(w *index) *snapshot.State {
 		return w.s
 	}
 	s := w.s
-	sub := &snapshot.State{Source: s.Source, ManagedNodes: s.ManagedNodes, KRMConfig: s.KRMConfig}
+	sub := &snapshot.State{Source: s.Source, Tenancy: tenancy.Tenancy{ManagedNodes: s.ManagedNodes, KRMConfig: s.KRMConfig}}
 	for _, nr := range s.NotRead {
 		if nr.What != snapshot.SourceQueues && nr.What != snapshot.SourceNamespaces {
 			sub.NotRead = append(sub.NotRead, nr)

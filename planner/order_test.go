@@ -11,6 +11,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // split is a random valid gpu split: per department and pool a guarantee
@@ -124,14 +125,14 @@ func applyPatches(t *testing.T, before *snapshot.State, p *Plan) *snapshot.State
 	state := func() *snapshot.State {
 		s := cloneTenancy(before)
 		for i := range s.Departments {
-			var doc struct{ Spec snapshot.DepartmentSpec }
+			var doc struct{ Spec tenancy.DepartmentSpec }
 			if err := json.Unmarshal(docs[KindDepartment+"/"+s.Departments[i].Metadata.Name], &doc); err != nil {
 				t.Fatal(err)
 			}
 			s.Departments[i].Spec = doc.Spec
 		}
 		for i := range s.Projects {
-			var doc struct{ Spec snapshot.ProjectSpec }
+			var doc struct{ Spec tenancy.ProjectSpec }
 			if err := json.Unmarshal(docs[KindProject+"/"+s.Projects[i].Metadata.Name], &doc); err != nil {
 				t.Fatal(err)
 			}

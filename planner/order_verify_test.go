@@ -9,6 +9,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // verifyStepsOnWholeStates is the definition verifyOrder must agree with:
@@ -118,7 +119,7 @@ func messyOverlay(r *rand.Rand, s *snapshot.State) *config.Overlay {
 		ov.NodePools = append(ov.NodePools, config.NodePool{Name: "pnew", LabelKey: str("k"), LabelValue: str([]string{"pnew", "p0"}[r.Intn(2)])})
 		pools = append(pools, "pnew")
 	}
-	queues := func(qs []snapshot.Queue, owner string) []config.Queue {
+	queues := func(qs []tenancy.Queue, owner string) []config.Queue {
 		var out []config.Queue
 		for _, q := range qs {
 			if r.Intn(2) == 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // FormatVersion is the version of the plan.json schema.
@@ -224,9 +225,9 @@ func embedded(before *snapshot.State, changes []Change) snapshot.State {
 	for _, c := range changes {
 		changed[snapshot.ObjectKey(c.Kind, c.Object)] = true
 	}
-	trim := func(kind, name string, o **snapshot.Origin) {
+	trim := func(kind, name string, o **tenancy.Origin) {
 		if *o != nil && !changed[snapshot.ObjectKey(kind, name)] {
-			*o = &snapshot.Origin{File: (*o).File, Line: (*o).Line}
+			*o = &tenancy.Origin{File: (*o).File, Line: (*o).Line}
 		}
 	}
 	s := *before

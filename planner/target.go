@@ -7,6 +7,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Object kinds as KRM names them.
@@ -53,7 +54,7 @@ func valueKey(kind, name, path string) string { return kind + "/" + name + path 
 func queuePath(i int) string { return fmt.Sprintf("/spec/queues/%d", i) }
 
 // resourcePath is the JSON pointer of one quota field of the i-th queue.
-func resourcePath(i int, r quota.Resource, field string) string {
+func resourcePath(i int, r quota.Resource, field tenancy.QuotaField) string {
 	return fmt.Sprintf("/spec/queues/%d/resources/%s/%s", i, r, field)
 }
 
@@ -84,7 +85,7 @@ func applyOverlay(before *snapshot.State, ov *config.Overlay) (*snapshot.State, 
 	for _, d := range ov.Departments {
 		i, ok := a.depts[d.Name]
 		if !ok {
-			a.t.Departments = append(a.t.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: d.Name}})
+			a.t.Departments = append(a.t.Departments, tenancy.Department{Metadata: tenancy.Meta{Name: d.Name}})
 			i = len(a.t.Departments) - 1
 			a.depts[d.Name] = i
 			a.mark(KindDepartment, d.Name, "/metadata/name", d.DefRange)
@@ -115,7 +116,7 @@ func (a *applier) nodePool(p config.NodePool) {
 			a.errorf(p.DefRange, "Missing label pair", "node pool %q is not in the snapshot: a new node pool needs label_key and label_value.", p.Name)
 			return
 		}
-		a.t.NodePools = append(a.t.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: p.Name}})
+		a.t.NodePools = append(a.t.NodePools, tenancy.NodePool{Metadata: tenancy.Meta{Name: p.Name}})
 		i = len(a.t.NodePools) - 1
 		a.pools[p.Name] = i
 		a.mark(KindNodePool, p.Name, "/metadata/name", p.DefRange)
@@ -146,7 +147,7 @@ func (a *applier) project(p config.Project) {
 			a.errorf(p.DefRange, "Missing department", "project %q is not in the snapshot: a new project needs department = \"<name>\".", p.Name)
 			return
 		}
-		a.t.Projects = append(a.t.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: p.Name}})
+		a.t.Projects = append(a.t.Projects, tenancy.Project{Metadata: tenancy.Meta{Name: p.Name}})
 		i = len(a.t.Projects) - 1
 		a.projs[p.Name] = i
 		a.mark(KindProject, p.Name, "/metadata/name", p.DefRange)
@@ -171,17 +172,17 @@ func (a *applier) project(p config.Project) {
 // newQueueDefaults are what krmplan writes for a field a new queue's HCL
 // leaves out, so that every new queue states all three resources: KRM
 // would read an omitted limit as a ceiling of zero.
-func newQueueDefault(r quota.Resource, field string) quota.Value {
+func newQueueDefault(r quota.Resource, field tenancy.QuotaField) quota.Value {
 	switch {
-	case field == snapshot.FieldOverQuotaWeight:
+	case field == tenancy.OverQuotaWeight:
 		return quota.FromInt(1)
-	case field == snapshot.FieldDeserved && r == quota.GPU:
+	case field == tenancy.Deserved && r == quota.GPU:
 		return quota.Zero
 	}
 	return quota.Unlimited
 }
 
-func (a *applier) queues(kind, owner string, qs *[]snapshot.Queue, blocks []config.Queue) {
+func (a *applier) queues(kind, owner string, qs *[]tenancy.Queue, blocks []config.Queue) {
 	for _, b := range blocks {
 		idx := -1
 		for i, q := range *qs {
@@ -196,7 +197,7 @@ func (a *applier) queues(kind, owner string, qs *[]snapshot.Queue, blocks []conf
 				a.errorf(b.DefRange, "Missing queue name", "%s %q has no queue on node pool %q: a new queue needs name = \"<queue name>\".", kind, owner, b.Pool)
 				continue
 			}
-			*qs = append(*qs, snapshot.Queue{NodePool: b.Pool})
+			*qs = append(*qs, tenancy.Queue{NodePool: b.Pool})
 			idx = len(*qs) - 1
 		}
 		q := &(*qs)[idx]
@@ -219,12 +220,12 @@ func (a *applier) queues(kind, owner string, qs *[]snapshot.Queue, blocks []conf
 				continue
 			}
 			block := q.Resources.Ensure(r)
-			for _, field := range snapshot.Fields {
+			for _, field := range tenancy.QuotaFields {
 				var n *config.Num
 				if rb != nil {
-					n = map[string]*config.Num{snapshot.FieldDeserved: rb.Deserved, snapshot.FieldLimit: rb.Limit, snapshot.FieldOverQuotaWeight: rb.OverQuotaWeight}[field]
+					n = map[tenancy.QuotaField]*config.Num{tenancy.Deserved: rb.Deserved, tenancy.Limit: rb.Limit, tenancy.OverQuotaWeight: rb.OverQuotaWeight}[field]
 				}
-				slot := block.Field(field)
+				slot := block.Slot(field)
 				switch {
 				case n != nil:
 					v := n.Value

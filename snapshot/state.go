@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/jsonfile"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Normalize sorts every list of s by name (then by file and line), so
@@ -32,13 +33,13 @@ func (s *State) Normalize() {
 	}
 	// Empty lists are written as [] rather than null: "none" is data.
 	if s.NodePools == nil {
-		s.NodePools = []NodePool{}
+		s.NodePools = []tenancy.NodePool{}
 	}
 	if s.Departments == nil {
-		s.Departments = []Department{}
+		s.Departments = []tenancy.Department{}
 	}
 	if s.Projects == nil {
-		s.Projects = []Project{}
+		s.Projects = []tenancy.Project{}
 	}
 }
 
@@ -119,8 +120,8 @@ func ObjectKey(kind, name string) string { return kind + "/" + name }
 // Origins maps the ObjectKey of every node pool, department and project of
 // s to where it is written. An object read from a cluster has a key whose
 // value is nil.
-func (s *State) Origins() map[string]*Origin {
-	m := make(map[string]*Origin, len(s.NodePools)+len(s.Departments)+len(s.Projects))
+func (s *State) Origins() map[string]*tenancy.Origin {
+	m := make(map[string]*tenancy.Origin, len(s.NodePools)+len(s.Departments)+len(s.Projects))
 	for i := range s.NodePools {
 		m[ObjectKey("NodePool", s.NodePools[i].Metadata.Name)] = s.NodePools[i].Origin
 	}

@@ -115,7 +115,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		if err != nil {
 			return nil, err
 		}
-		var t snapshot.Tenancy
+		var t snapshot.Parsed
 		for _, f := range files {
 			res.source.Files = append(res.source.Files, f)
 			b, err := os.ReadFile(f)
@@ -137,8 +137,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		if err := t.RequireObjects(res.source.Files, "the work tree"); err != nil {
 			return nil, err
 		}
-		st = &snapshot.State{Source: snapshot.Source{Kind: "files"}, NodePools: t.NodePools, Departments: t.Departments,
-			Projects: t.Projects, ManagedNodes: t.ManagedNodes, KRMConfig: t.KRMConfig, Other: t.Other}
+		st = &snapshot.State{Source: snapshot.Source{Kind: "files"}, Tenancy: t.Tenancy, Other: t.Other}
 		for _, what := range []string{snapshot.SourceNodes, snapshot.SourceQueues, snapshot.SourceNamespaces} {
 			st.NotRead = append(st.NotRead, snapshot.NotRead{What: what, Reason: "check reads tenancy files only"})
 		}
@@ -213,7 +212,7 @@ func parseFinding(pe *snapshot.ParseError) planner.Finding {
 
 // duplicateObjects turns the tenancy's duplicate declarations into
 // findings on the later declaration.
-func duplicateObjects(t *snapshot.Tenancy) []planner.Finding {
+func duplicateObjects(t *snapshot.Parsed) []planner.Finding {
 	var out []planner.Finding
 	for _, d := range t.Duplicates() {
 		out = append(out, planner.Finding{Code: codeDuplicateObject, Level: planner.LevelError,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -164,7 +165,7 @@ func TestAdditionsScript(t *testing.T) {
 
 	// The splice of the same plan: the branch holds what the cluster holds.
 	f.must(f.krmplan("render", "plan.json", "--format", "splice", "--approve", id, "--branch", "quota/additions"), 0, "render splice")
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	if err := ten.ParseTenancy("tenancy.yaml", []byte(git("show", "quota/additions:tenancy.yaml"))); err != nil {
 		t.Fatal(err)
 	}
@@ -185,11 +186,11 @@ func TestAdditionsScript(t *testing.T) {
 			var typed any
 			switch kind {
 			case "NodePool":
-				typed = &snapshot.NodePoolSpec{}
+				typed = &tenancy.NodePoolSpec{}
 			case "Department":
-				typed = &snapshot.DepartmentSpec{}
+				typed = &tenancy.DepartmentSpec{}
 			default:
-				typed = &snapshot.ProjectSpec{}
+				typed = &tenancy.ProjectSpec{}
 			}
 			if err := json.Unmarshal(liveSpec, typed); err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
+	"github.com/krmplan/krmplan/tenancy"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -93,7 +94,7 @@ func testSnapshot(f *fx) {
 	if len(s.NotRead) != 0 {
 		f.t.Errorf("not_read = %v, want none", s.NotRead)
 	}
-	if len(s.NodePools) != 1 || s.NodePools[0].Spec != (snapshot.NodePoolSpec{LabelKey: "example.com/gpu-class", LabelValue: "rtx-pro-6000"}) ||
+	if len(s.NodePools) != 1 || s.NodePools[0].Spec != (tenancy.NodePoolSpec{LabelKey: "example.com/gpu-class", LabelValue: "rtx-pro-6000"}) ||
 		s.NodePools[0].Metadata.UID == "" || s.NodePools[0].Metadata.ResourceVersion == "" {
 		f.t.Errorf("node pools = %+v", s.NodePools)
 	}

@@ -48,15 +48,14 @@ func notRead() []snapshot.NotRead {
 // fields (so plan ids are stable) and no cluster data.
 func State(t testing.TB, file string, src []byte) *snapshot.State {
 	t.Helper()
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	if err := ten.ParseTenancy(file, src); err != nil {
 		t.Fatalf("parse %s: %v", file, err)
 	}
 	s := &snapshot.State{
 		Source: snapshot.Source{Kind: "git", Repo: "/repo", Ref: "main", Commit: Commit,
 			Files: []snapshot.SourceFile{{Path: file, Blob: Blob}}},
-		NodePools: ten.NodePools, Departments: ten.Departments, Projects: ten.Projects,
-		ManagedNodes: ten.ManagedNodes, KRMConfig: ten.KRMConfig, Other: ten.Other,
+		Tenancy: ten.Tenancy, Other: ten.Other,
 	}
 	s.NotRead = notRead()
 	s.Seal()
@@ -160,7 +159,7 @@ type Fixture struct {
 // desired HCL and returns the plan. A .krmplan.hcl in repo is the profile.
 func PlanOn(t testing.TB, repo Repo, tenancy []string, desired string) Fixture {
 	t.Helper()
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	st := &snapshot.State{Source: snapshot.Source{Kind: "git", Repo: "/repo", Ref: "main", Commit: Commit}}
 	for _, f := range tenancy {
 		if err := ten.ParseTenancy(f, repo[f]); err != nil {

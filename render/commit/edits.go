@@ -9,13 +9,14 @@ import (
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/render/yamledit"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // schema tells yamledit which objects a splice edits: the KRM kinds a plan
 // changes, in the order a tenancy file holds them (pools, then the node
 // configuration, departments, projects), and a project's parent.
 var schema = yamledit.Schema{
-	APIVersion: snapshot.KRMAPIVersion,
+	APIVersion: tenancy.APIVersion,
 	Kinds:      []string{planner.KindNodePool, planner.KindDepartment, planner.KindProject},
 	Rank: map[string]int{planner.KindNodePool: 0, "ManagedNodesConfig": 1, "KRMConfig": 1,
 		planner.KindDepartment: 2, planner.KindProject: 3},
@@ -26,7 +27,7 @@ var schema = yamledit.Schema{
 // the bytes the snapshot read), the snapshot's origins index their objects.
 func newSet(s *snapshot.State, paths []string, src map[string][]byte, trusted bool) (*yamledit.Set, error) {
 	var known []yamledit.Object
-	add := func(kind, name, parent string, o *snapshot.Origin) {
+	add := func(kind, name, parent string, o *tenancy.Origin) {
 		if o != nil {
 			known = append(known, yamledit.Object{ID: yamledit.ID{Kind: kind, Name: name}, Parent: parent, File: o.File, Line: o.Line})
 		}

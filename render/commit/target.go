@@ -10,6 +10,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/yamledit"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // targetObjects returns, for every object of the plan's target (the
@@ -145,11 +146,11 @@ func canonicalSpec(kind string, spec any) (string, error) {
 	var typed any
 	switch kind {
 	case planner.KindNodePool:
-		typed = &snapshot.NodePoolSpec{}
+		typed = &tenancy.NodePoolSpec{}
 	case planner.KindDepartment:
-		typed = &snapshot.DepartmentSpec{}
+		typed = &tenancy.DepartmentSpec{}
 	case planner.KindProject:
-		typed = &snapshot.ProjectSpec{}
+		typed = &tenancy.ProjectSpec{}
 	default:
 		return "", fmt.Errorf("unknown kind %q", kind)
 	}
@@ -168,14 +169,14 @@ func parsedObjects(files map[string][]byte) (map[string]string, map[string]strin
 		names = append(names, f)
 	}
 	sort.Strings(names)
-	var t snapshot.Tenancy
+	var t snapshot.Parsed
 	for _, f := range names {
 		if err := t.ParseTenancy(f, files[f]); err != nil {
 			return nil, nil, err
 		}
 	}
 	out, where := map[string]string{}, map[string]string{}
-	put := func(kind, name string, spec any, o *snapshot.Origin) error {
+	put := func(kind, name string, spec any, o *tenancy.Origin) error {
 		c, err := canonicalSpec(kind, spec)
 		if err != nil {
 			return err

@@ -39,7 +39,7 @@ func verifyTouched(p *planner.Plan, ts *yamledit.Set, objs map[string]string, ou
 	// The runs are whole documents, independent of each other: parse them
 	// on every core, then collect their objects in file order.
 	found := map[string]string{}
-	parsed := make([]snapshot.Tenancy, len(runs))
+	parsed := make([]snapshot.Parsed, len(runs))
 	errs := make([]error, len(runs))
 	cores.Each(len(runs), func(k int) { errs[k] = parsed[k].ParseTenancy(runs[k].Path, runs[k].Src) })
 	for k := range runs {
@@ -80,7 +80,7 @@ func verifyTouched(p *planner.Plan, ts *yamledit.Set, objs map[string]string, ou
 // foundObjects adds the canonical spec of every object of t to found by
 // objectKey; false when one is there already (declared twice) or does not
 // convert.
-func foundObjects(t *snapshot.Tenancy, found map[string]string) bool {
+func foundObjects(t *snapshot.Parsed, found map[string]string) bool {
 	put := func(kind, name string, spec any) bool {
 		k := snapshot.ObjectKey(kind, name)
 		if _, dup := found[k]; dup {

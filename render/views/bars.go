@@ -12,6 +12,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // BarWidth is the number of cells of a pool bar: with its labels and the
@@ -98,7 +99,7 @@ func capacitiesOf(s *snapshot.State) capacities {
 	}
 	// A pool named more than once selects with its last entry; every entry
 	// takes its nodes out of pool default.
-	last := map[string]*snapshot.NodePool{}
+	last := map[string]*tenancy.NodePool{}
 	taken := map[labelPair]bool{}
 	for i := range s.NodePools {
 		np := &s.NodePools[i]
@@ -155,7 +156,7 @@ func (cs capacities) of(pool string) capacity {
 }
 
 // gpuDeserved is a queue's gpu guarantee as KRM reads it (omitted is 0).
-func gpuDeserved(q *snapshot.Queue) quota.Value {
+func gpuDeserved(q *tenancy.Queue) quota.Value {
 	if q.Resources.GPU == nil || q.Resources.GPU.Deserved == nil {
 		return quota.Zero
 	}
@@ -163,7 +164,7 @@ func gpuDeserved(q *snapshot.Queue) quota.Value {
 }
 
 // queueOn returns the first queue of qs on pool.
-func queueOn(qs []snapshot.Queue, pool string) *snapshot.Queue {
+func queueOn(qs []tenancy.Queue, pool string) *tenancy.Queue {
 	for i := range qs {
 		if qs[i].NodePool == pool {
 			return &qs[i]
@@ -254,7 +255,7 @@ type poolShare struct {
 
 // firstQueues lists the first queue of qs on each pool that only holds
 // (every pool when only is nil), reusing buf.
-func firstQueues(qs []snapshot.Queue, only map[string]bool, buf []poolShare) []poolShare {
+func firstQueues(qs []tenancy.Queue, only map[string]bool, buf []poolShare) []poolShare {
 	buf = buf[:0]
 	for j := range qs {
 		if q := &qs[j]; (only == nil || only[q.NodePool]) && queueOn(qs, q.NodePool) == q {
@@ -266,7 +267,7 @@ func firstQueues(qs []snapshot.Queue, only map[string]bool, buf []poolShare) []p
 
 // sameQueues reports whether a and b are the same queues in memory, as an
 // object AfterState does not change shares them with the plan's snapshot.
-func sameQueues(a, b []snapshot.Queue) bool {
+func sameQueues(a, b []tenancy.Queue) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
@@ -277,7 +278,7 @@ func splitsOf(before, after *snapshot.State, only map[string]bool) (map[string]*
 	sb, sa := newSplitter(), newSplitter()
 	var qb, qa []poolShare
 	for i := range max(len(before.Departments), len(after.Departments)) {
-		var b, a *snapshot.Department
+		var b, a *tenancy.Department
 		if i < len(before.Departments) {
 			b = &before.Departments[i]
 			qb = firstQueues(b.Spec.Queues, only, qb)
@@ -294,7 +295,7 @@ func splitsOf(before, after *snapshot.State, only map[string]bool) (map[string]*
 		}
 	}
 	for i := range max(len(before.Projects), len(after.Projects)) {
-		var b, a *snapshot.Project
+		var b, a *tenancy.Project
 		if i < len(before.Projects) {
 			b = &before.Projects[i]
 			qb = firstQueues(b.Spec.Queues, only, qb)
@@ -323,7 +324,7 @@ func splitsOf(before, after *snapshot.State, only map[string]bool) (map[string]*
 // view divides only these.
 func changedPools(before, after *snapshot.State) map[string]bool {
 	pools, oneSide := map[string]bool{}, map[string]bool{}
-	mark := func(qs []snapshot.Queue) {
+	mark := func(qs []tenancy.Queue) {
 		for i := range qs {
 			pools[qs[i].NodePool] = true
 		}
@@ -333,13 +334,13 @@ func changedPools(before, after *snapshot.State) map[string]bool {
 		if b != nil && a != nil && b.Metadata.Name == a.Metadata.Name && sameQueues(b.Spec.Queues, a.Spec.Queues) {
 			continue
 		}
-		for _, d := range []*snapshot.Department{b, a} {
+		for _, d := range []*tenancy.Department{b, a} {
 			if d != nil {
 				mark(d.Spec.Queues)
 			}
 		}
 		if b == nil || a == nil || b.Metadata.Name != a.Metadata.Name {
-			for _, d := range []*snapshot.Department{b, a} {
+			for _, d := range []*tenancy.Department{b, a} {
 				if d != nil {
 					oneSide[d.Metadata.Name] = true
 				}
@@ -352,7 +353,7 @@ func changedPools(before, after *snapshot.State) map[string]bool {
 			sameQueues(b.Spec.Queues, a.Spec.Queues) && !oneSide[b.Spec.Parent] {
 			continue
 		}
-		for _, p := range []*snapshot.Project{b, a} {
+		for _, p := range []*tenancy.Project{b, a} {
 			if p != nil {
 				mark(p.Spec.Queues)
 			}

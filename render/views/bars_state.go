@@ -9,6 +9,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // AfterState returns the tenancy as the plan leaves it: a copy of the
@@ -87,10 +88,10 @@ func firstIndex(m map[string]int, name string, i int) {
 }
 
 // pool returns the node pool name, added when the state has none.
-func (a *after) pool(name string) *snapshot.NodePool {
+func (a *after) pool(name string) *tenancy.NodePool {
 	i, ok := a.pools[name]
 	if !ok || i < 0 {
-		a.s.NodePools = append(a.s.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: name}})
+		a.s.NodePools = append(a.s.NodePools, tenancy.NodePool{Metadata: tenancy.Meta{Name: name}})
 		i = len(a.s.NodePools) - 1
 		a.pools[name] = i
 	}
@@ -99,23 +100,23 @@ func (a *after) pool(name string) *snapshot.NodePool {
 
 // dept returns the department name, with queues of its own to change;
 // added when the state has none.
-func (a *after) dept(name string) *snapshot.Department {
-	return ownQueues(&a.s.Departments, a.depts, a.ownDept, name, snapshot.Department{Metadata: snapshot.Meta{Name: name}},
-		func(d *snapshot.Department) *[]snapshot.Queue { return &d.Spec.Queues })
+func (a *after) dept(name string) *tenancy.Department {
+	return ownQueues(&a.s.Departments, a.depts, a.ownDept, name, tenancy.Department{Metadata: tenancy.Meta{Name: name}},
+		func(d *tenancy.Department) *[]tenancy.Queue { return &d.Spec.Queues })
 }
 
 // project returns the project name, with queues of its own to change;
 // added when the state has none.
-func (a *after) project(name string) *snapshot.Project {
-	return ownQueues(&a.s.Projects, a.projects, a.ownProject, name, snapshot.Project{Metadata: snapshot.Meta{Name: name}},
-		func(p *snapshot.Project) *[]snapshot.Queue { return &p.Spec.Queues })
+func (a *after) project(name string) *tenancy.Project {
+	return ownQueues(&a.s.Projects, a.projects, a.ownProject, name, tenancy.Project{Metadata: tenancy.Meta{Name: name}},
+		func(p *tenancy.Project) *[]tenancy.Queue { return &p.Spec.Queues })
 }
 
 // ownQueues returns the object of list that index names name (appending
 // added when there is none), with queues of its own: an object
 // the after-state shares with the plan's snapshot gets a copy of its
 // queues the first time it is changed (owned marks those).
-func ownQueues[T any](list *[]T, index map[string]int, owned map[int]bool, name string, added T, queues func(*T) *[]snapshot.Queue) *T {
+func ownQueues[T any](list *[]T, index map[string]int, owned map[int]bool, name string, added T, queues func(*T) *[]tenancy.Queue) *T {
 	i, ok := index[name]
 	if !ok || i < 0 {
 		*list = append(*list, added)
@@ -125,7 +126,7 @@ func ownQueues[T any](list *[]T, index map[string]int, owned map[int]bool, name 
 	o := &(*list)[i]
 	if !owned[i] {
 		if qs := queues(o); *qs != nil { // nil stays nil: appending to it copies nothing shared
-			*qs = snapshot.CloneQueues(*qs)
+			*qs = tenancy.CloneQueues(*qs)
 		}
 		owned[i] = true
 	}
@@ -179,12 +180,12 @@ func (a *after) apply(c planner.Change) {
 	}
 }
 
-func applyQueueChange(qs *[]snapshot.Queue, c planner.Change) {
+func applyQueueChange(qs *[]tenancy.Queue, c planner.Change) {
 	if c.QueueIndex < 0 || c.QueueIndex > len(*qs) { // a new queue is appended, one at a time
 		return
 	}
 	if c.QueueIndex == len(*qs) {
-		*qs = append(*qs, snapshot.Queue{})
+		*qs = append(*qs, tenancy.Queue{})
 	}
 	q := &(*qs)[c.QueueIndex]
 	if q.Name == "" {
@@ -225,7 +226,7 @@ func applyQueueChange(qs *[]snapshot.Queue, c planner.Change) {
 	default:
 		return
 	}
-	slot := q.Resources.Ensure(quota.Resource(r)).Field(field)
+	slot := q.Resources.Ensure(quota.Resource(r)).SlotNamed(field)
 	if slot != nil {
 		*slot = &v
 	}

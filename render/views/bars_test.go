@@ -10,6 +10,7 @@ import (
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 func v(s string) quota.Value { return quota.MustParse(s) }
@@ -322,32 +323,32 @@ project "new" {
 
 // findPool, findDept and findProject return the object of a name in s,
 // added when s has none.
-func findPool(s *snapshot.State, name string) *snapshot.NodePool {
+func findPool(s *snapshot.State, name string) *tenancy.NodePool {
 	for i := range s.NodePools {
 		if s.NodePools[i].Metadata.Name == name {
 			return &s.NodePools[i]
 		}
 	}
-	s.NodePools = append(s.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: name}})
+	s.NodePools = append(s.NodePools, tenancy.NodePool{Metadata: tenancy.Meta{Name: name}})
 	return &s.NodePools[len(s.NodePools)-1]
 }
 
-func findDept(s *snapshot.State, name string) *snapshot.Department {
+func findDept(s *snapshot.State, name string) *tenancy.Department {
 	for i := range s.Departments {
 		if s.Departments[i].Metadata.Name == name {
 			return &s.Departments[i]
 		}
 	}
-	s.Departments = append(s.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: name}})
+	s.Departments = append(s.Departments, tenancy.Department{Metadata: tenancy.Meta{Name: name}})
 	return &s.Departments[len(s.Departments)-1]
 }
 
-func findProject(s *snapshot.State, name string) *snapshot.Project {
+func findProject(s *snapshot.State, name string) *tenancy.Project {
 	for i := range s.Projects {
 		if s.Projects[i].Metadata.Name == name {
 			return &s.Projects[i]
 		}
 	}
-	s.Projects = append(s.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: name}})
+	s.Projects = append(s.Projects, tenancy.Project{Metadata: tenancy.Meta{Name: name}})
 	return &s.Projects[len(s.Projects)-1]
 }

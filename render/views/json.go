@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // JSONFormatVersion is the version of the documents that `--format json`
@@ -282,7 +283,7 @@ func objectJSON(specs map[string]any, kind, name string) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	b, err := json.Marshal(map[string]any{
-		"apiVersion": snapshot.KRMAPIVersion,
+		"apiVersion": tenancy.APIVersion,
 		"kind":       kind,
 		"metadata":   map[string]string{"name": name},
 		"spec":       spec,
