@@ -18,7 +18,7 @@ import (
 // roundTrip exports s, plans the HCL against s, and fails on any change.
 func roundTrip(t *testing.T, s *snapshot.State) []byte {
 	t.Helper()
-	out, _ := config.Export(s)
+	out, _ := config.Export(&s.Tenancy, s.Provenance()...)
 	if _, diags := hclsyntax.ParseConfig(out, "exported.hcl", hcl.InitialPos); diags.HasErrors() {
 		t.Fatalf("the export is not HCL: %v\n%s", diags, out)
 	}
@@ -167,7 +167,7 @@ spec:
     resources:
       cpu: {overQuotaWeight: 3}
 `))
-	out, warnings := config.Export(s)
+	out, warnings := config.Export(&s.Tenancy, s.Provenance()...)
 	if len(warnings) != 1 || warnings[0] != `department "d": queue "d-l4-again" is a second queue on node pool "l4" (after "d-l4"); desired.hcl has one queue per pool, so it is not exported` {
 		t.Errorf("warnings: %q", warnings)
 	}

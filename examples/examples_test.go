@@ -189,20 +189,20 @@ func TestDemoPlans(t *testing.T) {
 	if got := newFindings(over); !slices.Equal(got, want) {
 		t.Errorf("%s adds the findings\n%q\nwant\n%q", gentenancy.OverPoolFile, got, want)
 	}
-	if over.Renderable || over.Summary.Errors != 1 {
-		t.Errorf("%s: renderable %v with %d errors, want not renderable with 1", gentenancy.OverPoolFile, over.Renderable, over.Summary.Errors)
+	if over.Renderable() || over.Summary.Errors != 1 {
+		t.Errorf("%s: renderable %v with %d errors, want not renderable with 1", gentenancy.OverPoolFile, over.Renderable(), over.Summary.Errors)
 	}
 
 	move := plan(t, st, gentenancy.MoveFile)
 	if got := newFindings(move); len(got) != 0 {
 		t.Errorf("%s adds findings: %q", gentenancy.MoveFile, got)
 	}
-	if !move.Renderable || !move.OrderVerified || len(move.Changes) != 4 {
-		t.Fatalf("%s: renderable %v, verified %v, %d changes; want a verified plan of 4 changes", gentenancy.MoveFile, move.Renderable, move.OrderVerified, len(move.Changes))
+	if !move.Renderable() || !move.OrderVerified || len(move.Changes) != 4 {
+		t.Fatalf("%s: renderable %v, verified %v, %d changes; want a verified plan of 4 changes", gentenancy.MoveFile, move.Renderable(), move.OrderVerified, len(move.Changes))
 	}
 	var steps []string
 	for _, s := range move.Steps {
-		steps = append(steps, s.Phase+": "+s.Kind+" "+s.Object)
+		steps = append(steps, string(s.Phase)+": "+s.Object.Kind.String()+" "+s.Object.Name)
 	}
 	wantSteps := []string{
 		"shrinking projects: Project detection",

@@ -147,7 +147,7 @@ func (c *checker) poolOverCapacity(pool string) {
 		if badNegative(v) || v.IsZero() {
 			continue
 		}
-		orphans = orphans || t.o.kind == KindProject
+		orphans = orphans || t.o.addr.Kind == tenancy.KindProject
 		if v.IsUnlimited() {
 			unlimited = append(unlimited, t.q.Name)
 		}
@@ -160,7 +160,7 @@ func (c *checker) poolOverCapacity(pool string) {
 	if orphans {
 		who = "departments and project queues outside a department are"
 	}
-	f := Finding{Code: "pool-over-capacity", Level: LevelError, Object: KindNodePool + "/" + pool, Pool: pool, Resource: string(quota.GPU),
+	f := Finding{Code: "pool-over-capacity", Level: LevelError, Object: tenancy.KindNodePool.Object(pool), Pool: pool, Resource: string(quota.GPU),
 		Where: c.guaranteesLoc(tops, quota.GPU)}
 	switch {
 	case len(unlimited) > 0:
@@ -197,21 +197,21 @@ func (c *checker) checkPoolNodes() {
 	}
 	for _, pool := range c.poolNames() {
 		if pi := c.poolInfo[pool]; pi != nil && len(pi.unsettled) > 0 {
-			c.add(Finding{Code: "pool-cards-unschedulable", Level: LevelWarning, Object: KindNodePool + "/" + pool, Pool: pool,
+			c.add(Finding{Code: "pool-cards-unschedulable", Level: LevelWarning, Object: tenancy.KindNodePool.Object(pool), Pool: pool,
 				Message: fmt.Sprintf("pool %s: not all of the pool's %s are schedulable right now: %s",
 					pool, quota.Amount(quota.GPU, pi.total), joinClauses(pi.unsettled, maxNamesListed)),
-				Where: c.loc.at(KindNodePool, pool, "/spec/labelValue")})
+				Where: c.loc.at(tenancy.KindNodePool.Object(pool).Field(tenancy.FieldLabelValue))})
 		}
 		cards, _ := c.cardsOf(pool)
 		for _, t := range c.top[pool] {
-			if t.o.kind != KindDepartment {
+			if t.o.addr.Kind != tenancy.KindDepartment {
 				continue
 			}
 			l, _ := value(t.q, quota.GPU, tenancy.Limit)
 			if l.IsNegative() || l.Cmp(cards) <= 0 {
 				continue
 			}
-			c.add(Finding{Code: "department-limit-over-pool", Level: LevelWarning, Object: t.o.id(), Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
+			c.add(Finding{Code: "department-limit-over-pool", Level: LevelWarning, Object: t.o.addr, Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
 				Message: fmt.Sprintf("%s: the department's gpu limit of %s is above the %s of pool %s — %s of it can never be reached",
 					t.q.Name, quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
 				Where: c.fieldLoc(t.o, t.i, quota.GPU, tenancy.Limit)})
@@ -240,10 +240,10 @@ func (c *checker) checkNewPools() {
 		if !c.newPools[name] || p.Spec.LabelKey == "" {
 			continue
 		}
-		where := c.loc.at(KindNodePool, name, "/spec/labelValue")
+		where := c.loc.at(tenancy.KindNodePool.Object(name).Field(tenancy.FieldLabelValue))
 		pi := c.poolInfo[name]
 		if pi == nil || len(pi.nodes) == 0 {
-			c.add(Finding{Code: "new-pool-no-nodes", Level: LevelWarning, Object: KindNodePool + "/" + name, Pool: name,
+			c.add(Finding{Code: "new-pool-no-nodes", Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 				Message: fmt.Sprintf("node pool %s is new, and no node carries the label %s=%s; its queues get no cards until nodes are labelled",
 					name, p.Spec.LabelKey, p.Spec.LabelValue),
 				Where: where})
@@ -262,7 +262,7 @@ func (c *checker) checkNewPools() {
 		if len(outside) == 0 {
 			continue
 		}
-		c.add(Finding{Code: "new-pool-not-managed", Level: LevelWarning, Object: KindNodePool + "/" + name, Pool: name,
+		c.add(Finding{Code: "new-pool-not-managed", Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 			Message: fmt.Sprintf("node pool %s is new, and %d of its %d nodes are outside the ManagedNodesConfig %s: %s; KRM manages only the nodes its nodeSelectorTerms select",
 				name, len(outside), len(pi.nodes), mn.Metadata.Name, joinNames(outside, maxNamesListed)),
 			Where: where})
@@ -376,7 +376,7 @@ func (c *checker) checkProjectNamespaces() {
 			continue
 		}
 		// Named and located only for a finding: most projects have none.
-		f.Object, f.Where = KindProject+"/"+name, c.loc.at(KindProject, name, "/spec/namespace")
+		f.Object, f.Where = tenancy.KindProject.Object(name), c.loc.at(tenancy.KindProject.Object(name).Field(tenancy.FieldNamespace))
 		c.add(f)
 	}
 }
@@ -420,9 +420,9 @@ func (c *checker) checkLiveQueues() {
 			}
 			lq := live[q.Name]
 			if lq == nil {
-				c.add(Finding{Code: "live-queue-missing", Level: LevelNote, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+				c.add(Finding{Code: "live-queue-missing", Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", q.Name),
-					Where:   c.beforeLoc.at(o.kind, o.name, queuePath(qi)+"/name")})
+					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue
 			}
 			for _, r := range quota.Resources {
@@ -445,7 +445,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 		if np {
 			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", "non-preemptible-over-guarantee"
 		}
-		base := Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
+		base := Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
 		if err != nil {
 			name := snapshot.StatusResourceName[r]
 			text := lq.Allocated[name]
@@ -484,7 +484,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
 	lqq := &tenancy.Queue{Resources: lq.Resources}
 	var have, want []string
-	var where []Location
+	var where []tenancy.Location
 	for _, field := range tenancy.QuotaFields {
 		src, _ := value(q, r, field)
 		got, _ := value(lqq, r, field)
@@ -499,12 +499,12 @@ func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.L
 		}
 		have = append(have, field.SchedulerName()+" "+amount(got))
 		want = append(want, field.String()+" "+amount(src))
-		where = append(where, c.beforeLoc.at(o.kind, o.name, resourcePath(qi, r, field))...)
+		where = append(where, c.beforeLoc.at(o.field(qi, tenancy.QuotaFieldOf(r, field)))...)
 	}
 	if len(have) == 0 {
 		return
 	}
-	c.add(Finding{Code: "live-queue-differs", Level: LevelNote, Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+	c.add(Finding{Code: "live-queue-differs", Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 		Message: fmt.Sprintf("%s: the scheduler's Queue has %s %s, the source has %s %s — not reconciled or synced yet, or the Queue was edited directly",
 			q.Name, r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
 		Where: where})

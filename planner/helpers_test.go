@@ -3,7 +3,10 @@ package planner
 import (
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // mustState parses tenancy YAML (file name "t.yaml") into a sealed state
@@ -29,4 +32,34 @@ func messages(fs []Finding) []string {
 		out[i] = string(f.Level) + " " + f.Code + ": " + f.Message
 	}
 	return out
+}
+
+// cloneTenancy is s with lists of objects of its own (tenancy.Apply of no
+// change): a test may add or replace objects without touching s.
+func cloneTenancy(s *snapshot.State) *snapshot.State {
+	t, err := tenancy.Apply(&s.Tenancy, nil)
+	if err != nil {
+		panic(err)
+	}
+	return withTenancy(s, t)
+}
+
+// applyOverlay is what Build does before the checks: the changes of ov
+// against before, where desired.hcl sets each value, and the target they
+// make.
+func applyOverlay(before *snapshot.State, ov *config.Overlay) (*snapshot.State, []tenancy.Change, config.Ranges, hcl.Diagnostics) {
+	changes, set, diags := ov.Changes(tenancy.NewIndex(&before.Tenancy))
+	if diags.HasErrors() {
+		return nil, nil, set, diags
+	}
+	t, err := tenancy.Apply(&before.Tenancy, changes)
+	if err != nil {
+		panic(err)
+	}
+	return withTenancy(before, t), changes, set, diags
+}
+
+// indexes returns the indexes of two states' tenancies.
+func indexes(before, target *snapshot.State) (*tenancy.Index, *tenancy.Index) {
+	return tenancy.NewIndex(&before.Tenancy), tenancy.NewIndex(&target.Tenancy)
 }

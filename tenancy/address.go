@@ -18,8 +18,23 @@ type ObjectAddr struct {
 // Object returns the address of the object of kind k named name.
 func (k Kind) Object(name string) ObjectAddr { return ObjectAddr{k, name} }
 
-// String is "Kind/name" ("Project/workspace"), as findings name objects.
-func (o ObjectAddr) String() string { return o.Kind.String() + "/" + o.Name }
+// String is "Kind/name" ("Project/workspace"), as findings name objects;
+// "" for the zero address (no object).
+func (o ObjectAddr) String() string {
+	if o == (ObjectAddr{}) {
+		return ""
+	}
+	return o.Kind.String() + "/" + o.Name
+}
+
+// Compare orders addresses as their text: by kind name, then by name; the
+// zero address first.
+func (o ObjectAddr) Compare(p ObjectAddr) int {
+	if c := strings.Compare(o.Kind.String(), p.Kind.String()); c != 0 {
+		return c
+	}
+	return strings.Compare(o.Name, p.Name)
+}
 
 // ParseObjectAddr reads String's form back; an error names the text.
 func ParseObjectAddr(s string) (ObjectAddr, error) {

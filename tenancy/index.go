@@ -1,5 +1,7 @@
 package tenancy
 
+import "encoding/json"
+
 // Index finds the objects of one tenancy by address, and where each object
 // and value is written. Build it once per state (NewIndex); it holds
 // positions in the tenancy's lists, so it stays valid while objects change
@@ -106,6 +108,43 @@ func (x *Index) Queues(o ObjectAddr) []Queue {
 		return *qs
 	}
 	return nil
+}
+
+// Spec returns the spec of object o (a NodePoolSpec, DepartmentSpec or
+// ProjectSpec), nil when there is none.
+func (x *Index) Spec(o ObjectAddr) any {
+	switch o.Kind {
+	case KindNodePool:
+		if p := x.NodePool(o.Name); p != nil {
+			return p.Spec
+		}
+	case KindDepartment:
+		if d := x.Department(o.Name); d != nil {
+			return d.Spec
+		}
+	case KindProject:
+		if p := x.Project(o.Name); p != nil {
+			return p.Spec
+		}
+	}
+	return nil
+}
+
+// Manifest is object o as kubectl creates it and shows it: apiVersion,
+// kind, metadata.name and spec, as JSON; ok is false when there is no
+// such object.
+func (x *Index) Manifest(o ObjectAddr) (b []byte, ok bool) {
+	spec := x.Spec(o)
+	if spec == nil {
+		return nil, false
+	}
+	b, err := json.Marshal(map[string]any{
+		"apiVersion": APIVersion,
+		"kind":       o.Kind.String(),
+		"metadata":   map[string]string{"name": o.Name},
+		"spec":       spec,
+	})
+	return b, err == nil // the tenancy's specs are plain data
 }
 
 // Meta returns the metadata of object o, nil when there is none.

@@ -13,6 +13,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/views"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"github.com/urfave/cli/v2"
 )
 
@@ -206,7 +207,7 @@ func workTreeFiles(paths []string) ([]string, error) {
 
 func parseFinding(pe *snapshot.ParseError) planner.Finding {
 	f := planner.Finding{Code: codeParseError, Level: planner.LevelError, Message: pe.Msg}
-	f.Where = []planner.Location{{File: pe.File, Line: max(pe.Line, 1)}}
+	f.Where = []tenancy.Location{{File: pe.File, Line: max(pe.Line, 1)}}
 	return f
 }
 
@@ -216,7 +217,7 @@ func duplicateObjects(t *snapshot.Parsed) []planner.Finding {
 	var out []planner.Finding
 	for _, d := range t.Duplicates() {
 		out = append(out, planner.Finding{Code: codeDuplicateObject, Level: planner.LevelError,
-			Message: d.Msg, Where: []planner.Location{{File: d.File, Line: d.Line}}})
+			Message: d.Msg, Where: []tenancy.Location{{File: d.File, Line: d.Line}}})
 	}
 	return out
 }
@@ -224,13 +225,13 @@ func duplicateObjects(t *snapshot.Parsed) []planner.Finding {
 // locateFindings gives a finding without a location its object's line,
 // so that every finding about an object can be annotated on its file.
 func locateFindings(s *snapshot.State, fs []planner.Finding) {
-	origins := s.Origins()
+	x := tenancy.NewIndex(&s.Tenancy)
 	for i := range fs {
 		if len(fs[i].Where) > 0 {
 			continue
 		}
-		if o := origins[fs[i].Object]; o != nil {
-			fs[i].Where = []planner.Location{{File: o.File, Line: o.Line}}
+		if o, _ := x.Origin(fs[i].Object); o != nil {
+			fs[i].Where = []tenancy.Location{{File: o.File, Line: o.Line}}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 func TestAnnotation(t *testing.T) {
@@ -12,10 +13,10 @@ func TestAnnotation(t *testing.T) {
 		want string
 	}{
 		{planner.Finding{Code: "projects-over-department", Level: planner.LevelError, Message: "q: 5 > 4",
-			Where: []planner.Location{{File: "t/a.yaml", Line: 18, Column: 28}, {File: "t/a.yaml", Line: 33}}},
+			Where: []tenancy.Location{{File: "t/a.yaml", Line: 18, Column: 28}, {File: "t/a.yaml", Line: 33}}},
 			"::error file=t/a.yaml,line=18,title=projects-over-department::q: 5 > 4"},
 		{planner.Finding{Code: "namespace-missing", Level: planner.LevelWarning, Message: "100% sure\nnext line\r",
-			Where: []planner.Location{{File: "odd,name:x.yaml", Line: 2}}},
+			Where: []tenancy.Location{{File: "odd,name:x.yaml", Line: 2}}},
 			"::warning file=odd%2Cname%3Ax.yaml,line=2,title=namespace-missing::100%25 sure%0Anext line%0D"},
 		{planner.Finding{Code: "queues-not-read", Level: planner.LevelNote, Message: "not read"},
 			"::notice title=queues-not-read::not read"},

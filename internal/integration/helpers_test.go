@@ -16,6 +16,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/testapiserver"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
 	corev1 "k8s.io/api/core/v1"
@@ -151,7 +152,7 @@ func (f *fx) state(name string) *snapshot.State {
 
 func (f *fx) plan(name string) *planner.Plan {
 	f.t.Helper()
-	p, err := planner.Decode(name, []byte(f.read(name)))
+	p, err := planfile.Decode(name, []byte(f.read(name)))
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -314,7 +314,7 @@ project "workspace" {
 	p := f.plan("back.json")
 	var order []string
 	for _, st := range p.Steps {
-		order = append(order, st.Phase+": "+st.Object)
+		order = append(order, string(st.Phase)+": "+st.Object.Name)
 	}
 	f.wantEqual("steps", order, []string{"shrinking projects: benchmark", "growing or new projects: kai-verify", "growing or new projects: workspace"})
 	f.must(f.krmplan("render", "back.json", "--format", "patch", "--approve", p.PlanID, "-o", "back.sh"), 0, "render back")
@@ -360,8 +360,8 @@ project "workspace" {
 			dryRunNotes++
 		}
 	}
-	if !p.Renderable || dryRunNotes != 1 || p.Summary.Notes != 3 {
-		f.t.Errorf("saved plan: renderable %v, %d dry-run notes, summary %+v; want renderable, 1, 3 notes", p.Renderable, dryRunNotes, p.Summary)
+	if !p.Renderable() || dryRunNotes != 1 || p.Summary.Notes != 3 {
+		f.t.Errorf("saved plan: renderable %v, %d dry-run notes, summary %+v; want renderable, 1, 3 notes", p.Renderable(), dryRunNotes, p.Summary)
 	}
 	if f.rv(live.GVRProject, "workspace") != rvW || f.rv(live.GVRProject, "benchmark") != rvB {
 		f.t.Errorf("the dry run persisted a change")
@@ -395,11 +395,11 @@ project "workspace" {
 // an object that exists.
 func testDryRunRefusals(f *fx) {
 	steps := []planner.Step{
-		{Phase: planner.PhaseNewPools, Action: planner.StepPatch, Kind: planner.KindNodePool, Object: "rtx-pro-6000",
+		{Phase: planner.PhaseNewPools, Action: planner.StepPatch, Object: tenancy.KindNodePool.Object("rtx-pro-6000"),
 			Ops: []planner.Op{{Op: "replace", Path: "/spec/labelValue", Value: []byte(`"h100"`)}}},
-		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "platform",
+		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("platform"),
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"platform"},"spec":{"queues":[]}}`)},
-		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "research",
+		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("research"),
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"research"},"spec":{"queues":[]}}`)},
 	}
 	fs, err := live.ServerDryRun(context.Background(), f.dyn, steps)

@@ -7,18 +7,14 @@
 package companion
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"regexp"
-	"sort"
 	"strings"
 
-	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/render/yamledit"
-	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 	"go.yaml.in/yaml/v3"
 )
@@ -56,45 +52,16 @@ func (v *View) addProject(name string, spec tenancy.ProjectSpec) {
 	v.addQueues(spec.Queues)
 }
 
-// Before is the view of the snapshot.
-func Before(s *snapshot.State) *View {
+// Of is the view of a tenancy: the snapshot's, or the plan's target.
+func Of(t *tenancy.Tenancy) *View {
 	v := newView()
-	for _, d := range s.Departments {
+	for _, d := range t.Departments {
 		v.addQueues(d.Spec.Queues)
 	}
-	for _, p := range s.Projects {
+	for _, p := range t.Projects {
 		v.addProject(p.Metadata.Name, p.Spec)
 	}
 	return v
-}
-
-// Target is the view of the plan's target: objs holds every object's spec
-// as canonical JSON by "Kind/name" (the splice's target objects).
-func Target(objs map[string]string) (*View, error) {
-	v := newView()
-	keys := make([]string, 0, len(objs))
-	for k := range objs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		kind, name, _ := strings.Cut(k, "/")
-		switch kind {
-		case planner.KindDepartment:
-			var d tenancy.DepartmentSpec
-			if err := json.Unmarshal([]byte(objs[k]), &d); err != nil {
-				return nil, err
-			}
-			v.addQueues(d.Queues)
-		case planner.KindProject:
-			var p tenancy.ProjectSpec
-			if err := json.Unmarshal([]byte(objs[k]), &p); err != nil {
-				return nil, err
-			}
-			v.addProject(name, p)
-		}
-	}
-	return v, nil
 }
 
 // field returns a queue's value of field ("gpu.deserved"); an omitted

@@ -6,12 +6,13 @@ import (
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 func TestPatchScriptHeaderNamesGitOpsOwnedObjects(t *testing.T) {
-	p := &planner.Plan{PlanID: strings.Repeat("a", 64), Snapshot: snapshot.State{Source: snapshot.Source{Kind: "cluster", Context: "prod"}},
+	p := &planner.Plan{PlanID: strings.Repeat("a", 64), Snapshot: &snapshot.State{Source: snapshot.Source{Kind: "cluster", Context: "prod"}},
 		Findings: []planner.Finding{
-			{Code: planner.CodeGitOpsOwned, Level: planner.LevelWarning, Object: "Project/a", Message: "project a is owned by Argo CD (argocd.argoproj.io/instance=t): a live patch to it is put back"},
+			{Code: planner.CodeGitOpsOwned, Level: planner.LevelWarning, Object: tenancy.KindProject.Object("a"), Message: "project a is owned by Argo CD (argocd.argoproj.io/instance=t): a live patch to it is put back"},
 			{Code: "unassigned-share", Level: planner.LevelNote, Message: "not in the header"},
 		}}
 	script := string(PatchScript(p))

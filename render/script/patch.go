@@ -19,9 +19,9 @@ var ErrNotApproved = errors.New("the plan is not approved: run render at a termi
 // unique prefix of at least 12 hex digits). prompted reports that a person
 // typed "yes" at a terminal after seeing the plan, which approves it too.
 // The plan's integrity (plan_id against content) is checked by
-// planner.Decode when the file is read.
+// planfile.Decode when the file is read.
 func Approve(p *planner.Plan, approveID string, prompted bool) error {
-	if !p.Renderable {
+	if !p.Renderable() {
 		return fmt.Errorf("plan %s has %s; fix the desired file and plan again", p.PlanID[:12], words.Count(p.Summary.Errors, "error"))
 	}
 	if approveID != "" {
@@ -37,13 +37,6 @@ func Approve(p *planner.Plan, approveID string, prompted bool) error {
 		return nil
 	}
 	return ErrNotApproved
-}
-
-// plurals are kubectl's resource names for the KRM kinds.
-var plurals = map[string]string{
-	planner.KindNodePool:   "nodepools.kai.resources",
-	planner.KindDepartment: "departments.kai.resources",
-	planner.KindProject:    "projects.kai.resources",
 }
 
 // PatchScript returns the shell script of an approved plan: one kubectl
@@ -74,7 +67,7 @@ func PatchScript(p *planner.Plan) []byte {
 		kubectl = "kubectl --context " + shellQuote(src.Context)
 	}
 	for n, st := range p.Steps {
-		fmt.Fprintf(&b, "\n# %d/%d %s: %s %s\n", n+1, len(p.Steps), st.Phase, st.Kind, st.Object)
+		fmt.Fprintf(&b, "\n# %d/%d %s: %s %s\n", n+1, len(p.Steps), st.Phase, st.Object.Kind, st.Object.Name)
 		switch st.Action {
 		case planner.StepCreate:
 			var pretty bytes.Buffer
@@ -89,7 +82,7 @@ func PatchScript(p *planner.Plan) []byte {
 			if src.Context != "" {
 				extra = " --field-manager=krmplan"
 			}
-			fmt.Fprintf(&b, "%s patch %s %s --type=json%s -p %s\n", kubectl, plurals[st.Kind], st.Object, extra, shellQuote(string(ops)))
+			fmt.Fprintf(&b, "%s patch %s %s --type=json%s -p %s\n", kubectl, st.Object.Kind.Plural(), st.Object.Name, extra, shellQuote(string(ops)))
 		}
 	}
 	return b.Bytes()

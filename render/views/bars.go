@@ -266,7 +266,8 @@ func firstQueues(qs []tenancy.Queue, only map[string]bool, buf []poolShare) []po
 }
 
 // sameQueues reports whether a and b are the same queues in memory, as an
-// object AfterState does not change shares them with the plan's snapshot.
+// object the plan does not change shares them with the plan's snapshot
+// (tenancy.Apply).
 func sameQueues(a, b []tenancy.Queue) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
@@ -314,60 +315,47 @@ func splitsOf(before, after *snapshot.State, only map[string]bool) (map[string]*
 	return sb.done(), sa.done()
 }
 
-// changedPools lists the pools whose division may differ between before
-// and after: those of the queues, on either side, of every object that is
-// not the same on both (same position and name, same parent, the same
-// queues in memory, as AfterState leaves the objects it does not change),
-// and of every project whose department exists on one side only (its
-// queues may become root queues). Every other pool is divided by the same
-// objects the same way on both sides, so its bars are not drawn: the
-// view divides only these.
-func changedPools(before, after *snapshot.State) map[string]bool {
+// changedPools lists the pools whose division may differ between the
+// tenancies bx and tx index (before and after): those of the queues, on
+// either side, of every object that is not the same on both (same name,
+// same parent, the same queues in memory, as tenancy.Apply leaves the
+// objects it does not change), and of every project whose department
+// exists on one side only (its queues may become root queues). Every other
+// pool is divided by the same objects the same way on both sides, so its
+// bars are not drawn: the view divides only these.
+func changedPools(bx, tx *tenancy.Index) map[string]bool {
 	pools, oneSide := map[string]bool{}, map[string]bool{}
 	mark := func(qs []tenancy.Queue) {
 		for i := range qs {
 			pools[qs[i].NodePool] = true
 		}
 	}
-	for i := range max(len(before.Departments), len(after.Departments)) {
-		b, a := at(before.Departments, i), at(after.Departments, i)
-		if b != nil && a != nil && b.Metadata.Name == a.Metadata.Name && sameQueues(b.Spec.Queues, a.Spec.Queues) {
-			continue
-		}
-		for _, d := range []*tenancy.Department{b, a} {
-			if d != nil {
-				mark(d.Spec.Queues)
+	for _, side := range [2][2]*tenancy.Index{{bx, tx}, {tx, bx}} {
+		this, other := side[0], side[1]
+		for i := range this.Tenancy().Departments {
+			d := &this.Tenancy().Departments[i]
+			o := other.Department(d.Metadata.Name)
+			if o != nil && sameQueues(d.Spec.Queues, o.Spec.Queues) {
+				continue
 			}
-		}
-		if b == nil || a == nil || b.Metadata.Name != a.Metadata.Name {
-			for _, d := range []*tenancy.Department{b, a} {
-				if d != nil {
-					oneSide[d.Metadata.Name] = true
-				}
+			mark(d.Spec.Queues)
+			if o == nil {
+				oneSide[d.Metadata.Name] = true
 			}
 		}
 	}
-	for i := range max(len(before.Projects), len(after.Projects)) {
-		b, a := at(before.Projects, i), at(after.Projects, i)
-		if b != nil && a != nil && b.Metadata.Name == a.Metadata.Name && b.Spec.Parent == a.Spec.Parent &&
-			sameQueues(b.Spec.Queues, a.Spec.Queues) && !oneSide[b.Spec.Parent] {
-			continue
-		}
-		for _, p := range []*tenancy.Project{b, a} {
-			if p != nil {
-				mark(p.Spec.Queues)
+	for _, side := range [2][2]*tenancy.Index{{bx, tx}, {tx, bx}} {
+		this, other := side[0], side[1]
+		for i := range this.Tenancy().Projects {
+			p := &this.Tenancy().Projects[i]
+			o := other.Project(p.Metadata.Name)
+			if o != nil && o.Spec.Parent == p.Spec.Parent && sameQueues(p.Spec.Queues, o.Spec.Queues) && !oneSide[p.Spec.Parent] {
+				continue
 			}
+			mark(p.Spec.Queues)
 		}
 	}
 	return pools
-}
-
-// at returns &xs[i], nil when xs has no element i.
-func at[T any](xs []T, i int) *T {
-	if i < len(xs) {
-		return &xs[i]
-	}
-	return nil
 }
 
 func sameShares(a, b []share) bool {
@@ -383,10 +371,11 @@ func sameShares(a, b []share) bool {
 }
 
 // poolSplits lists, by pool name, every pool whose division changes
-// between before and after, with the departments whose share or whose
-// projects' shares change.
-func poolSplits(before, after *snapshot.State) []poolSplit {
-	return poolSplitsOf(before, after, changedPools(before, after))
+// between the plan's snapshot and its target, with the departments whose
+// share or whose projects' shares change.
+func poolSplits(p *planner.Plan) []poolSplit {
+	bx, tx := p.Indexes()
+	return poolSplitsOf(p.Snapshot, p.TargetState(), changedPools(bx, tx))
 }
 
 // poolSplitsOf is poolSplits over the pools only holds (every pool when
@@ -702,7 +691,7 @@ func scaleOf(vs ...quota.Value) float64 {
 // writeBars writes the bars section of a plan: nothing when no pool's
 // division changes. Lines end in a summary, never in spaces.
 func writeBars(b *bytes.Buffer, p *planner.Plan, st Style) {
-	splits := poolSplits(&p.Snapshot, AfterState(p))
+	splits := poolSplits(p)
 	if len(splits) == 0 {
 		return
 	}

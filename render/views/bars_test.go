@@ -262,7 +262,9 @@ func TestBarsColourOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-func TestAfterState(t *testing.T) {
+// TestPlanTarget: the plan's target, which the bars draw, is the snapshot
+// with every change applied, sharing what the plan does not change.
+func TestPlanTarget(t *testing.T) {
 	s := clusterState(t, twoPools)
 	p := plantest.Plan(t, s, "d.hcl", []byte(`
 node_pool "l4" {
@@ -291,7 +293,7 @@ project "new" {
   }
 }
 `))
-	a := AfterState(p)
+	a := p.TargetState()
 	if np := findPool(a, "l4"); np.Spec.LabelKey != "gpu" || np.Spec.LabelValue != "l4" {
 		t.Errorf("pool l4: %+v", np.Spec)
 	}
@@ -309,15 +311,15 @@ project "new" {
 	}
 	// The plan's snapshot is not changed: not the queues it shares with
 	// the after-state, nor their resources.
-	if queueOn(findDept(&p.Snapshot, "platform").Spec.Queues, "l4") != nil {
-		t.Error("AfterState changed the plan's snapshot")
+	if queueOn(findDept(p.Snapshot, "platform").Spec.Queues, "l4") != nil {
+		t.Error("the target changed the plan's snapshot")
 	}
-	if q := queueOn(findProject(&p.Snapshot, "vision").Spec.Queues, "h100"); !gpuDeserved(q).Equal(v("10")) {
-		t.Errorf("AfterState changed vision's h100 queue in the plan's snapshot: %v", gpuDeserved(q))
+	if q := queueOn(findProject(p.Snapshot, "vision").Spec.Queues, "h100"); !gpuDeserved(q).Equal(v("10")) {
+		t.Errorf("the target changed vision's h100 queue in the plan's snapshot: %v", gpuDeserved(q))
 	}
 	// Objects the plan does not change are shared, not copied.
-	if &findProject(a, "speech").Spec.Queues[0] != &findProject(&p.Snapshot, "speech").Spec.Queues[0] {
-		t.Error("AfterState copied the queues of a project the plan does not change")
+	if &findProject(a, "speech").Spec.Queues[0] != &findProject(p.Snapshot, "speech").Spec.Queues[0] {
+		t.Error("the target copied the queues of a project the plan does not change")
 	}
 }
 

@@ -2,7 +2,6 @@ package views
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/script"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // MarkdownLimit is the size a pull-request comment must stay under
@@ -157,13 +157,14 @@ func (m mdParts) assemble(nRows, nFind int, withBars, withScript bool) []byte {
 
 func markdownParts(p *planner.Plan) mdParts {
 	m := mdParts{head: mdHead(p), bars: mdBars(p), reminder: mdReminders(p), script: mdScript(p), foot: mdFoot(p)}
-	for _, c := range p.Changes {
+	for i := range p.Changes {
+		c := &p.Changes[i]
 		queue := ""
 		if c.Queue != "" {
 			queue = code(c.Queue) + " (" + esc(c.Pool) + ")"
 		}
 		m.rows = append(m.rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
-			actionMark(c), code(Address(c.Kind, c.Object)), queue, code(c.Field), valueChange(c)))
+			actionMark(c), code(Address(c.Object())), queue, code(c.Field.Field.String()), valueChange(c)))
 	}
 	for _, f := range p.Findings {
 		m.findings = append(m.findings, mdFinding(f))
@@ -180,7 +181,7 @@ func mdHead(p *planner.Plan) string {
 	counts := fmt.Sprintf("%s, %s, %s", words.Count(s.Errors, "error"), words.Count(s.Warnings, "warning"), words.Count(s.Notes, "note"))
 	changes := fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
 	switch {
-	case !p.Renderable:
+	case !p.Renderable():
 		fmt.Fprintf(&h, "❌ **Not renderable**: %s — %s. Render refuses this plan.\n\n", counts, changes)
 	case len(p.Changes) == 0:
 		fmt.Fprintf(&h, "✅ **No changes**: the tenancy already matches the desired file — %s.\n\n", counts)
@@ -244,7 +245,7 @@ func mdScript(p *planner.Plan) string {
 	switch {
 	case len(p.Steps) == 0:
 		return ""
-	case !p.Renderable:
+	case !p.Renderable():
 		return "<details>\n<summary>Rendered commands: none — render refuses a plan with errors</summary>\n\n" +
 			"Fix the " + words.Count(p.Summary.Errors, "error") + " above and plan again.\n\n</details>\n\n"
 	}
@@ -271,8 +272,8 @@ func mdFoot(p *planner.Plan) string {
 	return foot.String()
 }
 
-func actionMark(c planner.Change) string {
-	if c.Action == planner.ActionCreate {
+func actionMark(c *tenancy.Change) string {
+	if c.Action == tenancy.ActionCreate {
 		return "➕"
 	}
 	return "✏️"
@@ -289,20 +290,12 @@ func levelMark(l planner.Level) string {
 }
 
 // valueChange is "`1` → `2`", or "(absent) → `2`" for a new value.
-func valueChange(c planner.Change) string {
+func valueChange(c *tenancy.Change) string {
 	before := "(absent)"
-	if len(c.Before) > 0 && string(c.Before) != "null" {
-		before = code(compactJSON(c.Before))
+	if !c.Before.IsNull() {
+		before = code(c.Before.String())
 	}
-	return before + " → " + code(compactJSON(c.After))
-}
-
-func compactJSON(b json.RawMessage) string {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return string(b)
-	}
-	return buf.String()
+	return before + " → " + code(c.After.String())
 }
 
 // mdSpecial are the characters that markdown or HTML could read as syntax

@@ -15,6 +15,7 @@ import (
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/script"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Style is the colouring of a text view. The zero Style prints no colour.
@@ -70,7 +71,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", st.paint(st.bold, "Plan:"), s.Add, s.Change, s.Destroy)
 	}
 	switch {
-	case !p.Renderable:
+	case !p.Renderable():
 		fmt.Fprintf(&b, "%s: %s; this plan cannot be rendered.\n", st.paint(st.errorC, "Not renderable"), words.Count(s.Errors, "error"))
 	case len(p.Steps) > 0 && p.OrderVerified:
 		fmt.Fprintf(&b, "Order: %s in phases, every intermediate state verified against the checks.\n", words.Count(len(p.Steps), "step"))
@@ -89,7 +90,7 @@ func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
 	i := 0
 	for i < len(p.Changes) {
 		j := i
-		for j < len(p.Changes) && p.Changes[j].Kind == p.Changes[i].Kind && p.Changes[j].Object == p.Changes[i].Object {
+		for j < len(p.Changes) && p.Changes[j].Object() == p.Changes[i].Object() {
 			j++
 		}
 		writeObject(b, p.Changes[i:j], st)
@@ -97,25 +98,24 @@ func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
 	}
 }
 
-func writeObject(b *bytes.Buffer, cs []planner.Change, st Style) {
-	first := cs[0]
+func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
+	first := cs[0].Object()
 	symbol, verb, col := "~", "will be updated in place", st.change
-	created := first.Action == planner.ActionCreate && !first.NewQueue
-	if created {
+	if cs[0].Creates() {
 		symbol, verb, col = "+", "will be created", st.add
 	}
-	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", first.Kind, first.Object, verb)))
-	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(first.Kind), first.Object)
+	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", first.Kind, first.Name, verb)))
+	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(first.Kind.String()), first.Name)
 	queue := -2
 	for _, c := range cs {
-		if c.QueueIndex != queue {
+		if c.Field.Queue != queue {
 			if queue >= 0 {
 				b.WriteString("        }\n")
 			}
-			queue = c.QueueIndex
+			queue = c.Field.Queue
 			if queue >= 0 {
 				qs, qc := "~", st.change
-				if c.Action == planner.ActionCreate {
+				if c.Action == tenancy.ActionCreate {
 					qs, qc = "+", st.add
 				}
 				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, c.Pool)
@@ -125,10 +125,10 @@ func writeObject(b *bytes.Buffer, cs []planner.Change, st Style) {
 		if queue >= 0 {
 			indent = "          "
 		}
-		if c.Action == planner.ActionCreate || string(c.Before) == "null" {
-			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), c.Field, c.After)
+		if c.Action == tenancy.ActionCreate || c.Before.IsNull() {
+			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), c.Field.Field, c.After)
 		} else {
-			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), c.Field, c.Before, c.After)
+			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), c.Field.Field, c.Before, c.After)
 		}
 	}
 	if queue >= 0 {
@@ -174,7 +174,7 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		last := ""
 		for _, l := range f.Where {
 			if l.Desired {
-				writeSnippet(b, files, l.HCLRange())
+				writeSnippet(b, files, hclRange(l))
 				last = ""
 				continue
 			}
@@ -231,4 +231,14 @@ func Diagnostics(w io.Writer, diags hcl.Diagnostics, files map[string][]byte, st
 		b.WriteString("\n")
 	}
 	w.Write(b.Bytes())
+}
+
+// hclRange is a desired.hcl location as an hcl.Range, for printing with
+// HCL's diagnostic writer.
+func hclRange(l tenancy.Location) hcl.Range {
+	return hcl.Range{
+		Filename: l.File,
+		Start:    hcl.Pos{Line: l.Line, Column: l.Column, Byte: l.StartByte},
+		End:      hcl.Pos{Line: l.EndLine, Column: l.EndColumn, Byte: l.EndByte},
+	}
 }
