@@ -163,7 +163,7 @@ func newFindings(p *planner.Plan) []string {
 	var out []string
 	for _, f := range p.Findings {
 		if !f.AlreadyPresent {
-			out = append(out, string(f.Level)+" "+f.Code+": "+f.Message)
+			out = append(out, string(f.Level)+" "+string(f.Code)+": "+f.Message)
 		}
 	}
 	sort.Strings(out)

@@ -35,7 +35,7 @@ func (l Level) rank() int {
 
 // Finding is one result of the checks.
 type Finding struct {
-	Code  string // stable, e.g. "projects-over-department"
+	Code  Code // stable, e.g. "projects-over-department" (Codes)
 	Level Level
 	// Object is the object the finding is about (the zero address for
 	// none), Queue the queue name and Pool the node pool, where they apply.
@@ -60,7 +60,7 @@ type Finding struct {
 // findingKey identifies a finding across two states (before and after a
 // change), without the numbers in its message.
 type findingKey struct {
-	code                  string
+	code                  Code
 	object                tenancy.ObjectAddr
 	queue, pool, resource string
 }
@@ -223,7 +223,7 @@ func dropNotesOnUnknownPools(fs []Finding) []Finding {
 	}
 	bad := map[queueOf]bool{}
 	for _, f := range fs {
-		if f.Code == "unknown-pool" {
+		if f.Code == CodeUnknownPool {
 			bad[queueOf{f.Object, f.Queue}] = true
 		}
 	}
@@ -395,7 +395,7 @@ func (c *checker) checkNodePools() {
 		}
 		pair := p.Spec.LabelKey + "=" + p.Spec.LabelValue
 		if prev, ok := first[pair]; ok {
-			c.add(Finding{Code: "duplicate-label-pair", Level: LevelError, Object: tenancy.KindNodePool.Object(p.Metadata.Name), Pool: p.Metadata.Name,
+			c.add(Finding{Code: CodeDuplicateLabelPair, Level: LevelError, Object: tenancy.KindNodePool.Object(p.Metadata.Name), Pool: p.Metadata.Name,
 				Message: fmt.Sprintf("node pools %s and %s both select the nodes labelled %s; KRM's webhook rejects a second pool on a label pair", prev, p.Metadata.Name, pair),
 				Where:   c.loc.at(tenancy.KindNodePool.Object(p.Metadata.Name).Field(tenancy.FieldLabelValue))})
 			continue
@@ -413,12 +413,12 @@ func (c *checker) checkQueues() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
 			if !c.knownPool(q.NodePool) {
-				c.add(Finding{Code: "unknown-pool", Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
+				c.add(Finding{Code: CodeUnknownPool, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", q.Name, q.NodePool),
 					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
 			if prev, dup := seen[q.NodePool]; dup {
-				c.add(Finding{Code: "two-queues-one-pool", Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
+				c.add(Finding{Code: CodeTwoQueuesOnePool, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool, prev, q.Name),
 					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
@@ -443,10 +443,10 @@ func (c *checker) checkResource(o *owner, qi int, q *tenancy.Queue, r quota.Reso
 		fd.Level = LevelError
 		switch {
 		case f == tenancy.OverQuotaWeight:
-			fd.Code = "negative-weight"
+			fd.Code = CodeNegativeWeight
 			fd.Message = fmt.Sprintf("%s: %s overQuotaWeight is %s; a weight cannot be negative", q.Name, r, v)
 		case !v.IsUnlimited():
-			fd.Code = "negative-value"
+			fd.Code = CodeNegativeValue
 			fd.Message = fmt.Sprintf("%s: %s %s is %s; the only negative value KRM understands is -1 (unlimited)", q.Name, r, f, v)
 		default:
 			continue
@@ -467,7 +467,7 @@ func (c *checker) checkResource(o *owner, qi int, q *tenancy.Queue, r quota.Reso
 		return
 	}
 	f := base()
-	f.Code, f.Level = "deserved-over-limit", LevelError
+	f.Code, f.Level = CodeDeservedOverLimit, LevelError
 	f.Where = append(c.fieldLoc(o, qi, r, tenancy.Deserved), c.fieldLoc(o, qi, r, tenancy.Limit)...)
 	limitText := "its own limit of " + quota.Amount(r, limit)
 	if limitOmitted {
@@ -488,7 +488,7 @@ func (c *checker) checkParents() {
 		if _, ok := c.depts[p.parent]; ok {
 			continue
 		}
-		c.add(Finding{Code: "unknown-parent", Level: LevelError, Object: p.addr,
+		c.add(Finding{Code: CodeUnknownParent, Level: LevelError, Object: p.addr,
 			Message: fmt.Sprintf("project %s: parent department %q does not exist; KRM's webhook rejects a project under an unknown department", p.addr.Name, p.parent),
 			Where:   c.loc.at(tenancy.KindProject.Object(p.addr.Name).Field(tenancy.FieldParent))})
 	}
@@ -515,7 +515,7 @@ func (c *checker) checkQueueNames() {
 			} else {
 				where = strings.ToLower(prev.o.addr.Kind.String()) + " " + prev.o.addr.Name
 			}
-			c.add(Finding{Code: "duplicate-queue-name", Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
+			c.add(Finding{Code: CodeDuplicateQueueName, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 				Message: fmt.Sprintf("%s: the queue name is also used by %s; queue names are cluster-wide, so both would share one queue", q.Name, where),
 				Where:   append(c.loc.at(o.field(qi, tenancy.FieldQueueName)), c.loc.at(prev.o.field(prev.qi, tenancy.FieldQueueName))...)})
 		}
@@ -529,7 +529,7 @@ func (c *checker) checkNamespaces() {
 		p := &c.s.Projects[i]
 		ns := p.NamespaceName()
 		if prev, dup := first[ns]; dup {
-			c.add(Finding{Code: "shared-namespace", Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name),
+			c.add(Finding{Code: CodeSharedNamespace, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name),
 				Message: fmt.Sprintf("project %s: namespace %s is already the namespace of project %s; a namespace belongs to one project", p.Metadata.Name, ns, prev),
 				Where:   c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))})
 			continue
@@ -572,7 +572,7 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []o
 		}
 		if v.IsUnlimited() {
 			f := base
-			f.Code = "unlimited-under-finite"
+			f.Code = CodeUnlimitedUnderFinite
 			f.Object, f.Queue = k.o.addr, k.q.Name
 			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.q.Name, r, dq.Name, quota.Amount(r, have))
 			f.Where = append(c.fieldLoc(k.o, k.i, r, tenancy.Deserved), c.fieldLoc(dept, qi, r, tenancy.Deserved)...)
@@ -585,7 +585,7 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []o
 		return
 	}
 	f := base
-	f.Code = "projects-over-department"
+	f.Code = CodeProjectsOverDepartment
 	f.Message = fmt.Sprintf("%s: the projects are guaranteed %s in total, but the department only has %s — %s of those guarantees cannot be met",
 		dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
 	f.Where = append(c.fieldLoc(dept, qi, r, tenancy.Deserved), c.guaranteesLoc(kids, r)...)
@@ -618,7 +618,7 @@ func (c *checker) checkPoolCapacity() {
 			if p := c.x.NodePool(name); c.newPools[name] && p != nil {
 				msg += fmt.Sprintf(", and whether any node carries %s=%s was not checked", p.Spec.LabelKey, p.Spec.LabelValue)
 			}
-			c.add(Finding{Code: "pool-cards-unknown", Level: LevelNote, Object: tenancy.KindNodePool.Object(name), Pool: name, Message: msg})
+			c.add(Finding{Code: CodePoolCardsUnknown, Level: LevelNote, Object: tenancy.KindNodePool.Object(name), Pool: name, Message: msg})
 		}
 		return
 	}

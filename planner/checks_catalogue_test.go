@@ -116,7 +116,7 @@ func catOnly(fs []Finding, codes ...string) []string {
 	}
 	var out []string
 	for _, f := range fs {
-		if want[f.Code] {
+		if want[string(f.Code)] {
 			out = append(out, messages([]Finding{f})[0])
 		}
 	}
@@ -495,7 +495,7 @@ func TestCatalogueNewPools(t *testing.T) {
 				t.Errorf("plan findings:\n got %q\nwant %q", got, tc.want)
 			}
 			for _, f := range p.Findings {
-				if strings.HasPrefix(f.Code, "new-pool-") && (len(f.Where) != 1 || !f.Where[0].Desired || f.Where[0].Line != 3) {
+				if strings.HasPrefix(string(f.Code), "new-pool-") && (len(f.Where) != 1 || !f.Where[0].Desired || f.Where[0].Line != 3) {
 					t.Errorf("%s: where = %+v, want label_value in desired.hcl", f.Code, f.Where)
 				}
 			}

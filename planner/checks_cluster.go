@@ -160,7 +160,7 @@ func (c *checker) poolOverCapacity(pool string) {
 	if orphans {
 		who = "departments and project queues outside a department are"
 	}
-	f := Finding{Code: "pool-over-capacity", Level: LevelError, Object: tenancy.KindNodePool.Object(pool), Pool: pool, Resource: string(quota.GPU),
+	f := Finding{Code: CodePoolOverCapacity, Level: LevelError, Object: tenancy.KindNodePool.Object(pool), Pool: pool, Resource: string(quota.GPU),
 		Where: c.guaranteesLoc(tops, quota.GPU)}
 	switch {
 	case len(unlimited) > 0:
@@ -197,7 +197,7 @@ func (c *checker) checkPoolNodes() {
 	}
 	for _, pool := range c.poolNames() {
 		if pi := c.poolInfo[pool]; pi != nil && len(pi.unsettled) > 0 {
-			c.add(Finding{Code: "pool-cards-unschedulable", Level: LevelWarning, Object: tenancy.KindNodePool.Object(pool), Pool: pool,
+			c.add(Finding{Code: CodePoolCardsUnschedulable, Level: LevelWarning, Object: tenancy.KindNodePool.Object(pool), Pool: pool,
 				Message: fmt.Sprintf("pool %s: not all of the pool's %s are schedulable right now: %s",
 					pool, quota.Amount(quota.GPU, pi.total), joinClauses(pi.unsettled, maxNamesListed)),
 				Where: c.loc.at(tenancy.KindNodePool.Object(pool).Field(tenancy.FieldLabelValue))})
@@ -211,7 +211,7 @@ func (c *checker) checkPoolNodes() {
 			if l.IsNegative() || l.Cmp(cards) <= 0 {
 				continue
 			}
-			c.add(Finding{Code: "department-limit-over-pool", Level: LevelWarning, Object: t.o.addr, Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
+			c.add(Finding{Code: CodeDepartmentLimitOverPool, Level: LevelWarning, Object: t.o.addr, Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
 				Message: fmt.Sprintf("%s: the department's gpu limit of %s is above the %s of pool %s — %s of it can never be reached",
 					t.q.Name, quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
 				Where: c.fieldLoc(t.o, t.i, quota.GPU, tenancy.Limit)})
@@ -243,7 +243,7 @@ func (c *checker) checkNewPools() {
 		where := c.loc.at(tenancy.KindNodePool.Object(name).Field(tenancy.FieldLabelValue))
 		pi := c.poolInfo[name]
 		if pi == nil || len(pi.nodes) == 0 {
-			c.add(Finding{Code: "new-pool-no-nodes", Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
+			c.add(Finding{Code: CodeNewPoolNoNodes, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 				Message: fmt.Sprintf("node pool %s is new, and no node carries the label %s=%s; its queues get no cards until nodes are labelled",
 					name, p.Spec.LabelKey, p.Spec.LabelValue),
 				Where: where})
@@ -262,7 +262,7 @@ func (c *checker) checkNewPools() {
 		if len(outside) == 0 {
 			continue
 		}
-		c.add(Finding{Code: "new-pool-not-managed", Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
+		c.add(Finding{Code: CodeNewPoolNotManaged, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 			Message: fmt.Sprintf("node pool %s is new, and %d of its %d nodes are outside the ManagedNodesConfig %s: %s; KRM manages only the nodes its nodeSelectorTerms select",
 				name, len(outside), len(pi.nodes), mn.Metadata.Name, joinNames(outside, maxNamesListed)),
 			Where: where})
@@ -344,7 +344,7 @@ func (c *checker) checkProjectNamespaces() {
 	}
 	key := c.projectLabelKey()
 	if !c.s.Read(snapshot.SourceNamespaces) {
-		c.add(Finding{Code: "namespaces-not-read", Level: LevelNote,
+		c.add(Finding{Code: CodeNamespacesNotRead, Level: LevelNote,
 			Message: fmt.Sprintf("namespace checks not run: namespaces not read (%s) — whether each project's namespace exists and is labelled %s=<project> was not checked",
 				c.notReadReason(snapshot.SourceNamespaces), key)})
 		return
@@ -364,13 +364,13 @@ func (c *checker) checkProjectNamespaces() {
 		}
 		switch {
 		case ns == nil:
-			f.Code = "namespace-missing"
+			f.Code = CodeNamespaceMissing
 			f.Message = fmt.Sprintf("project %s: namespace %s does not exist; KRM accepts the project, but its workloads need that namespace, labelled %s=%s", name, nsName, key, name)
 		case !labelled:
-			f.Code = "namespace-not-labelled"
+			f.Code = CodeNamespaceNotLabelled
 			f.Message = fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM binds a namespace to its project by that label", name, nsName, key, name)
 		case label != name:
-			f.Code = "namespace-labelled-other-project"
+			f.Code = CodeNamespaceLabelledOtherProject
 			f.Message = fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)
 		default:
 			continue
@@ -390,7 +390,7 @@ func (c *checker) checkLiveQueues() {
 	if !c.s.Read(snapshot.SourceQueues) {
 		for _, o := range c.owners() {
 			if len(o.queues) > 0 {
-				c.add(Finding{Code: "queues-not-read", Level: LevelNote,
+				c.add(Finding{Code: CodeQueuesNotRead, Level: LevelNote,
 					Message: fmt.Sprintf("usage checks not run: queues not read (%s) — usage against the limits, non-preemptible usage against the guarantees and the scheduler's Queue numbers were not compared",
 						c.notReadReason(snapshot.SourceQueues))})
 				return
@@ -420,7 +420,7 @@ func (c *checker) checkLiveQueues() {
 			}
 			lq := live[q.Name]
 			if lq == nil {
-				c.add(Finding{Code: "live-queue-missing", Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
+				c.add(Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", q.Name),
 					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue
@@ -441,9 +441,9 @@ func (c *checker) checkLiveQueues() {
 func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
 	for _, np := range []bool{false, true} {
 		used, present, err := lq.Usage(r, np)
-		field, status, code := tenancy.Limit, "allocated", "usage-over-limit"
+		field, status, code := tenancy.Limit, "allocated", CodeUsageOverLimit
 		if np {
-			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", "non-preemptible-over-guarantee"
+			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", CodeNonPreemptibleOverGuarantee
 		}
 		base := Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
 		if err != nil {
@@ -453,7 +453,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 				text = lq.AllocatedNonPreemptible[name]
 			}
 			f := base
-			f.Code, f.Level, f.Resource = "usage-unreadable", LevelNote, string(r)+"."+status
+			f.Code, f.Level, f.Resource = CodeUsageUnreadable, LevelNote, string(r)+"."+status
 			f.Message = fmt.Sprintf("%s: the scheduler's Queue status.%s holds %s %q, which is not a Kubernetes quantity; the %s usage was not compared", q.Name, status, name, text, r)
 			c.add(f)
 			continue
@@ -504,7 +504,7 @@ func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.L
 	if len(have) == 0 {
 		return
 	}
-	c.add(Finding{Code: "live-queue-differs", Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+	c.add(Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 		Message: fmt.Sprintf("%s: the scheduler's Queue has %s %s, the source has %s %s — not reconciled or synced yet, or the Queue was edited directly",
 			q.Name, r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
 		Where: where})

@@ -39,7 +39,7 @@ func TestCheckErrorsIsCheckFiltered(t *testing.T) {
 		}
 		for _, f := range all {
 			if f.Level == LevelError {
-				codes[f.Code] = true
+				codes[string(f.Code)] = true
 			}
 		}
 	}

@@ -13,10 +13,6 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// CodeGitOpsOwned is the code of the GitOps-owned finding; the patch
-// script's header repeats these findings.
-const CodeGitOpsOwned = "gitops-owned"
-
 // checkGitOps warns, for every object of the target that carries GitOps
 // ownership keys and whose spec differs from the snapshot's (the plan
 // changes it), naming the keys and their values and what a live patch

@@ -69,7 +69,7 @@ func (c *checker) checkOmittedLimits() {
 				if q.Resources.Get(r) == nil {
 					what = fmt.Sprintf("the %s block is omitted, and KRM reads it as deserved 0, limit 0 and overQuotaWeight 0", r)
 				}
-				c.add(Finding{Code: "limit-omitted", Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeLimitOmitted, Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s — a ceiling of zero, not unconstrained: pods that request %s %s will be refused; write -1 for no ceiling",
 						q.Name, what, r, where),
 					Where: c.resourceLoc(o, qi, r)})
@@ -104,7 +104,7 @@ func (c *checker) checkZeroWeights() {
 					what = fmt.Sprintf("the %s overQuotaWeight is omitted, which KRM reads as 0", r)
 					where = c.resourceLoc(o, qi, r)
 				}
-				c.add(Finding{Code: "zero-weight", Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeZeroWeight, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s, so KAI's scheduler never gives this queue a share of idle %s, although its limit (%s) is above its guarantee (%s)",
 						q.Name, what, idleName[r], quota.Amount(r, l), quota.Amount(r, d)),
 					Where: where})
@@ -143,7 +143,7 @@ func (c *checker) checkUnassignedShare() {
 				if sum.Cmp(have) >= 0 {
 					continue // fits exactly, or projects-over-department / unlimited-under-finite
 				}
-				c.add(Finding{Code: "unassigned-share", Level: LevelNote, Object: dept.addr, Queue: dq.Name, Pool: dq.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeUnassignedShare, Level: LevelNote, Object: dept.addr, Queue: dq.Name, Pool: dq.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: the projects are guaranteed %s of the department's %s — %s not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
 						dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, have.Sub(sum))),
 					Where: c.fieldLoc(dept, qi, r, tenancy.Deserved)})
@@ -161,7 +161,7 @@ func (c *checker) checkUnassignedShare() {
 // department is limit-omitted already and is not repeated per project.
 func (c *checker) checkProjectQueuesUnderDepartment() {
 	for _, oq := range c.orphans {
-		c.add(Finding{Code: "project-outside-department", Level: LevelWarning, Object: oq.o.addr, Queue: oq.q.Name, Pool: oq.q.NodePool,
+		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.q.Name, Pool: oq.q.NodePool,
 			Message: fmt.Sprintf("%s: department %s has no queue on node pool %s, so this queue becomes a root queue, outside any department's share",
 				oq.q.Name, oq.o.parent, oq.q.NodePool),
 			Where: c.loc.at(oq.o.field(oq.i, tenancy.FieldQueueNodePool))})
@@ -187,7 +187,7 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 				if dlOmitted {
 					theirs = "0 (omitted, which KRM reads as 0)"
 				}
-				c.add(Finding{Code: "project-limit-over-department", Level: LevelWarning, Object: p.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeProjectLimitOverDepartment, Level: LevelWarning, Object: p.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s above department queue %s's limit of %s; the department wins, so this queue never gets more than %s",
 						q.Name, mine, dq.q.Name, theirs, quota.Amount(r, dl)),
 					Where: append(c.fieldLoc(p, qi, r, tenancy.Limit), c.fieldLoc(dq.o, dq.i, r, tenancy.Limit)...)})
@@ -214,7 +214,7 @@ func (c *checker) checkDefaultNodePools() {
 				continue
 			}
 			has[pool] = true // one finding per entry
-			c.add(Finding{Code: "default-pool-without-queue", Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name), Pool: pool,
+			c.add(Finding{Code: CodeDefaultPoolWithoutQueue, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name), Pool: pool,
 				Message: fmt.Sprintf("project %s: defaultNodePools lists node pool %s, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue",
 					p.Metadata.Name, pool),
 				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldDefaultNodePools))})
@@ -231,7 +231,7 @@ func (c *checker) checkQueueNameLength() {
 			if len(q.Name) <= maxQueueName {
 				continue
 			}
-			c.add(Finding{Code: "queue-name-too-long", Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
+			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 				Message: fmt.Sprintf("%s: the queue name is %d characters; KRM appends a random suffix to a queue name over %d characters, so the scheduler's queue will not be called what the file says",
 					q.Name, len(q.Name), maxQueueName),
 				Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))})
@@ -248,7 +248,7 @@ func (c *checker) checkQueueNameLength() {
 // create the Queue or the namespace's binding, after the change is made.
 func (c *checker) checkNames() {
 	bad := func(f Finding, what, rule string, errs []string) {
-		f.Code, f.Level = "invalid-name", LevelError
+		f.Code, f.Level = CodeInvalidName, LevelError
 		f.Message += fmt.Sprintf("%s is not a valid %s: %s", what, rule, strings.Join(errs, "; "))
 		c.add(f)
 	}

@@ -95,7 +95,7 @@ func TestSpineChecks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			for _, f := range Check(mustState(t, tc.yaml), nil) {
-				if spineCodes[f.Code] && f.Code != "pool-cards-unknown" {
+				if spineCodes[string(f.Code)] && f.Code != "pool-cards-unknown" {
 					got = append(got, messages([]Finding{f})[0])
 				}
 			}

@@ -29,7 +29,7 @@ func mustState(t testing.TB, yaml string) *snapshot.State {
 func messages(fs []Finding) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
-		out[i] = string(f.Level) + " " + f.Code + ": " + f.Message
+		out[i] = string(f.Level) + " " + string(f.Code) + ": " + f.Message
 	}
 	return out
 }

@@ -12,10 +12,6 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// CodeUnsafeOrder is the code of the finding that no order of the steps
-// keeps every intermediate state within the checks.
-const CodeUnsafeOrder = "unsafe-order"
-
 // added is the errors one step adds, in the order Check sorts them.
 type added struct {
 	n      int

@@ -23,12 +23,6 @@ var checkFormats = []string{"text", "json", "github"}
 // checkLevels are the --min-level values of check, most serious first.
 var checkLevels = []string{"error", "warning", "note"}
 
-// The codes of the findings that check makes itself, before the checks run.
-const (
-	codeParseError      = "invalid-tenancy"
-	codeDuplicateObject = "duplicate-object"
-)
-
 func checkCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "check",
@@ -206,7 +200,7 @@ func workTreeFiles(paths []string) ([]string, error) {
 }
 
 func parseFinding(pe *snapshot.ParseError) planner.Finding {
-	f := planner.Finding{Code: codeParseError, Level: planner.LevelError, Message: pe.Msg}
+	f := planner.Finding{Code: planner.CodeInvalidTenancy, Level: planner.LevelError, Message: pe.Msg}
 	f.Where = []tenancy.Location{{File: pe.File, Line: max(pe.Line, 1)}}
 	return f
 }
@@ -216,7 +210,7 @@ func parseFinding(pe *snapshot.ParseError) planner.Finding {
 func duplicateObjects(t *snapshot.Parsed) []planner.Finding {
 	var out []planner.Finding
 	for _, d := range t.Duplicates() {
-		out = append(out, planner.Finding{Code: codeDuplicateObject, Level: planner.LevelError,
+		out = append(out, planner.Finding{Code: planner.CodeDuplicateObject, Level: planner.LevelError,
 			Message: d.Msg, Where: []tenancy.Location{{File: d.File, Line: d.Line}}})
 	}
 	return out
@@ -316,7 +310,7 @@ func annotation(f planner.Finding) string {
 			props = append(props, fmt.Sprintf("line=%d", f.Where[0].Line))
 		}
 	}
-	props = append(props, "title="+ghProperty(f.Code))
+	props = append(props, "title="+ghProperty(string(f.Code)))
 	return "::" + cmd + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
 }
 

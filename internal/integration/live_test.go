@@ -356,7 +356,7 @@ project "workspace" {
 	p := f.plan("grow.json")
 	dryRunNotes := 0
 	for _, x := range p.Findings {
-		if x.Code == live.CodeDryRun {
+		if x.Code == planner.CodeServerDryRun {
 			dryRunNotes++
 		}
 	}

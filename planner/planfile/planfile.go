@@ -61,7 +61,7 @@ type step struct {
 // finding is a planner.Finding as plan.json writes it; object is
 // "Kind/name".
 type finding struct {
-	Code           string             `json:"code"`
+	Code           planner.Code       `json:"code"`
 	Level          planner.Level      `json:"level"`
 	Object         string             `json:"object,omitempty"`
 	Queue          string             `json:"queue,omitempty"`

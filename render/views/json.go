@@ -243,7 +243,7 @@ func manifestOrNull(x *tenancy.Index, a tenancy.ObjectAddr) json.RawMessage {
 func DiagnosticsOf(fs []planner.Finding) []Diagnostic {
 	out := make([]Diagnostic, 0, len(fs))
 	for _, f := range fs {
-		d := Diagnostic{Severity: string(f.Level), Code: f.Code, Summary: f.Message, Queue: f.Queue, Pool: f.Pool,
+		d := Diagnostic{Severity: string(f.Level), Code: string(f.Code), Summary: f.Message, Queue: f.Queue, Pool: f.Pool,
 			Resource: f.Resource, AlreadyPresent: f.AlreadyPresent, Before: f.Before, RelatedRanges: []Range{}}
 		if f.Object != (tenancy.ObjectAddr{}) {
 			d.Address = Address(f.Object)

@@ -208,7 +208,7 @@ func mdBars(p *planner.Plan) string {
 // mdFinding is one finding as a list item, with its locations.
 func mdFinding(f planner.Finding) string {
 	var line strings.Builder
-	fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(f.Code), esc(f.Message))
+	fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(string(f.Code)), esc(f.Message))
 	var where []string
 	for _, l := range f.Where {
 		where = append(where, fmt.Sprintf("%s line %d", code(l.File), l.Line))

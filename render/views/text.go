@@ -163,7 +163,7 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 			label, col = "Warning", st.warnC
 		}
 		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), f.Message)
-		tag := "  [" + f.Code + "]"
+		tag := "  [" + string(f.Code) + "]"
 		if f.AlreadyPresent {
 			tag += " already present before this plan"
 			if f.Before != "" {

@@ -17,14 +17,6 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// Codes of the dry-run findings.
-const (
-	// CodeDryRunRefused is an error: the API server refused a step.
-	CodeDryRunRefused = "server-dry-run-refused"
-	// CodeDryRun is the note that says what the dry run checked.
-	CodeDryRun = "server-dry-run"
-)
-
 // FieldManager is the field manager krmplan names in its requests and in
 // the patch script (--field-manager=krmplan).
 const FieldManager = "krmplan"
@@ -36,10 +28,10 @@ const FieldManager = "krmplan"
 // as it is now: step N does not see the effect of step N-1 (a step that
 // depends on an earlier one is not something the planner emits: each
 // patch tests and changes values of its own queue). It returns an error
-// finding (CodeDryRunRefused) for every step the server refuses, naming
+// finding (planner.CodeServerDryRunRefused) for every step the server refuses, naming
 // the step and the object and quoting the server's words — a 422 on a
 // patch with test operations and no further detail is the test failing,
-// i.e. the value changed since the snapshot — and one note (CodeDryRun)
+// i.e. the value changed since the snapshot — and one note (planner.CodeServerDryRun)
 // saying how many steps were accepted and what a dry run cannot show. An
 // error is returned, and no finding, when the server cannot answer (it is
 // unreachable, ctx is done, a step's kind is unknown).
@@ -76,7 +68,7 @@ func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.St
 		if ctx.Err() != nil || !errors.As(err, &status) {
 			return nil, fmt.Errorf("dry run of step %d (%s %s %s): %w", n+1, st.Action, st.Object.Kind, st.Object.Name, err)
 		}
-		out = append(out, planner.Finding{Code: CodeDryRunRefused, Level: planner.LevelError, Object: st.Object,
+		out = append(out, planner.Finding{Code: planner.CodeServerDryRunRefused, Level: planner.LevelError, Object: st.Object,
 			Message: fmt.Sprintf("step %d/%d (%s %s %s, %s): the API server refused it in a dry run: %s%s",
 				n+1, len(steps), st.Action, st.Object.Kind, st.Object.Name, st.Phase, status.Status().Message, staleHint(st, err, status))})
 	}
@@ -85,7 +77,7 @@ func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.St
 		note = fmt.Sprintf("server dry run: the API server accepted all %s (dryRun=All, nothing persisted)", words.Count(len(steps), "step"))
 	}
 	note += "; each step was checked against the live object as it is now, without the effect of the steps before it, since a dry run persists nothing"
-	out = append(out, planner.Finding{Code: CodeDryRun, Level: planner.LevelNote, Message: note})
+	out = append(out, planner.Finding{Code: planner.CodeServerDryRun, Level: planner.LevelNote, Message: note})
 	return out, nil
 }
 
