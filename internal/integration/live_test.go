@@ -94,6 +94,29 @@ func testSnapshot(f *fx) {
 	if len(s.NotRead) != 0 {
 		f.t.Errorf("not_read = %v, want none", s.NotRead)
 	}
+	f.snapshotObjects(s)
+	f.snapshotCluster(s)
+	// Only spec and the metadata that matters; never a credential.
+	text := f.read("state.json")
+	for _, bad := range []string{"managedFields", "creationTimestamp", "sync-wave", "conditions", "certificate", "client-key", "token", "BEGIN", "password"} {
+		if strings.Contains(text, bad) {
+			f.t.Errorf("state.json contains %q", bad)
+		}
+	}
+	// Deterministic: the same cluster gives the same bytes.
+	f.must(f.krmplan("snapshot", "--context", "envtest", "-o", "again.json"), 0, "second snapshot")
+	if f.read("again.json") != text {
+		f.t.Errorf("two snapshots of an unchanged cluster differ")
+	}
+	// stdout when there is no -o.
+	if r := f.must(f.krmplan("snapshot"), 0, "snapshot to stdout"); r.stdout != text {
+		f.t.Errorf("snapshot without -o printed other bytes than -o wrote")
+	}
+}
+
+// snapshotObjects checks the KRM objects of the live snapshot s: specs,
+// metadata and GitOps keys as the cluster holds them.
+func (f *fx) snapshotObjects(s *snapshot.State) {
 	if len(s.NodePools) != 1 || s.NodePools[0].Spec != (tenancy.NodePoolSpec{LabelKey: "example.com/gpu-class", LabelValue: "rtx-pro-6000"}) ||
 		s.NodePools[0].Metadata.UID == "" || s.NodePools[0].Metadata.ResourceVersion == "" {
 		f.t.Errorf("node pools = %+v", s.NodePools)
@@ -125,6 +148,11 @@ func testSnapshot(f *fx) {
 	if s.KRMConfig == nil || s.KRMConfig.Metadata.Name != "krm-config" || s.KRMConfig.ProjectLabelKey != "kai/project" {
 		f.t.Errorf("KRMConfig = %+v", s.KRMConfig)
 	}
+}
+
+// snapshotCluster checks what the live snapshot s holds of the cluster:
+// its nodes, the scheduler's Queues with their usage, the namespaces.
+func (f *fx) snapshotCluster(s *snapshot.State) {
 	var nodes []string
 	for _, n := range s.Nodes {
 		nodes = append(nodes, fmt.Sprintf("%s cap=%s alloc=%s ready=%v cordoned=%v class=%s", n.Name, n.Capacity, n.Allocatable, n.Ready, n.Cordoned, n.Labels["example.com/gpu-class"]))
@@ -153,23 +181,6 @@ func testSnapshot(f *fx) {
 		}
 	}
 	f.wantEqual("project namespaces", labelled, map[string]string{"benchmark": "benchmark", "kai-verify": "kai-verify", "workspace": "workspace"})
-
-	// Only spec and the metadata that matters; never a credential.
-	text := f.read("state.json")
-	for _, bad := range []string{"managedFields", "creationTimestamp", "sync-wave", "conditions", "certificate", "client-key", "token", "BEGIN", "password"} {
-		if strings.Contains(text, bad) {
-			f.t.Errorf("state.json contains %q", bad)
-		}
-	}
-	// Deterministic: the same cluster gives the same bytes.
-	f.must(f.krmplan("snapshot", "--context", "envtest", "-o", "again.json"), 0, "second snapshot")
-	if f.read("again.json") != text {
-		f.t.Errorf("two snapshots of an unchanged cluster differ")
-	}
-	// stdout when there is no -o.
-	if r := f.must(f.krmplan("snapshot"), 0, "snapshot to stdout"); r.stdout != text {
-		f.t.Errorf("snapshot without -o printed other bytes than -o wrote")
-	}
 }
 
 // testPaging reads with a page size of 1 and checks every list was paged
