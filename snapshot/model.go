@@ -1,9 +1,9 @@
-// Package snapshot is the state model of krmplan and its file, state.json:
-// the KRM objects as read (node pools, departments, projects), what the
-// cluster adds where one was reachable (nodes, live KAI Queues with their
-// usage, namespaces), and where each value was written when it came from a
-// tenancy YAML at a git ref. The readers for a git ref and for a live
-// cluster live here too; everything else works on State.
+// Package snapshot is state.json, one snapshot of a tenancy: the KRM
+// objects as read (a tenancy.Tenancy, with where each value was written
+// when it came from a tenancy YAML at a git ref), what the cluster adds
+// where one was reachable (nodes, live KAI Queues with their usage,
+// namespaces), what was not read, and the digest. The git reader and the
+// YAML reader live here; the live cluster reader is snapshot/live.
 package snapshot
 
 import (

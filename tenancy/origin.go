@@ -37,7 +37,7 @@ func (o *Origin) Shift(lines, off int) {
 }
 
 // Pos is the position of one scalar value in a file. state.json writes it
-// as the string "LINE:COLUMN START-END TEXT" (pos_json.go).
+// as the string "LINE:COLUMN START-END TEXT" (MarshalJSON).
 type Pos struct {
 	Line   int `json:"line"`   // 1-based
 	Column int `json:"column"` // 1-based, in bytes
