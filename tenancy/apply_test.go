@@ -138,3 +138,30 @@ func TestDraftAppliesInSteps(t *testing.T) {
 		t.Error("Tenancy does not show the draft")
 	}
 }
+
+// FuzzApply: any change a plan file can hold (one that decodes) either
+// applies or is refused with an error; Apply never panics and never
+// changes its input.
+func FuzzApply(f *testing.F) {
+	for _, c := range misfits {
+		b, _ := c.c.MarshalJSON()
+		f.Add(b)
+	}
+	f.Add([]byte(`{"action":"create","kind":"Department","object":"new","queue_index":0,"field":"gpu.limit","path":"/spec/queues/0/resources/gpu/limit","before":null,"after":-1,"resource":"gpu"}`))
+	f.Add([]byte(`{"action":"create","kind":"Project","object":"a","queue_index":1,"new_queue":true,"field":"priority","path":"/spec/queues/1/priority","before":null,"after":7}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var c Change
+		if c.UnmarshalJSON(b) != nil {
+			return
+		}
+		before := small()
+		was := jsonOf(t, before)
+		after, err := Apply(before, []Change{c, c})
+		if jsonOf(t, before) != was {
+			t.Fatalf("Apply changed its input: %s", b)
+		}
+		if err == nil && after == nil {
+			t.Fatal("no tenancy and no error")
+		}
+	})
+}
