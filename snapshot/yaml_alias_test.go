@@ -126,7 +126,7 @@ func TestFromGitProfile(t *testing.T) {
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "two")
 	_, err = FromGit(GitSource{Repo: dir, Paths: []string{"t"}})
-	if err == nil || !strings.Contains(err.Error(), "the repository profile at HEAD is invalid:\n.krmplan.hcl:1,") {
+	if err == nil || !strings.Contains(err.Error(), "the repository profile at HEAD is invalid: .krmplan.hcl:1,") {
 		t.Fatalf("err = %v", err)
 	}
 	st, err = FromGit(GitSource{Repo: dir, Ref: "HEAD~1", Paths: []string{"t/a.yaml"}})

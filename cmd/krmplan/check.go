@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -314,12 +315,16 @@ func annotation(f planner.Finding) string {
 	return "::" + cmd + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
 }
 
-// ghData escapes a workflow command's message.
+// ghData escapes a workflow command's message: %, \r and \n with
+// GitHub's own escapes, then every other control character as
+// escape.Controls writes it (an ESC would colour or move the log viewer's
+// text).
 func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return escape.Controls(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
-// ghProperty escapes a workflow command's property value.
+// ghProperty escapes a workflow command's property value as ghData does,
+// and the : and , that end a property.
 func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return escape.Controls(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -211,7 +212,7 @@ func runPlan(c *cli.Context, e *env) error {
 		if err := writeOut(e, out, planJSON, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", out)
+		fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", escape.Controls(out))
 	}
 	switch {
 	case !p.Renderable():
@@ -338,12 +339,13 @@ func renderCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "render",
 		Usage:     "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
-		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--with-mirrors] [--git-repo DIR]",
+		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--force] [--with-mirrors] [--git-repo DIR]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "patch (a kubectl script), splice (a commit on a new branch) or diff (the splice's unified diff, no commit)"},
 			&cli.StringFlag{Name: "approve", Usage: "approve the plan with this id (the full id or its first 12+ hex digits)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch, diff: write to this file (default: stdout)"},
 			&cli.StringFlag{Name: "branch", Usage: "splice: the new branch (default krmplan/<first 12 of the plan id>)"},
+			&cli.BoolFlag{Name: "force", Usage: "splice: move the branch to the new commit if it exists (never a branch checked out in a work tree)"},
 			&cli.BoolFlag{Name: "with-mirrors", Usage: "splice, diff: also rewrite the namespace ResourceQuotas that .krmplan.hcl names as mirrors"},
 			&cli.StringFlag{Name: "git-repo", Usage: "splice, diff: the repository to read the snapshot's commit from and to create the branch in (default: the repository the snapshot was taken from)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
@@ -376,11 +378,14 @@ func runRender(c *cli.Context, e *env) error {
 	if err := script.Approve(p, c.String("approve"), prompted); err != nil {
 		return cli.Exit("render refused: "+err.Error(), 1)
 	}
-	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo")}
+	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force")}
 	switch c.String("format") {
 	case "patch":
-		perm := os.FileMode(0o755)
-		return writeOut(e, c.String("out"), script.PatchScript(p), perm)
+		sh, err := script.PatchScript(p)
+		if err != nil {
+			return cli.Exit("render refused: "+err.Error(), 1)
+		}
+		return writeOut(e, c.String("out"), sh, 0o755)
 	case "diff":
 		res, err := commit.Diff(p, opts)
 		if err != nil {
@@ -394,11 +399,12 @@ func runRender(c *cli.Context, e *env) error {
 		return cli.Exit("render refused: "+err.Error(), 1)
 	}
 	spliceNotes(e, res.Notes, res.Reminders)
-	repo := opts.Repo
-	if repo == "" {
-		repo = p.Snapshot.Source.Repo
+	repo := escape.Controls(res.Repo.String())
+	if res.Replaced != "" {
+		fmt.Fprintf(e.stdout, "Moved branch %s from commit %s to commit %s (--force) in %s; nothing was pushed.\n\n", res.Branch, res.Replaced, res.Commit, repo)
+	} else {
+		fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, repo)
 	}
-	fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, repo)
 	_, err = e.stdout.Write(res.Diff)
 	return err
 }
@@ -421,6 +427,8 @@ func renderArgs(c *cli.Context) (string, error) {
 		return "", cli.Exit("--with-mirrors rewrites files: use it with --format splice or diff", 1)
 	case c.String("branch") != "" && format != "splice":
 		return "", cli.Exit("--branch names the splice's branch: use it with --format splice", 1)
+	case c.Bool("force") && format != "splice":
+		return "", cli.Exit("--force moves an existing branch to the splice's commit: use it with --format splice", 1)
 	case c.String("git-repo") != "" && format == "patch":
 		return "", cli.Exit("--git-repo is the repository of a splice: use it with --format splice or diff", 1)
 	case c.String("out") != "" && format == "splice":
@@ -433,10 +441,10 @@ func renderArgs(c *cli.Context) (string, error) {
 // the commit message too).
 func spliceNotes(e *env, notes, reminders []string) {
 	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "Note: %s\n", n)
+		fmt.Fprintf(e.stderr, "Note: %s\n", escape.Controls(n))
 	}
 	for _, r := range reminders {
-		fmt.Fprintf(e.stderr, "Reminder: %s\n", r)
+		fmt.Fprintf(e.stderr, "Reminder: %s\n", escape.Controls(r))
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/snapshot"
@@ -33,13 +34,13 @@ func exportCommand(e *env) *cli.Command {
 			}
 			out, warnings := config.Export(&st.Tenancy, st.Provenance()...)
 			for _, w := range warnings {
-				fmt.Fprintln(e.stderr, "Warning:", w)
+				fmt.Fprintln(e.stderr, "Warning:", escape.Controls(w))
 			}
 			if err := writeOut(e, c.String("out"), out, 0o644); err != nil {
 				return err
 			}
 			if o := c.String("out"); o != "" && o != "-" {
-				fmt.Fprintf(e.stderr, "Exported the snapshot to %s.\n", o)
+				fmt.Fprintf(e.stderr, "Exported the snapshot to %s.\n", escape.Controls(o))
 			}
 			return nil
 		},

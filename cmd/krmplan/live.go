@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 	"strings"
 	"time"
 
@@ -53,7 +54,7 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 			return nil, clusterExit(err, c.Duration("timeout"))
 		}
 		fmt.Fprintf(e.stderr, "Read %s, %s and %s from %s.\n", words.Count(len(st.NodePools), "node pool"),
-			words.Count(len(st.Departments), "department"), words.Count(len(st.Projects), "project"), clusterName(r))
+			words.Count(len(st.Departments), "department"), words.Count(len(st.Projects), "project"), escape.Controls(clusterName(r)))
 		reportClusterData(e, st.Nodes, st.LiveQueues, st.Namespaces, st.NotRead)
 		return st, nil
 	}
@@ -84,7 +85,7 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 		st.Overlay(o.data)
 	}
 	if o.from != "" {
-		fmt.Fprintf(e.stderr, "Read the live overlay from %s.\n", o.from)
+		fmt.Fprintf(e.stderr, "Read the live overlay from %s.\n", escape.Controls(o.from))
 		reportClusterData(e, o.data.Nodes, o.data.LiveQueues, o.data.Namespaces, o.data.NotRead)
 	}
 	return st, nil
@@ -173,7 +174,7 @@ func reportClusterData(e *env, nodes []snapshot.Node, queues []snapshot.LiveQueu
 		fmt.Fprintf(e.stderr, "Read %s.\n", joinAnd(read))
 	}
 	for _, n := range notRead {
-		fmt.Fprintf(e.stderr, "Not read: %s — %s\n", n.What, n.Reason)
+		fmt.Fprintf(e.stderr, "Not read: %s — %s\n", escape.Controls(n.What), escape.Controls(n.Reason))
 	}
 }
 
@@ -207,7 +208,7 @@ func serverDryRun(c *cli.Context, e *env, p *planner.Plan) error {
 		return cli.Exit("--server-dry-run: "+err.Error(), 1)
 	}
 	if s := p.Snapshot.Source.Server; s != "" && s != t.Server {
-		fmt.Fprintf(e.stderr, "Warning: --server-dry-run: the snapshot was read from %s, the dry run goes to %s.\n", s, t.Server)
+		fmt.Fprintf(e.stderr, "Warning: --server-dry-run: the snapshot was read from %s, the dry run goes to %s.\n", escape.Controls(s), escape.Controls(t.Server))
 	}
 	dyn, err := dynamic.NewForConfig(t.Config)
 	if err != nil {

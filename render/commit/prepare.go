@@ -34,6 +34,9 @@ type Options struct {
 	// commit from (and Splice writes the branch into);
 	// "" is the repository the snapshot was taken from (Source.Repo).
 	Repo string
+	// Force lets Splice move an existing branch (not one checked out in a
+	// work tree) to the new commit.
+	Force bool
 }
 
 // FileChange is the new content of one file of a splice.

@@ -1,8 +1,6 @@
 package script
 
 import (
-	"strings"
-
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
 )
@@ -35,13 +33,4 @@ func ProfileReminders(p *planner.Plan) []string {
 		}
 	}
 	return out
-}
-
-// profileHeader is the patch script's comment lines for ProfileReminders.
-func profileHeader(p *planner.Plan) string {
-	var b strings.Builder
-	for _, r := range ProfileReminders(p) {
-		b.WriteString("# " + strings.ReplaceAll(r, "\n", " ") + "\n")
-	}
-	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
@@ -475,7 +476,7 @@ func finiteTotal(ss []share) (quota.Value, []string) {
 	for _, s := range ss {
 		switch {
 		case s.v.IsUnlimited():
-			unl = append(unl, s.name)
+			unl = append(unl, escape.Controls(s.name))
 		case s.v.IsNegative():
 		default:
 			t = t.Add(s.v)
@@ -521,11 +522,12 @@ func layout(ss []share, scale float64) []segment {
 	return out
 }
 
+// label is the share's name (escaped) and amount, as a bar shows it.
 func (s share) label() string {
 	if s.root {
-		return s.name + "* " + s.v.String()
+		return escape.Controls(s.name) + "* " + s.v.String()
 	}
-	return s.name + " " + s.v.String()
+	return escape.Controls(s.name) + " " + s.v.String()
 }
 
 // fits reports whether a segment shows its whole label: one cell goes to
@@ -707,14 +709,14 @@ func writePoolBars(b *bytes.Buffer, ps poolSplit, st Style) {
 	c := ps.cap
 	switch {
 	case !c.known:
-		fitLine(b, "  ", "Node pool "+ps.pool+":", fmt.Sprintf("size unknown (%s), drawn against the departments' total", c.why))
+		fitLine(b, "  ", "Node pool "+escape.Controls(ps.pool)+":", fmt.Sprintf("size unknown (%s), drawn against the departments' total", escape.Controls(c.why)))
 	default:
 		nodes := words.Count(c.nodes, "node")
 		extra := ""
 		if !c.unschedulable.IsZero() {
 			extra = fmt.Sprintf(", %s of them not schedulable now", c.unschedulable)
 		}
-		fitLine(b, "  ", "Node pool "+ps.pool+":", fmt.Sprintf("%s on %s%s", quota.Amount(quota.GPU, c.cards), nodes, extra))
+		fitLine(b, "  ", "Node pool "+escape.Controls(ps.pool)+":", fmt.Sprintf("%s on %s%s", quota.Amount(quota.GPU, c.cards), nodes, extra))
 	}
 	e := edge{known: c.known, v: c.cards}
 	bt, _ := finiteTotal(ps.before)
@@ -749,7 +751,7 @@ func writeDeptBars(b *bytes.Buffer, d deptSplit, st Style) {
 	default:
 		shareText = fmt.Sprintf("share %s -> %s", d.before, amount(d.after))
 	}
-	fitLine(b, "    ", "Projects of department "+d.name, "("+shareText+"):")
+	fitLine(b, "    ", "Projects of department "+escape.Controls(d.name), "("+shareText+"):")
 	if len(d.projBefore) == 0 && len(d.projAfter) == 0 {
 		b.WriteString("      no project has a queue on this pool\n")
 		return

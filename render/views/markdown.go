@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/script"
@@ -249,7 +250,11 @@ func mdScript(p *planner.Plan) string {
 		return "<details>\n<summary>Rendered commands: none — render refuses a plan with errors</summary>\n\n" +
 			"Fix the " + words.Count(p.Summary.Errors, "error") + " above and plan again.\n\n</details>\n\n"
 	}
-	cmds := string(script.PatchScript(p))
+	sh, err := script.PatchScript(p)
+	if err != nil {
+		return "<details>\n<summary>Rendered commands: none — render refuses this plan</summary>\n\n" + esc(err.Error()) + "\n\n</details>\n\n"
+	}
+	cmds := string(sh)
 	f := fence(cmds)
 	verified := ""
 	if p.OrderVerified {
@@ -302,17 +307,18 @@ func valueChange(c *tenancy.Change) string {
 // inside a table cell or a list item.
 var mdSpecial = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "&", "&amp;", "\n", " ",
+	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "&", "&amp;",
 )
 
-// esc escapes text for a markdown table cell or list item.
-func esc(s string) string { return mdSpecial.Replace(s) }
+// esc escapes text for a markdown table cell or list item: control
+// characters as escape.Controls writes them, then markdown's syntax.
+func esc(s string) string { return mdSpecial.Replace(escape.Controls(s)) }
 
 // code is s as a code span, safe in a table cell: a fence longer than any
 // run of backticks in s, and | escaped (GitHub splits cells on it even in
 // code spans).
 func code(s string) string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`)
+	s = strings.ReplaceAll(escape.Controls(s), "|", `\|`)
 	if s == "" {
 		return "` `"
 	}

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/script"
@@ -62,7 +64,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 	writeFindings(&b, p, st)
 	if rs := script.ProfileReminders(p); len(rs) > 0 {
 		for _, r := range rs {
-			b.WriteString(r + "\n")
+			b.WriteString(escape.Controls(r) + "\n")
 		}
 		b.WriteString("\n")
 	}
@@ -104,8 +106,9 @@ func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
 	if cs[0].Creates() {
 		symbol, verb, col = "+", "will be created", st.add
 	}
-	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", first.Kind, first.Name, verb)))
-	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(first.Kind.String()), first.Name)
+	kind, object := first.Kind.String(), escape.Controls(first.Name)
+	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", kind, object, verb)))
+	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(kind), first.Name)
 	queue := -2
 	for _, c := range cs {
 		if c.Field.Queue != queue {
@@ -118,17 +121,18 @@ func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
 				if c.Action == tenancy.ActionCreate {
 					qs, qc = "+", st.add
 				}
-				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, c.Pool)
+				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, escape.Controls(c.Pool))
 			}
 		}
 		indent := "      "
 		if queue >= 0 {
 			indent = "          "
 		}
+		field, before, after := c.Field.Field.String(), escape.Controls(c.Before.String()), escape.Controls(c.After.String())
 		if c.Action == tenancy.ActionCreate || c.Before.IsNull() {
-			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), c.Field.Field, c.After)
+			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), field, after)
 		} else {
-			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), c.Field.Field, c.Before, c.After)
+			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), field, before, after)
 		}
 	}
 	if queue >= 0 {
@@ -162,12 +166,12 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		case planner.LevelWarning:
 			label, col = "Warning", st.warnC
 		}
-		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), f.Message)
-		tag := "  [" + string(f.Code) + "]"
+		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), escape.Controls(f.Message))
+		tag := "  [" + escape.Controls(string(f.Code)) + "]"
 		if f.AlreadyPresent {
 			tag += " already present before this plan"
 			if f.Before != "" {
-				tag += ", which changes it; before: " + f.Before
+				tag += ", which changes it; before: " + escape.Controls(f.Before)
 			}
 		}
 		b.WriteString(st.paint(st.dim, tag) + "\n")
@@ -178,7 +182,7 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 				last = ""
 				continue
 			}
-			on := fmt.Sprintf("  on %s line %d\n", l.File, l.Line)
+			on := fmt.Sprintf("  on %s line %d\n", escape.Controls(l.File), l.Line)
 			if on != last { // two values on one line are one line to look at
 				b.WriteString(on)
 			}
@@ -190,8 +194,10 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 
 // writeSnippet prints "on FILE line N:" and the source line with the range
 // underlined by carets, like an HCL diagnostic, readable without colour.
+// The line is shown with its control characters escaped, and the carets
+// stand under the escaped text.
 func writeSnippet(b *bytes.Buffer, files map[string][]byte, r hcl.Range) {
-	fmt.Fprintf(b, "  on %s line %d:\n", r.Filename, r.Start.Line)
+	fmt.Fprintf(b, "  on %s line %d:\n", escape.Controls(r.Filename), r.Start.Line)
 	src, ok := files[r.Filename]
 	if !ok || r.Start.Byte > len(src) {
 		return
@@ -201,14 +207,15 @@ func writeSnippet(b *bytes.Buffer, files map[string][]byte, r hcl.Range) {
 	if lineEnd < 0 {
 		lineEnd = len(src) - lineStart
 	}
-	line := strings.TrimRight(string(src[lineStart:lineStart+lineEnd]), "\r")
+	raw := strings.TrimRight(string(src[lineStart:lineStart+lineEnd]), "\r")
+	line := escape.Controls(raw)
 	num := fmt.Sprintf("%4d: ", r.Start.Line)
 	fmt.Fprintf(b, "%s%s\n", num, line)
-	width := r.End.Byte - r.Start.Byte
-	if r.End.Line != r.Start.Line || width <= 0 {
-		width = len(line) - (r.Start.Byte - lineStart)
+	pad := utf8.RuneCountInString(escape.Controls(string(src[lineStart:r.Start.Byte])))
+	width := utf8.RuneCountInString(line) - pad
+	if r.End.Line == r.Start.Line && r.End.Byte > r.Start.Byte && r.End.Byte <= lineStart+len(raw) {
+		width = utf8.RuneCountInString(escape.Controls(string(src[r.Start.Byte:r.End.Byte])))
 	}
-	pad := len([]rune(string(src[lineStart:r.Start.Byte])))
 	fmt.Fprintf(b, "%s%s%s\n", strings.Repeat(" ", len(num)), strings.Repeat(" ", pad), strings.Repeat("^", max(width, 1)))
 }
 
@@ -221,12 +228,12 @@ func Diagnostics(w io.Writer, diags hcl.Diagnostics, files map[string][]byte, st
 		if d.Severity == hcl.DiagWarning {
 			label, col = "Warning", st.warnC
 		}
-		fmt.Fprintf(&b, "%s %s\n", st.paint(col, label+":"), d.Summary)
+		fmt.Fprintf(&b, "%s %s\n", st.paint(col, label+":"), escape.Controls(d.Summary))
 		if d.Subject != nil {
 			writeSnippet(&b, files, *d.Subject)
 		}
 		if d.Detail != "" {
-			fmt.Fprintf(&b, "  %s\n", d.Detail)
+			fmt.Fprintf(&b, "  %s\n", escape.Lines(d.Detail))
 		}
 		b.WriteString("\n")
 	}

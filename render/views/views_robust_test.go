@@ -2,11 +2,15 @@ package views
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/krmplan/krmplan/internal/escape"
+	"github.com/krmplan/krmplan/tenancy"
 
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/tenancy"
 )
 
 // TestViewsSurviveOddPlans: a plan's changes are typed, and planfile
@@ -26,5 +30,75 @@ func TestViewsSurviveOddPlans(t *testing.T) {
 	}
 	if err := Markdown(&b, p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestViewsEscapeControlCharacters: a name, a pool, a file and a message
+// holding an ANSI escape, a carriage return, a newline or a Unicode line
+// separator are shown escaped in the text and markdown views: no line can
+// erase, recolour or fake another ("all checks passed").
+func TestViewsEscapeControlCharacters(t *testing.T) {
+	const evil = "bench\x1b[2K\r\x1b[32mall checks passed\x1b[0m\n\u2028"
+	const shown = `bench\x1b[2K\r\x1b[32mall checks passed\x1b[0m\n\u2028`
+	p := plantest.SamplePlan(t, "move-one-card.hcl")
+	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Object().Name == "benchmark" {
+			c.Field.Object.Name, c.Pool = evil, evil
+		}
+	}
+	findProject(p.Snapshot, "benchmark").Metadata.Name = evil
+	p.Findings = append(p.Findings, planner.Finding{Code: "invalid-name", Level: planner.LevelError, Message: "project " + evil,
+		Where: []tenancy.Location{{File: evil + ".yaml", Line: 3}}})
+	var text, md bytes.Buffer
+	if err := Text(&text, p, NewStyle(false)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, view := range []struct {
+		name string
+		out  string
+		want []string
+	}{
+		{"text", text.String(), []string{
+			"  # Project " + shown + " will be updated in place\n",
+			"      ~ queue \"benchmark-rtx\" (node pool " + shown + ") {\n",
+			"Error: project " + shown + "\n",
+			"  on " + shown + ".yaml line 3\n",
+		}},
+		{"markdown", md.String(), []string{
+			"- ❌ **Error** `invalid-name`: project bench\\\\x1b\\[2K\\\\r\\\\x1b\\[32mall checks passed\\\\x1b\\[0m\\\\n\\\\u2028 (`" + shown + ".yaml` line 3)\n",
+		}},
+	} {
+		for i, line := range strings.SplitAfter(view.out, "\n") {
+			if escape.Has(strings.TrimSuffix(line, "\n")) {
+				t.Errorf("%s view, line %d holds a control character: %q", view.name, i+1, line)
+			}
+		}
+		for _, w := range view.want {
+			if !strings.Contains(view.out, w) {
+				t.Errorf("%s view lacks the line %q:\n%s", view.name, w, view.out)
+			}
+		}
+	}
+}
+
+// An HCL diagnostic on a line holding a control character shows the line
+// escaped, with the carets under the escaped text of the range.
+func TestDiagnosticsEscapeTheSourceLine(t *testing.T) {
+	src := []byte("project \"a\x1b[2Kb\" { x = 1 }\n")
+	start := bytes.Index(src, []byte("x = 1"))
+	r := hcl.Range{Filename: "d\x1b.hcl", Start: hcl.Pos{Line: 1, Byte: start}, End: hcl.Pos{Line: 1, Byte: start + 5}}
+	var b bytes.Buffer
+	Diagnostics(&b, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "bad \x1b[32mok", Detail: "one\ntwo\x07", Subject: &r}},
+		map[string][]byte{"d\x1b.hcl": src}, NewStyle(false))
+	want := "Error: bad \\x1b[32mok\n" +
+		"  on d\\x1b.hcl line 1:\n" +
+		"   1: project \"a\\x1b[2Kb\" { x = 1 }\n" +
+		"                            ^^^^^\n" +
+		"  one\ntwo\\x07\n\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
