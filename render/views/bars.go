@@ -332,10 +332,17 @@ func changedPools(bx, tx *tenancy.Index) map[string]bool {
 		}
 	}
 	for _, side := range [2][2]*tenancy.Index{{bx, tx}, {tx, bx}} {
-		this, other := side[0], side[1]
-		for i := range this.Tenancy().Departments {
-			d := &this.Tenancy().Departments[i]
-			o := other.Department(d.Metadata.Name)
+		this, other := side[0].Tenancy().Departments, side[1]
+		for i := range this {
+			// The object at the same position, when it has the name
+			// (tenancy.Apply keeps every object in place but for new ones),
+			// else the one the other side's index finds.
+			d, o := &this[i], (*tenancy.Department)(nil)
+			if ds := other.Tenancy().Departments; i < len(ds) && ds[i].Metadata.Name == d.Metadata.Name {
+				o = &ds[i]
+			} else {
+				o = other.Department(d.Metadata.Name)
+			}
 			if o != nil && sameQueues(d.Spec.Queues, o.Spec.Queues) {
 				continue
 			}
@@ -346,10 +353,14 @@ func changedPools(bx, tx *tenancy.Index) map[string]bool {
 		}
 	}
 	for _, side := range [2][2]*tenancy.Index{{bx, tx}, {tx, bx}} {
-		this, other := side[0], side[1]
-		for i := range this.Tenancy().Projects {
-			p := &this.Tenancy().Projects[i]
-			o := other.Project(p.Metadata.Name)
+		this, other := side[0].Tenancy().Projects, side[1]
+		for i := range this {
+			p, o := &this[i], (*tenancy.Project)(nil)
+			if ps := other.Tenancy().Projects; i < len(ps) && ps[i].Metadata.Name == p.Metadata.Name {
+				o = &ps[i]
+			} else {
+				o = other.Project(p.Metadata.Name)
+			}
 			if o != nil && o.Spec.Parent == p.Spec.Parent && sameQueues(p.Spec.Queues, o.Spec.Queues) && !oneSide[p.Spec.Parent] {
 				continue
 			}
