@@ -1,4 +1,4 @@
-package planner
+package config
 
 import (
 	"fmt"
@@ -8,30 +8,31 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/krmplan/krmplan/config"
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
-// placeNewObjects copies the file that desired.hcl names for a new object
-// (`file = "tenancy/research.yaml"`) onto that object's changes, for the
-// splice to write it there. Naming a file for an object that exists is an
-// error unless it is the file that already holds it: a plan never moves
-// objects between files. A path must be repository-relative and clean.
-func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Change) hcl.Diagnostics {
-	origins := before.Origins()
-	named := map[string]*config.Str{}
-	for _, p := range ov.NodePools {
-		named[KindNodePool+"/"+p.Name] = p.File
+// place copies the file that desired.hcl names for a new object (`file =
+// "tenancy/research.yaml"`) onto that object's changes, for the splice to
+// write it there. Naming a file for an object that exists is an error
+// unless it is the file that already holds it: a plan never moves objects
+// between files. A path must be repository-relative and clean. The
+// diagnostics come by object ("Kind/name").
+func (d *differ) place(o *Overlay) hcl.Diagnostics {
+	named := map[tenancy.ObjectAddr]*Str{}
+	for _, p := range o.NodePools {
+		named[tenancy.KindNodePool.Object(p.Name)] = p.File
 	}
-	for _, d := range ov.Departments {
-		named[KindDepartment+"/"+d.Name] = d.File
+	for _, dep := range o.Departments {
+		named[tenancy.KindDepartment.Object(dep.Name)] = dep.File
 	}
-	for _, p := range ov.Projects {
-		named[KindProject+"/"+p.Name] = p.File
+	for _, p := range o.Projects {
+		named[tenancy.KindProject.Object(p.Name)] = p.File
 	}
+	addrs := slices.Collect(maps.Keys(named))
+	slices.SortFunc(addrs, func(a, b tenancy.ObjectAddr) int { return strings.Compare(a.String(), b.String()) })
 	var diags hcl.Diagnostics
-	for _, key := range slices.Sorted(maps.Keys(named)) {
-		f := named[key]
+	for _, a := range addrs {
+		f := named[a]
 		if f == nil {
 			continue
 		}
@@ -41,20 +42,20 @@ func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Chang
 				Detail: fmt.Sprintf("file = %q: give a clean path relative to the repository root, such as \"tenancy/projects.yaml\" (%s).", f.Value, why)})
 			continue
 		}
-		if o, exists := origins[key]; exists {
-			if o == nil || o.File != f.Value {
+		if origin, exists := d.x.Origin(a); exists {
+			if origin == nil || origin.File != f.Value {
 				where := "the cluster"
-				if o != nil {
-					where = o.File
+				if origin != nil {
+					where = origin.File
 				}
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Object already placed", Subject: &r,
-					Detail: fmt.Sprintf("%s is already written in %s; file = %q only places a new object (a plan never moves objects between files).", key, where, f.Value)})
+					Detail: fmt.Sprintf("%s is already written in %s; file = %q only places a new object (a plan never moves objects between files).", a, where, f.Value)})
 			}
 			continue
 		}
-		for i := range changes {
-			if changes[i].Kind+"/"+changes[i].Object == key {
-				changes[i].File = f.Value
+		if oc := d.byObject[a]; oc != nil {
+			for i := range oc.changes {
+				oc.changes[i].File = f.Value
 			}
 		}
 	}
