@@ -264,6 +264,9 @@ var checks = []check{
 	{(*checker).checkDefaultNodePools, true},
 	{(*checker).checkQueueNameLength, false},
 	{(*checker).checkNames, true},
+	// checks_advice.go
+	{(*checker).checkUnitSlips, false},
+	{(*checker).checkPriorityWithoutGuarantee, false},
 	// checks_cluster.go
 	{(*checker).checkPoolNodes, false},
 	{(*checker).checkNewPools, false},
@@ -556,13 +559,19 @@ func (c *checker) checkProjectsFitDepartment() {
 	}
 }
 
+// fitDepartment compares the projects' guarantees of r on one pool with
+// their department's. Each unlimited (-1) project guarantee under a finite
+// department is its own unlimited-under-finite error, so every one is
+// named; the sum is then unlimited and not compared. A department
+// guarantee that is negative (and not -1) is negative-value's alone: no
+// arithmetic is done on it.
 func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []ownedQueue, r quota.Resource) {
 	have, _ := value(dq, r, tenancy.Deserved)
-	if have.IsUnlimited() {
-		return
+	if have.IsNegative() {
+		return // unlimited holds anything; another negative is negative-value
 	}
 	base := Finding{Level: LevelError, Object: dept.addr, Queue: dq.Name, Pool: dq.NodePool, Resource: string(r)}
-	sum := quota.Zero
+	sum, unlimited := quota.Zero, false
 	for _, k := range kids {
 		v, _ := value(k.q, r, tenancy.Deserved)
 		if v.IsNegative() && !v.IsUnlimited() {
@@ -575,11 +584,12 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []o
 			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.q.Name, r, dq.Name, quota.Amount(r, have))
 			f.Where = append(c.fieldLoc(k.o, k.i, r, tenancy.Deserved), c.fieldLoc(dept, qi, r, tenancy.Deserved)...)
 			c.add(f)
-			return
+			unlimited = true
+			continue
 		}
 		sum = sum.Add(v)
 	}
-	if sum.Cmp(have) <= 0 {
+	if unlimited || sum.Cmp(have) <= 0 {
 		return
 	}
 	f := base

@@ -180,6 +180,36 @@ var catalogueCases = []struct {
 			catProj("b", "d", "", catQ("b-q", "h100", catGPU("100000", "-1"))),
 		codes: []string{"projects-over-department", "unlimited-under-finite", "unassigned-share", "project-limit-over-department"}},
 
+	// Advisory notes.
+	{name: "a project's cpu in cores among siblings in millicores",
+		yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 40000, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: 8000, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("b", "d", "", catQ("b-q", "default", catCPUOnly("{deserved: 16000, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("c", "d", "", catQ("c-q", "default", catCPUOnly("{deserved: 8, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("e", "d", "", catQ("e-q", "default", catCPUOnly("{deserved: 4000, limit: -1, overQuotaWeight: 1}"))),
+		codes: []string{"unit-slip"},
+		want:  []string{"note unit-slip: c-q: the cpu deserved of 8 millicores is about 1/500 of the median of the 4 queues under department queue d-q (4000 millicores); cpu is in millicores (1000 per core), so a value written in cores is 1000 times too small"}},
+	{name: "a department's memory in KB at the top of a pool",
+		yaml: catDept("a", catQ("a-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: -1, limit: -1}, memory: {deserved: 512000, limit: 512000000000, overQuotaWeight: 1}}")) +
+			catDept("b", catQ("b-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: -1, limit: -1}, memory: {deserved: 256000, limit: 512000, overQuotaWeight: 1}}")) +
+			catDept("c", catQ("c-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: -1, limit: -1}, memory: {deserved: 1024000, limit: 1024000, overQuotaWeight: 1}}")),
+		codes: []string{"unit-slip"},
+		want:  []string{"note unit-slip: a-q: the memory limit of 512000000000 MB is about 500000 times the median of the 3 queues at the top of node pool default (1024000 MB); memory is in MB (10^6 bytes), so a value written in GB is 1000 times too small, one in KB 1000 times too large"}},
+	{name: "siblings a factor of 100 apart, and two values alone, are no slip",
+		yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 40000, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: 100, limit: 8, overQuotaWeight: 1}"))) +
+			catProj("b", "d", "", catQ("b-q", "default", catCPUOnly("{deserved: 1000, limit: 8000, overQuotaWeight: 1}"))) +
+			catProj("c", "d", "", catQ("c-q", "default", catCPUOnly("{deserved: 10000, limit: -1, overQuotaWeight: 1}"))),
+		codes: []string{"unit-slip"}},
+	{name: "a high priority without a guarantee",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "8"))) +
+			catProj("a", "d", "", "    - {name: a-q, nodepool: h100, priority: 200, resources: "+catGPU("0", "8")+"}\n") +
+			catProj("b", "d", "", "    - {name: b-q, nodepool: h100, priority: 100, resources: "+catGPU("0", "8")+"}\n") +
+			catProj("c", "d", "", "    - {name: c-q, nodepool: h100, priority: 300, resources: "+catGPU("0", "0")+"}\n") +
+			catProj("e", "d", "", "    - {name: e-q, nodepool: h100, priority: 150, resources: "+catGPU("4", "8")+"}\n"),
+		codes: []string{"priority-without-guarantee"},
+		want:  []string{"note priority-without-guarantee: a-q: priority 200 puts this queue before its lower-priority siblings for idle cards only: with a gpu guarantee of 0 it never reclaims cards another queue uses within its guarantee (KAI reclaims only up to a queue's deserved), and non-preemptible workloads never run in it (they must fit in the guarantee)"}},
+
 	// Omitted fields.
 	{name: "omitted cpu limit and omitted memory block",
 		yaml:  catDept("d", catQ("d-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: 0, overQuotaWeight: 1}}")),
@@ -226,10 +256,24 @@ var catalogueCases = []struct {
 		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "8"))),
 		codes: []string{"project-limit-over-department"},
 		want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit of 8 cards is above department queue d-q's limit of 4 cards; the department wins, so this queue never gets more than 4 cards"}},
+	// -1 is how a project says "up to the department": the department caps
+	// it, and that is normal (issue 11 item 5).
 	{name: "unlimited project limit under a finite department limit",
 		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "-1"))),
-		codes: []string{"project-limit-over-department"},
-		want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit is unlimited (-1), above department queue d-q's limit of 6 cards; the department wins, so this queue never gets more than 6 cards"}},
+		codes: []string{"project-limit-over-department"}},
+	{name: "every unlimited project guarantee under a finite department is named",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("-1", "-1"))) +
+			catProj("b", "d", "", catQ("b-q", "h100", catGPU("2", "6"))) + catProj("c", "d", "", catQ("c-q", "h100", catGPU("-1", "-1"))),
+		codes: []string{"unlimited-under-finite", "projects-over-department"},
+		want: []string{
+			"error unlimited-under-finite: a-q: the gpu guarantee is unlimited (-1), but department queue d-q only has 4 cards to share",
+			"error unlimited-under-finite: c-q: the gpu guarantee is unlimited (-1), but department queue d-q only has 4 cards to share",
+		}},
+	{name: "a negative department guarantee gets the negative-value error alone",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("-4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("2", "6"))) +
+			catProj("b", "d", "", catQ("b-q", "h100", catGPU("-1", "-1"))),
+		codes: []string{"unlimited-under-finite", "projects-over-department", "negative-value", "unassigned-share", "pool-over-capacity", "deserved-over-limit"},
+		want:  []string{"error negative-value: d-q: gpu deserved is -4; the only negative value KRM understands is -1 (unlimited)"}},
 	{name: "project limit under an omitted department gpu limit",
 		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 0, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0", "2"))),
 		codes: []string{"project-limit-over-department"},

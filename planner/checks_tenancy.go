@@ -158,7 +158,9 @@ func (c *checker) checkUnassignedShare() {
 // of KAI's scheduler, outside any department's share. A project limit
 // above the department's is accepted too; KAI's scheduler enforces both,
 // so the department's limit wins. An omitted cpu or memory limit of the
-// department is limit-omitted already and is not repeated per project.
+// department is limit-omitted already and is not repeated per project, and
+// a project limit of -1 (unlimited) is not a finding: the department caps
+// it, as intended.
 func (c *checker) checkProjectQueuesUnderDepartment() {
 	for _, oq := range c.orphans {
 		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.q.Name, Pool: oq.q.NodePool,
@@ -176,13 +178,13 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 			for _, r := range quota.Resources {
 				pl, _ := value(q, r, tenancy.Limit)
 				dl, dlOmitted := value(dq.q, r, tenancy.Limit)
-				if badNegative(pl) || badNegative(dl) || (dlOmitted && r != quota.GPU) || pl.Cmp(dl) <= 0 {
+				// A project limit of -1 under a finite department is how a
+				// project says "up to the department": KAI's scheduler caps
+				// it at the department's limit, and nothing is misleading.
+				if pl.IsNegative() || badNegative(dl) || (dlOmitted && r != quota.GPU) || pl.Cmp(dl) <= 0 {
 					continue
 				}
 				mine := fmt.Sprintf("the project's %s limit of %s is", r, quota.Amount(r, pl))
-				if pl.IsUnlimited() {
-					mine = fmt.Sprintf("the project's %s limit is unlimited (-1),", r)
-				}
 				theirs := quota.Amount(r, dl)
 				if dlOmitted {
 					theirs = "0 (omitted, which KRM reads as 0)"

@@ -52,6 +52,9 @@ const (
 	CodeQueuesNotRead     Code = "queues-not-read"
 	CodeNamespacesNotRead Code = "namespaces-not-read"
 	CodeServerDryRun      Code = "server-dry-run"
+	// Advisory notes (checks_advice.go).
+	CodeUnitSlip                 Code = "unit-slip"
+	CodePriorityWithoutGuarantee Code = "priority-without-guarantee"
 )
 
 // CodeInfo is one row of the catalogue.
@@ -113,6 +116,8 @@ var Codes = []CodeInfo{
 	{CodeQueuesNotRead, LevelNote, "the scheduler's Queues were not read, so usage was not checked"},
 	{CodeNamespacesNotRead, LevelNote, "the namespaces were not read, so they were not checked"},
 	{CodeServerDryRun, LevelNote, "what the server dry run checked"},
+	{CodeUnitSlip, LevelNote, "a cpu or memory value is about 1000 times off its siblings', as one in the wrong unit is (cores for millicores, GB for MB)"},
+	{CodePriorityWithoutGuarantee, LevelNote, "a queue with a priority above 100 but a gpu guarantee of 0: it never reclaims cards, and non-preemptible work never runs in it"},
 }
 
 // Info returns the catalogue's row of c; ok is false for a code it lacks.
