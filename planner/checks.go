@@ -528,7 +528,7 @@ func (c *checker) checkNamespaces() {
 	first := map[string]string{}
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
-		ns := p.NamespaceName()
+		ns := p.NamespaceName(c.s.KRMConfig.NamePrefix())
 		if prev, dup := first[ns]; dup {
 			c.add(Finding{Code: CodeSharedNamespace, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name),
 				Message: fmt.Sprintf("project %s: namespace %s is already the namespace of project %s; a namespace belongs to one project", p.Metadata.Name, ns, prev),

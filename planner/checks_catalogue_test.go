@@ -396,22 +396,44 @@ var catalogueCases = []struct {
 
 	// Namespaces.
 	{name: "namespaces missing, unlabelled, labelled for another project",
-		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
-			catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "", catQ("c-q", "default", catGPU("0", "0"))) +
-			catProj("e", "d", "", catQ("e-q", "default", catGPU("0", "0"))),
-		mods:  []func(*snapshot.State){catNamespaces(catNS("team-b", "team", "b"), catNS("c", "kai/project", "a"), catNS("e", "kai/project", "e"))},
+		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "  namespace: team-a\n", catQ("a-q", "default", catGPU("0", "0"))) +
+			catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "  namespace: team-c\n", catQ("c-q", "default", catGPU("0", "0"))) +
+			catProj("e", "d", "  namespace: team-e\n", catQ("e-q", "default", catGPU("0", "0"))),
+		mods:  []func(*snapshot.State){catNamespaces(catNS("team-b", "team", "b"), catNS("team-c", "kai/project", "a"), catNS("team-e", "kai/project", "e"))},
 		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
 		want: []string{
-			"warning namespace-missing: project a: namespace a does not exist; KRM accepts the project, but its workloads need that namespace, labelled kai/project=a",
+			"warning namespace-missing: project a: namespace team-a does not exist; KRM accepts the project, but its workloads need that namespace, labelled kai/project=a",
 			"warning namespace-not-labelled: project b: namespace team-b is not labelled kai/project=b; KRM binds a namespace to its project by that label",
-			"warning namespace-labelled-other-project: project c: namespace c is labelled kai/project=a, which binds it to project a, not to c",
+			"warning namespace-labelled-other-project: project c: namespace team-c is labelled kai/project=a, which binds it to project a, not to c",
 		}},
-	{name: "the KRMConfig's project label key",
+	// Without spec.namespace, KRM names the namespace kai-<project>,
+	// creates it and labels it itself (krm-facts 1): the bare project name
+	// is not the project's namespace.
+	{name: "the default namespace kai-<project>",
 		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
-			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
-		mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
+			catProj("b", "d", "", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "", catQ("c-q", "default", catGPU("0", "0"))) +
+			catProj("e", "d", "", catQ("e-q", "default", catGPU("0", "0"))),
+		mods: []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"), catNS("kai-b"), catNS("kai-c", "kai/project", "a"),
+			catNS("kai-e", "kai/project", "e"))},
 		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
-		want:  []string{"warning namespace-not-labelled: project a: namespace a is not labelled example.com/project=a; KRM binds a namespace to its project by that label"}},
+		want: []string{
+			"warning namespace-missing: project a: namespace kai-a (KRM's name for a project without spec.namespace) does not exist; KRM creates it when it reconciles the project, so it has not yet",
+			"warning namespace-not-labelled: project b: namespace kai-b is not labelled kai/project=b; KRM takes over a namespace of its default name when it reconciles the project, labelling it and dropping the namespace's other labels",
+			"warning namespace-labelled-other-project: project c: namespace kai-c is labelled kai/project=a; KRM takes over a namespace of its default name for project c and rewrites its labels, so project a loses it",
+		}},
+	{name: "the KRMConfig's project label key, namespace prefix and createNamespaces",
+		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
+			catProj("b", "d", "", catQ("b-q", "default", catGPU("0", "0"))) +
+			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
+		mods: []func(*snapshot.State){catNamespaces(catNS("team-a", "kai/project", "a")), func(s *snapshot.State) {
+			off := false
+			s.KRMConfig.ProjectNamePrefix, s.KRMConfig.CreateNamespaces = "team", &off
+		}},
+		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
+		want: []string{
+			"warning namespace-not-labelled: project a: namespace team-a is not labelled example.com/project=a, and the KRMConfig turns createNamespaces off, so KRM does not label it; KRM binds a namespace to its project by that label",
+			"warning namespace-missing: project b: namespace team-b (KRM's name for a project without spec.namespace) does not exist, and the KRMConfig turns createNamespaces off, so KRM will not create it; create it labelled example.com/project=b, or set spec.namespace",
+		}},
 
 	// Partial reads: never silent.
 	{name: "sources not read",
@@ -424,7 +446,7 @@ var catalogueCases = []struct {
 		}},
 	{name: "sources read, nothing to say",
 		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
-		mods: []func(*snapshot.State){catSixteen, catNamespaces(catNS("a", "kai/project", "a")),
+		mods: []func(*snapshot.State){catSixteen, catNamespaces(catNS("kai-a", "kai/project", "a")),
 			catQueues(snapshot.LiveQueue{Name: "d-q"}, snapshot.LiveQueue{Name: "a-q"})},
 		codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown", "live-queue-missing", "usage-over-limit"}},
 }
@@ -485,6 +507,20 @@ func TestCatalogueLiveQueueChecks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n got %q\nwant %q", got, want)
+	}
+
+	// A Queue under KRM's manual-override label: its numbers differ on
+	// purpose; the KRMConfig may name another key.
+	aq.Labels = map[string]string{"kai.resources/resource-manual-override": "TRUE"}
+	s = catState(t, yaml, catQueues(dq, aq))
+	got = catOnly(Check(s, nil), "live-queue-differs", "manual-override")
+	want = []string{"note manual-override: a-q: the scheduler's Queue carries kai.resources/resource-manual-override=TRUE, so KRM no longer writes it from the spec: its numbers are the ones set by hand, and a change to this queue in the source does not reach the scheduler until the label is removed"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("manual override:\n got %q\nwant %q", got, want)
+	}
+	s.KRMConfig = &tenancy.KRMConfig{ManualOverrideLabelKey: "example.com/hands-off"}
+	if got := catOnly(Check(s, nil), "manual-override"); len(got) != 0 {
+		t.Errorf("another override key: %q", got)
 	}
 
 	bad := catLive(t, "d-q", "{}", map[string]string{"nvidia.com/gpu": "lots"}, nil)
@@ -636,7 +672,7 @@ func TestCatalogueCleanStateIsQuiet(t *testing.T) {
 		catProj("a", "d", "  defaultNodePools: [h100]\n", catQ("a-q", "h100", catGPU("10", "16"))) + catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "h100", catGPU("6", "8")))
 	s := catState(t, yaml,
 		catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", true, false), catNode("cpu-1", "", "0", false, true)),
-		catNamespaces(catNS("a", "kai/project", "a"), catNS("team-b", "kai/project", "b")),
+		catNamespaces(catNS("kai-a", "kai/project", "a"), catNS("team-b", "kai/project", "b")),
 		catQueues(catLive(t, "d-q", catGPU("16", "16"), map[string]string{"nvidia.com/gpu": "16", "cpu": "96", "memory": "512Gi"}, nil),
 			catLive(t, "a-q", catGPU("10", "16"), map[string]string{"nvidia.com/gpu": "12"}, map[string]string{"nvidia.com/gpu": "10"}),
 			catLive(t, "b-q", catGPU("6", "8"), nil, nil)))
@@ -731,7 +767,7 @@ func TestCatalogueInvalidNames(t *testing.T) {
 		catProj("p", "d", "  namespace: Team_P\n", catQ("p-q", "h100", catGPU("1", "1")))
 	s := mustState(t, yaml)
 	want := []string{
-		`error invalid-name: project ok.dotted: namespace "ok.dotted" (the project name: KRM's default when spec.namespace is empty) is not a valid namespace name: must not contain dots`,
+		`error invalid-name: project ok.dotted: namespace "kai-ok.dotted" (KRM's default when spec.namespace is empty: kai-<project>) is not a valid namespace name: must not contain dots`,
 		`error invalid-name: project p: namespace "Team_P" is not a valid namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
 		`error invalid-name: node pool bad.pool: spec.labelKey "gpu class" is not a valid label key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
 		`error invalid-name: node pool bad.pool: spec.labelValue "a/b" is not a valid label value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,

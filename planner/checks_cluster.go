@@ -233,25 +233,22 @@ func matchesRequirement(e tenancy.NodeSelectorRequirement, labels map[string]str
 	return false
 }
 
-// projectLabelKey is the namespace label that binds a namespace to its
-// project: the KRMConfig's, else kai/project.
-func (c *checker) projectLabelKey() string {
-	if c.s.KRMConfig != nil && c.s.KRMConfig.ProjectLabelKey != "" {
-		return c.s.KRMConfig.ProjectLabelKey
-	}
-	return tenancy.DefaultProjectLabelKey
-}
-
 // checkProjectNamespaces, for every project when the namespaces were read:
 // KRM accepts a project whose namespace is missing, carries no project
 // label, or is labelled for another project; KRM binds a namespace to a
-// project by that label, so the project's workloads do not land in its
-// queues until the namespace exists with <key>=<project>.
+// project by that label (KRMConfig's namespaceProjectLabelKey, default
+// kai/project), so the project's workloads do not land in its queues
+// until the namespace exists with <key>=<project>. A project's namespace
+// is spec.namespace, which KRM never creates, or else
+// <projectNamePrefix>-<project> (default kai-<project>), which KRM creates
+// and labels itself when KRMConfig's createNamespaces is on (the default):
+// that one missing is a finding only for a project the plan does not
+// create, or when createNamespaces is off (namespaceFinding).
 func (c *checker) checkProjectNamespaces() {
 	if len(c.s.Projects) == 0 {
 		return
 	}
-	key := c.projectLabelKey()
+	key, prefix := c.s.KRMConfig.LabelKey(), c.s.KRMConfig.NamePrefix()
 	if !c.s.Read(snapshot.SourceNamespaces) {
 		c.add(Finding{Code: CodeNamespacesNotRead, Level: LevelNote,
 			Message: fmt.Sprintf("namespace checks not run: namespaces not read (%s) — whether each project's namespace exists and is labelled %s=<project> was not checked",
@@ -264,36 +261,63 @@ func (c *checker) checkProjectNamespaces() {
 	}
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
-		name, nsName := p.Metadata.Name, p.NamespaceName()
-		f := Finding{Level: LevelWarning}
-		ns := nss[nsName]
-		label, labelled := "", false
-		if ns != nil {
-			label, labelled = ns.Labels[key]
-		}
-		switch {
-		case ns == nil:
-			f.Code = CodeNamespaceMissing
-			f.Message = fmt.Sprintf("project %s: namespace %s does not exist; KRM accepts the project, but its workloads need that namespace, labelled %s=%s", name, nsName, key, name)
-		case !labelled:
-			f.Code = CodeNamespaceNotLabelled
-			f.Message = fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM binds a namespace to its project by that label", name, nsName, key, name)
-		case label != name:
-			f.Code = CodeNamespaceLabelledOtherProject
-			f.Message = fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)
-		default:
+		f, ok := c.namespaceFinding(p, nss[p.NamespaceName(prefix)], key, prefix)
+		if !ok {
 			continue
 		}
 		// Named and located only for a finding: most projects have none.
-		f.Object, f.Where = tenancy.KindProject.Object(name), c.loc.at(tenancy.KindProject.Object(name).Field(tenancy.FieldNamespace))
+		f.Level, f.Object = LevelWarning, tenancy.KindProject.Object(p.Metadata.Name)
+		f.Where = c.loc.at(f.Object.Field(tenancy.FieldNamespace))
 		c.add(f)
 	}
+}
+
+// namespaceFinding is the finding about project p's namespace ns (nil when
+// missing), if any: its code and message.
+func (c *checker) namespaceFinding(p *tenancy.Project, ns *snapshot.Namespace, key, prefix string) (Finding, bool) {
+	name, nsName := p.Metadata.Name, p.NamespaceName(prefix)
+	label, labelled := "", false
+	if ns != nil {
+		label, labelled = ns.Labels[key]
+	}
+	if p.Spec.Namespace != "" {
+		switch {
+		case ns == nil:
+			return Finding{Code: CodeNamespaceMissing, Message: fmt.Sprintf("project %s: namespace %s does not exist; KRM accepts the project, but its workloads need that namespace, labelled %s=%s", name, nsName, key, name)}, true
+		case !labelled:
+			return Finding{Code: CodeNamespaceNotLabelled, Message: fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM binds a namespace to its project by that label", name, nsName, key, name)}, true
+		case label != name:
+			return Finding{Code: CodeNamespaceLabelledOtherProject, Message: fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)}, true
+		}
+		return Finding{}, false
+	}
+	// The default name: KRM creates the namespace and labels it itself.
+	creates := c.s.KRMConfig.CreatesNamespaces()
+	switch {
+	case ns == nil && !creates:
+		return Finding{Code: CodeNamespaceMissing, Message: fmt.Sprintf("project %s: namespace %s (KRM's name for a project without spec.namespace) does not exist, and the KRMConfig turns createNamespaces off, so KRM will not create it; create it labelled %s=%s, or set spec.namespace", name, nsName, key, name)}, true
+	case ns == nil && c.bx.Project(name) == nil:
+		return Finding{}, false // a new project: KRM creates its namespace
+	case ns == nil:
+		return Finding{Code: CodeNamespaceMissing, Message: fmt.Sprintf("project %s: namespace %s (KRM's name for a project without spec.namespace) does not exist; KRM creates it when it reconciles the project, so it has not yet", name, nsName)}, true
+	case !labelled && creates:
+		return Finding{Code: CodeNamespaceNotLabelled, Message: fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM takes over a namespace of its default name when it reconciles the project, labelling it and dropping the namespace's other labels", name, nsName, key, name)}, true
+	case !labelled:
+		return Finding{Code: CodeNamespaceNotLabelled, Message: fmt.Sprintf("project %s: namespace %s is not labelled %s=%s, and the KRMConfig turns createNamespaces off, so KRM does not label it; KRM binds a namespace to its project by that label", name, nsName, key, name)}, true
+	case label != name && creates:
+		return Finding{Code: CodeNamespaceLabelledOtherProject, Message: fmt.Sprintf("project %s: namespace %s is labelled %s=%s; KRM takes over a namespace of its default name for project %s and rewrites its labels, so project %s loses it", name, nsName, key, label, name, label)}, true
+	case label != name:
+		return Finding{Code: CodeNamespaceLabelledOtherProject, Message: fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)}, true
+	}
+	return Finding{}, false
 }
 
 // checkLiveQueues compares the tenancy with the scheduler's Queues (matched
 // by name) when they were read: usage against the limits and guarantees of
 // the state checked, and the Queue's numbers against the source the plan
-// starts from. A queue name over 58 characters is skipped: KRM gives its
+// starts from, unless the Queue carries KRM's manual-override label
+// (KRMConfig's resourceManualOverrideLabelKey=true, any case: KRM then
+// leaves the Queue alone, krm-facts 7), which is a note of its own. A queue name over 58 characters is skipped: KRM gives its
 // Queue a random suffix (queue-name-too-long).
 func (c *checker) checkLiveQueues() {
 	if !c.s.Read(snapshot.SourceQueues) {
@@ -333,6 +357,13 @@ func (c *checker) checkLiveQueues() {
 					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", q.Name),
 					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue
+			}
+			if key := c.before.KRMConfig.OverrideKey(); tenancy.IsManualOverride(lq.Labels[key]) {
+				c.add(Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s: the scheduler's Queue carries %s=%s, so KRM no longer writes it from the spec: its numbers are the ones set by hand, and a change to this queue in the source does not reach the scheduler until the label is removed",
+						q.Name, key, lq.Labels[key]),
+					Where: c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
+				continue // its numbers differ on purpose
 			}
 			for _, r := range quota.Resources {
 				c.liveDiffers(o, qi, q, lq, r)

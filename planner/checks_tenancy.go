@@ -244,7 +244,8 @@ func (c *checker) checkQueueNameLength() {
 // checkNames: node pools, departments and projects are cluster-scoped
 // Kubernetes objects, and so are the KAI Queues KRM creates from their
 // queues, so each name must be a DNS-1123 subdomain; a project's namespace
-// (its name when spec.namespace is empty) must be a DNS-1123 label, and a
+// (<projectNamePrefix>-<project> when spec.namespace is empty: a name of
+// 60 characters makes one of 64) must be a DNS-1123 label, and a
 // node pool's label pair a valid label key and value. KRM's webhook does
 // not check them: the API server refuses the object, or KRM fails to
 // create the Queue or the namespace's binding, after the change is made.
@@ -290,13 +291,14 @@ func (c *checker) checkNames() {
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
 		nameOK := object(tenancy.KindProject, p.Metadata.Name)
-		ns := p.NamespaceName()
+		prefix := c.s.KRMConfig.NamePrefix()
+		ns := p.NamespaceName(prefix)
 		what := fmt.Sprintf("namespace %q", ns)
 		if p.Spec.Namespace == "" {
 			if !nameOK {
-				continue // the name's finding says it; its namespace is the same text
+				continue // the name's finding says it; its namespace holds the same text
 			}
-			what = fmt.Sprintf("namespace %q (the project name: KRM's default when spec.namespace is empty)", ns)
+			what = fmt.Sprintf("namespace %q (KRM's default when spec.namespace is empty: %s-<project>)", ns, prefix)
 		}
 		if errs := dns1123Label(ns); len(errs) > 0 {
 			bad(Finding{Object: tenancy.KindProject.Object(p.Metadata.Name), Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",

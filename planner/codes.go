@@ -55,6 +55,7 @@ const (
 	// Advisory notes (checks_advice.go).
 	CodeUnitSlip                 Code = "unit-slip"
 	CodePriorityWithoutGuarantee Code = "priority-without-guarantee"
+	CodeManualOverride           Code = "manual-override"
 )
 
 // CodeInfo is one row of the catalogue.
@@ -117,6 +118,7 @@ var Codes = []CodeInfo{
 	{CodeNamespacesNotRead, LevelNote, "the namespaces were not read, so they were not checked"},
 	{CodeServerDryRun, LevelNote, "what the server dry run checked"},
 	{CodeUnitSlip, LevelNote, "a cpu or memory value is about 1000 times off its siblings', as one in the wrong unit is (cores for millicores, GB for MB)"},
+	{CodeManualOverride, LevelNote, "the scheduler's Queue carries KRM's manual-override label: its numbers are not the spec's"},
 	{CodePriorityWithoutGuarantee, LevelNote, "a queue with a priority above 100 but a gpu guarantee of 0: it never reclaims cards, and non-preemptible work never runs in it"},
 }
 

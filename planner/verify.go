@@ -182,7 +182,8 @@ func (r *relations) names() {
 		}
 		for i := range t.Projects {
 			p := &t.Projects[i]
-			r.byNS[p.NamespaceName()] = append(r.byNS[p.NamespaceName()], p.Metadata.Name)
+			ns := p.NamespaceName(t.KRMConfig.NamePrefix())
+			r.byNS[ns] = append(r.byNS[ns], p.Metadata.Name)
 			for _, q := range p.Spec.Queues {
 				r.byQueue[q.Name] = append(r.byQueue[q.Name], tenancy.KindProject.Object(p.Metadata.Name))
 			}
@@ -291,7 +292,7 @@ func (r *relations) stepObject(st Step) (queues []tenancy.Queue, parents, namesp
 			if p := x.Project(st.Object.Name); p != nil {
 				queues = append(queues, p.Spec.Queues...)
 				parents = append(parents, p.Spec.Parent)
-				namespaces = append(namespaces, p.NamespaceName())
+				namespaces = append(namespaces, p.NamespaceName(x.Tenancy().KRMConfig.NamePrefix()))
 			}
 		}
 	}

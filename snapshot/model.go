@@ -207,6 +207,10 @@ type LiveQueue struct {
 	// unknown): KAI's fair share breaks a tie between equal leftovers by
 	// queue age.
 	CreationTimestamp string `json:"creationTimestamp,omitempty"`
+	// Labels holds the Queue's manual-override label
+	// (tenancy.KRMConfig.OverrideKey, kai.resources/resource-manual-override
+	// by default) when it has one; the live reader keeps no other label.
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // Namespace is a namespace and its labels.

@@ -47,6 +47,7 @@ func TestLive(t *testing.T) {
 	t.Run("kubeconfig and timeout errors", func(t *testing.T) { testErrors(f.in(t)) })
 	t.Run("kubeconfig like kubectl: contexts, --cluster, --user, --as", func(t *testing.T) { testKubeconfig(f.in(t)) })
 	t.Run("MIG and AMD cards, Queue requests and age", func(t *testing.T) { testCapacity(f.in(t)) })
+	t.Run("the KRMConfig's flags and a Queue under manual override", func(t *testing.T) { testKRMConfigFlags(f.in(t)) })
 	t.Run("CRDs missing", func(t *testing.T) { testCRDsMissing(f.in(t)) })
 }
 
