@@ -39,9 +39,13 @@ var queueSchema = func() *hcl.BodySchema {
 // eval evaluates an attribute's expression; ok is false after an error,
 // which is reported.
 func (d *decoder) eval(expr hcl.Expression) (cty.Value, bool) {
+	d.current = expr.Range()
 	val, diags := expr.Value(d.ctx)
 	d.add(diags)
-	return val, !diags.HasErrors()
+	if diags.HasErrors() {
+		return val, false
+	}
+	return val, d.checkValue(expr, val, nil)
 }
 
 // str decodes an optional string attribute.

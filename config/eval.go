@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
@@ -130,12 +131,22 @@ var sumFunc = function.New(&function.Spec{
 	},
 })
 
+// functions is Functions, each held to the limits (decoder.guarded).
+func (d *decoder) functions() map[string]function.Function {
+	pre := d.preChecks()
+	m := map[string]function.Function{}
+	for name, f := range Functions() {
+		m[name] = d.guarded(name, f, pre[name])
+	}
+	return m
+}
+
 // baseContext is the context of values that cannot refer to variables or
 // locals: variable defaults and --var / --var-file values.
-func baseContext() *hcl.EvalContext {
+func (d *decoder) baseContext() *hcl.EvalContext {
 	return &hcl.EvalContext{
 		Variables: map[string]cty.Value{"unlimited": unlimitedVal},
-		Functions: Functions(),
+		Functions: d.funcs,
 	}
 }
 
@@ -156,11 +167,17 @@ type local struct {
 	attr  *hcl.Attribute
 	state int // 0 not visited, 1 on the stack, 2 done
 	value cty.Value
+	// index is the local's place on the stack while state is 1; low the
+	// lowest place that a reference from it or from what it leads to
+	// reaches on the stack (Tarjan's low link): below index, it is in a
+	// cycle.
+	index, low int
+	inCycle    bool
 }
 
 // declareVariables reads the variable blocks and their defaults.
 func (d *decoder) declareVariables(blocks hcl.Blocks) {
-	base := baseContext()
+	base := d.baseContext()
 	for _, b := range blocks {
 		name := b.Labels[0]
 		if !d.checkLabel("variable", b, true) {
@@ -183,6 +200,7 @@ func (d *decoder) declareVariables(blocks hcl.Blocks) {
 			}
 		}
 		if attr, ok := content.Attributes["description"]; ok {
+			d.current = attr.Expr.Range()
 			val, diags := attr.Expr.Value(base)
 			d.add(diags)
 			if !diags.HasErrors() && (!val.IsKnown() || val.IsNull() || val.Type() != cty.String) {
@@ -191,19 +209,22 @@ func (d *decoder) declareVariables(blocks hcl.Blocks) {
 			}
 		}
 		if attr, ok := content.Attributes["default"]; ok {
+			d.current = attr.Expr.Range()
 			val, diags := attr.Expr.Value(base)
 			d.add(diags)
-			if diags.HasErrors() {
+			if diags.HasErrors() || !d.checkValue(attr.Expr, val, attr.Range.Ptr()) {
 				d.upstreamErr = true
 				v.value = cty.DynamicVal
 			} else {
-				if conv, err := convertTo(val, v.ty); err != nil {
+				if conv, err := convertChecked(val, v.ty); err != nil {
 					d.upstreamErr = true
 					v.value = cty.DynamicVal
+					summary, detail := limitText(err, "Invalid default value for variable",
+						"This default value is not compatible with the variable's type constraint: %s.")
 					d.diags = append(d.diags, &hcl.Diagnostic{
 						Severity:    hcl.DiagError,
-						Summary:     "Invalid default value for variable",
-						Detail:      fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", errText(err)),
+						Summary:     summary,
+						Detail:      detail,
 						Subject:     attr.Expr.Range().Ptr(),
 						Context:     attr.Range.Ptr(),
 						Expression:  attr.Expr,
@@ -232,6 +253,16 @@ func typeConstraint(expr hcl.Expression) (ty cty.Type, diags hcl.Diagnostics) {
 		}
 	}()
 	return typeexprTypeConstraint(expr)
+}
+
+// limitText is the summary and detail of a conversion error: a limit's
+// own (limitError), or summary and format applied to errText(err).
+func limitText(err error, summary, format string) (string, string) {
+	var le *limitError
+	if errors.As(err, &le) {
+		return le.summary, le.detail
+	}
+	return summary, fmt.Sprintf(format, errText(err))
 }
 
 // errText prints a conversion error; a path error names the element.
@@ -265,16 +296,18 @@ func pathString(p cty.Path) string {
 
 // assignVarFile applies the attributes of one --var-file.
 func (d *decoder) assignVarFile(name string, src []byte) {
-	file, diags := parseConfig(src, name)
+	file, diags, ok := d.rewriteFile(src, name)
 	d.files[name] = file
 	d.add(diags)
 	if diags.HasErrors() {
 		d.upstreamErr = true
+	}
+	if !ok {
 		return
 	}
 	attrs, diags := file.Body.JustAttributes()
 	d.add(diags)
-	base := baseContext()
+	base := d.baseContext()
 	for _, attr := range sortedAttrs(attrs) {
 		v, ok := d.vars[attr.Name]
 		if !ok {
@@ -287,9 +320,10 @@ func (d *decoder) assignVarFile(name string, src []byte) {
 			})
 			continue
 		}
+		d.current = attr.Expr.Range()
 		val, diags := attr.Expr.Value(base)
 		d.add(diags)
-		if diags.HasErrors() {
+		if diags.HasErrors() || !d.checkValue(attr.Expr, val, attr.Range.Ptr()) {
 			d.upstreamErr = true
 			v.value = cty.DynamicVal
 			continue
@@ -326,28 +360,51 @@ func (d *decoder) assignVarOption(opt string) {
 	}
 	// Like Terraform: a string variable takes the text as it is; otherwise
 	// the text is an HCL expression if it is one, and a string if not.
+	// An expression past a limit (a number out of range, too deep) is an
+	// error, not a string.
 	val := cty.StringVal(text)
 	if v.ty != cty.String {
-		expr, diags := parseExpression([]byte(text), file, rng.Start)
+		expr, diags := d.rewriteExpression([]byte(text), file, rng.Start)
+		if d.limitBroken(diags) {
+			d.add(diags)
+			d.upstreamErr = true
+			v.value = cty.DynamicVal
+			return
+		}
 		if !diags.HasErrors() {
-			if ev, diags := expr.Value(baseContext()); !diags.HasErrors() && ev.IsWhollyKnown() {
+			d.current = rng
+			ev, diags := expr.Value(d.baseContext())
+			if d.limitBroken(diags) {
+				d.add(diags)
+				d.upstreamErr = true
+				v.value = cty.DynamicVal
+				return
+			}
+			if !diags.HasErrors() && ev.IsWhollyKnown() {
 				val = ev
 			}
 		}
+	}
+	if !d.checkValue(&hclsyntax.LiteralValueExpr{Val: val, SrcRange: rng}, val, nil) {
+		d.upstreamErr = true
+		v.value = cty.DynamicVal
+		return
 	}
 	d.setVar(v, val, rng, nil, nil, nil)
 }
 
 // setVar converts val to v's type and records it.
 func (d *decoder) setVar(v *variable, val cty.Value, rng hcl.Range, context *hcl.Range, expr hcl.Expression, ctx *hcl.EvalContext) {
-	conv, err := convertTo(val, v.ty)
+	conv, err := convertChecked(val, v.ty)
 	if err != nil {
 		d.upstreamErr = true
 		v.value = cty.DynamicVal
+		summary, detail := limitText(err, "Invalid value for variable",
+			fmt.Sprintf("The value for var.%s is not compatible with its type constraint (%s): %%s.", v.name, typeString(v.ty)))
 		d.diags = append(d.diags, &hcl.Diagnostic{
 			Severity:    hcl.DiagError,
-			Summary:     "Invalid value for variable",
-			Detail:      fmt.Sprintf("The value for var.%s is not compatible with its type constraint (%s): %s.", v.name, typeString(v.ty), errText(err)),
+			Summary:     summary,
+			Detail:      detail,
 			Subject:     rng.Ptr(),
 			Context:     context,
 			Expression:  expr,
@@ -429,78 +486,125 @@ func localRefs(expr hcl.Expression) []localRef {
 	return refs
 }
 
-// evalLocals evaluates every local in dependency order; a cycle is an error.
+// evalLocals evaluates every local in dependency order; a cycle is an
+// error, and its locals are unknown. The order is a depth-first walk with
+// its own stack (a chain of 100,000 locals, each naming the next, must not
+// recurse 100,000 deep), and each local is evaluated in a context of just
+// the locals it names, so the work is linear in the references.
 func (d *decoder) evalLocals(varObj cty.Value) {
-	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"unlimited": unlimitedVal, "var": varObj},
-		Functions: Functions(),
-	}
-	var stack []string
-	inCycle := map[string]bool{}
-	var visit func(name string)
-	visit = func(name string) {
-		l := d.locals[name]
-		l.state = 1
-		stack = append(stack, name)
-		for _, ref := range localRefs(l.attr.Expr) {
-			deps := []string{ref.name}
-			if ref.name == "" {
-				deps = d.localOrder
-			}
-			for _, dep := range deps {
-				dl, ok := d.locals[dep]
-				if !ok || (ref.name == "" && dep == name) {
-					continue
-				}
-				switch dl.state {
+	for _, root := range d.localOrder {
+		if d.locals[root].state != 0 {
+			continue
+		}
+		var stack []*local
+		refs := map[*local][]localRef{}
+		push := func(l *local) {
+			l.state, l.index, l.low = 1, len(stack), len(stack)
+			stack = append(stack, l)
+			refs[l] = d.namedLocals(l)
+		}
+		push(d.locals[root])
+		for len(stack) > 0 {
+			l := stack[len(stack)-1]
+			if rs := refs[l]; len(rs) > 0 {
+				ref := rs[0]
+				refs[l] = rs[1:]
+				switch dl := d.locals[ref.name]; dl.state {
 				case 0:
-					visit(dep)
+					push(dl)
 				case 1:
-					d.reportCycle(stack, dep, ref.rng, l.attr)
-					for i := len(stack) - 1; i >= 0; i-- {
-						inCycle[stack[i]] = true
-						if stack[i] == dep {
-							break
-						}
-					}
+					d.reportCycle(stack[dl.index:], ref.rng, l.attr)
+					dl.inCycle = true
+					l.low = min(l.low, dl.index)
 				}
+				continue
 			}
-		}
-		stack = stack[:len(stack)-1]
-		l.state = 2
-		if inCycle[name] {
-			l.value = cty.DynamicVal
-			return
-		}
-		ctx.Variables["local"] = d.localObject()
-		val, diags := l.attr.Expr.Value(ctx)
-		d.add(diags)
-		if diags.HasErrors() {
-			d.upstreamErr = true
-			val = cty.DynamicVal
-		}
-		l.value = val
-	}
-	for _, name := range d.localOrder {
-		if d.locals[name].state == 0 {
-			visit(name)
+			stack = stack[:len(stack)-1]
+			delete(refs, l)
+			l.state = 2
+			if l.low < l.index {
+				l.inCycle = true
+				parent := stack[len(stack)-1]
+				parent.low = min(parent.low, l.low)
+			}
+			d.evalLocal(l, varObj)
 		}
 	}
 }
 
-func (d *decoder) reportCycle(stack []string, dep string, refRange hcl.Range, attr *hcl.Attribute) {
-	d.upstreamErr = true
-	start := 0
-	for i, n := range stack {
-		if n == dep {
-			start = i
+// namedLocals is the references of l's expression to declared locals. A
+// reference to the whole `local` object is an error: it would make l
+// depend on every local.
+func (d *decoder) namedLocals(l *local) []localRef {
+	var out []localRef
+	for _, ref := range localRefs(l.attr.Expr) {
+		if ref.name == "" {
+			d.upstreamErr = true
+			d.diags = append(d.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid reference to local",
+				Detail:   "A local cannot use the whole local object; refer to one of its attributes, like local.name.",
+				Subject:  ref.rng.Ptr(),
+				Context:  l.attr.Range.Ptr(),
+			})
+			continue
+		}
+		if _, ok := d.locals[ref.name]; ok {
+			out = append(out, ref)
 		}
 	}
-	path := make([]string, 0, len(stack)-start+1)
-	for _, n := range stack[start:] {
-		path = append(path, "local."+n)
+	return out
+}
+
+// evalLocal evaluates l, whose references are done, in a context of the
+// locals it names.
+func (d *decoder) evalLocal(l *local, varObj cty.Value) {
+	if l.inCycle {
+		l.value = cty.DynamicVal
+		return
 	}
-	path = append(path, "local."+dep)
+	named := map[string]cty.Value{}
+	for _, ref := range localRefs(l.attr.Expr) {
+		if dl, ok := d.locals[ref.name]; ok && dl.state == 2 && dl.value != cty.NilVal {
+			named[ref.name] = dl.value
+		}
+	}
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"unlimited": unlimitedVal, "var": varObj, "local": cty.ObjectVal(named)},
+		Functions: d.funcs,
+	}
+	d.current = l.attr.Expr.Range()
+	val, diags := l.attr.Expr.Value(ctx)
+	d.add(diags)
+	if diags.HasErrors() || !d.checkValue(l.attr.Expr, val, l.attr.Range.Ptr()) {
+		d.upstreamErr = true
+		val = cty.DynamicVal
+	}
+	l.value = val
+}
+
+// reportCycle reports the reference at refRange, from attr, that closes a
+// cycle through the locals of cycle (from the one it refers to up to
+// attr's). A long cycle is shown by its first and last few locals.
+func (d *decoder) reportCycle(cycle []*local, refRange hcl.Range, attr *hcl.Attribute) {
+	d.upstreamErr = true
+	const shown = 10
+	name := func(l *local) string { return "local." + l.attr.Name }
+	var path []string
+	if len(cycle) <= 2*shown {
+		for _, l := range cycle {
+			path = append(path, name(l))
+		}
+	} else {
+		for _, l := range cycle[:shown] {
+			path = append(path, name(l))
+		}
+		path = append(path, fmt.Sprintf("… (%d more)", len(cycle)-2*shown))
+		for _, l := range cycle[len(cycle)-shown:] {
+			path = append(path, name(l))
+		}
+	}
+	path = append(path, name(cycle[0]))
 	d.diags = append(d.diags, &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  "Circular reference in locals",

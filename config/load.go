@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // VarFile is the content of one --var-file: HCL attributes, `name = value`.
@@ -41,7 +43,11 @@ const InternalErrorSummary = "Internal error in krmplan's HCL reader"
 // where a number is needed, a priority that is not a whole int32, a number
 // with more than 18 decimals or of 10^18 or more), unknown resource keys,
 // undeclared or missing variables, values that do not match a variable's
-// type, and cycles between locals. The Overlay is never nil: its File,
+// type, and cycles between locals; and every limit (limits.go): a source
+// too dense or nested too deep, a number literal or a result of arithmetic
+// out of quota.Parse's range, a division by zero, a value of more than
+// MaxElements elements or MaxBytes of string, and more than MaxWork steps
+// of evaluation, which ends it. The Overlay is never nil: its File,
 // Source and Files are always set so the diagnostics can be printed (see
 // Overlay.WriteDiagnostics); when diags has errors the rest is partial and
 // must not be planned.
@@ -67,29 +73,50 @@ func LoadOrdered(filename string, src []byte, vars []string, varFiles []VarFile)
 		Variables: map[string]string{},
 		Files:     map[string]*hcl.File{filename: {Bytes: src}},
 	}
-	d := &decoder{
-		filename: filename,
-		files:    ov.Files,
-		vars:     map[string]*variable{},
-		locals:   map[string]*local{},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
-			diags = append(d.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  InternalErrorSummary,
-				Detail:   fmt.Sprintf("Reading the file failed with a bug; please report it with the file: %v\n%s", r, debug.Stack()),
-				Subject:  &rng,
-			})
-		}
+	d := newDecoder(filename, ov.Files)
+	// The evaluation runs on its own goroutine so that the work limit can
+	// end it at once from deep inside hcl (decoder.abort).
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
+				d.diags = append(d.diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  InternalErrorSummary,
+					Detail:   fmt.Sprintf("Reading the file failed with a bug; please report it with the file: %v\n%s", r, debug.Stack()),
+					Subject:  &rng,
+				})
+			}
+		}()
+		d.load(ov, vars, varFiles)
 	}()
-	d.load(ov, vars, varFiles)
+	<-done
+	if d.aborted != nil {
+		d.add(hcl.Diagnostics{d.aborted})
+	}
 	return ov, sortDiagnostics(filename, d.diags)
 }
 
+func newDecoder(filename string, files map[string]*hcl.File) *decoder {
+	d := &decoder{
+		filename: filename,
+		files:    files,
+		vars:     map[string]*variable{},
+		locals:   map[string]*local{},
+		nodes:    map[hcl.Expression]int{},
+		ops:      map[*hclsyntax.Operation]*hclsyntax.Operation{},
+		opErrors: map[string]*limitError{},
+	}
+	d.funcs = d.functions()
+	return d
+}
+
 // sortDiagnostics puts the diagnostics about the HCL file in source order,
-// after those about --var and --var-file values (kept in their order).
+// after those about --var and --var-file values (kept in their order),
+// and keeps one of each: an error in the body of a for expression is
+// reported once, not once per iteration.
 func sortDiagnostics(filename string, diags hcl.Diagnostics) hcl.Diagnostics {
 	key := func(d *hcl.Diagnostic) int {
 		if d.Subject == nil || d.Subject.Filename != filename {
@@ -97,8 +124,24 @@ func sortDiagnostics(filename string, diags hcl.Diagnostics) hcl.Diagnostics {
 		}
 		return d.Subject.Start.Byte
 	}
-	sort.SliceStable(diags, func(i, j int) bool { return key(diags[i]) < key(diags[j]) })
-	return diags
+	type same struct {
+		rng             hcl.Range
+		summary, detail string
+	}
+	seen := map[same]bool{}
+	out := diags[:0]
+	for _, d := range diags {
+		k := same{summary: d.Summary, detail: d.Detail}
+		if d.Subject != nil {
+			k.rng = *d.Subject
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	return out
 }
 
 // decoder carries the state of one Load.
@@ -116,9 +159,47 @@ type decoder struct {
 	locals     map[string]*local
 	localOrder []string
 	ctx        *hcl.EvalContext
+
+	// The limits (limits.go, guard.go, rewrite.go).
+	funcs    map[string]function.Function // the functions of every context
+	work     int                          // steps charged so far, up to MaxWork
+	current  hcl.Range                    // the expression being evaluated, for the work limit
+	nodes    map[hcl.Expression]int       // syntax nodes of each attribute's expression
+	ops      map[*hclsyntax.Operation]*hclsyntax.Operation
+	opErrors map[string]*limitError // by the Detail of hcl's "Operation failed"
+	aborted  *hcl.Diagnostic        // set when the work limit ended the evaluation
 }
 
-func (d *decoder) add(diags hcl.Diagnostics) { d.diags = append(d.diags, diags...) }
+// add records diagnostics, giving those of a broken limit (a limitError
+// in a function call or an operator) the limit's summary and detail.
+func (d *decoder) add(diags hcl.Diagnostics) {
+	for _, diag := range diags {
+		if le := d.limitOf(diag); le != nil {
+			if diag.Summary == "Error in function call" && diag.Context != nil {
+				// Underline the whole call, not just its name.
+				diag.Subject, diag.Context = diag.Context, nil
+			}
+			diag.Summary, diag.Detail = le.summary, le.detail
+		}
+		d.diags = append(d.diags, diag)
+	}
+}
+
+// limitOf is the limitError behind a diagnostic of hcl's, nil if none.
+func (d *decoder) limitOf(diag *hcl.Diagnostic) *limitError {
+	if le, ok := d.opErrors[diag.Detail]; ok && diag.Summary == "Operation failed" {
+		return le
+	}
+	extra, ok := hcl.DiagnosticExtra[hclsyntax.FunctionCallDiagExtra](diag)
+	if !ok {
+		return nil
+	}
+	var le *limitError
+	if errors.As(extra.FunctionCallError(), &le) {
+		return le
+	}
+	return nil
+}
 
 var topSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
@@ -135,10 +216,10 @@ var variableSchema = &hcl.BodySchema{
 }
 
 func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
-	file, diags := parseConfig(ov.Source, ov.File)
+	file, diags, ok := d.rewriteFile(ov.Source, ov.File)
 	d.files[ov.File] = file
 	d.add(diags)
-	if diags.HasErrors() {
+	if !ok {
 		return
 	}
 	content, diags := file.Body.Content(topSchema)
@@ -161,24 +242,7 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 		d.assignVarOption(opt)
 	}
 	d.checkRequired()
-	for _, name := range d.varOrder {
-		v := d.vars[name]
-		if !v.value.IsWhollyKnown() {
-			continue
-		}
-		if text, ok := hclLiteral(v.value); ok {
-			ov.Variables[name] = text
-		} else {
-			d.upstreamErr = true
-			d.diags = append(d.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid value for variable",
-				Detail:   fmt.Sprintf("The value of var.%s contains an infinite number.", name),
-				Subject:  v.valueRange.Ptr(),
-				Context:  v.defRange.Ptr(),
-			})
-		}
-	}
+	d.printVariables(ov)
 	varObj := d.varObject()
 
 	d.declareLocals(localBlocks)
@@ -190,7 +254,7 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 			"var":       varObj,
 			"local":     d.localObject(),
 		},
-		Functions: Functions(),
+		Functions: d.funcs,
 	}
 
 	pools := map[string]hcl.Range{}
@@ -213,6 +277,28 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 			if ok && d.unique("project", p.Name, b.DefRange, projects) {
 				ov.Projects = append(ov.Projects, p)
 			}
+		}
+	}
+}
+
+// printVariables records each resolved variable's value as HCL text.
+func (d *decoder) printVariables(ov *Overlay) {
+	for _, name := range d.varOrder {
+		v := d.vars[name]
+		if !v.value.IsWhollyKnown() {
+			continue
+		}
+		if text, ok := hclLiteral(v.value); ok {
+			ov.Variables[name] = text
+		} else {
+			d.upstreamErr = true
+			d.diags = append(d.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid value for variable",
+				Detail:   fmt.Sprintf("The value of var.%s contains an infinite number.", name),
+				Subject:  v.valueRange.Ptr(),
+				Context:  v.defRange.Ptr(),
+			})
 		}
 	}
 }
@@ -279,11 +365,6 @@ func parseConfig(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
 		file.Body = hcl.EmptyBody()
 	}
 	return file, diags
-}
-
-// parseExpression parses a --var value as an HCL expression.
-func parseExpression(src []byte, file string, start hcl.Pos) (hcl.Expression, hcl.Diagnostics) {
-	return hclsyntax.ParseExpression(src, file, start)
 }
 
 // pseudoFile registers text as a file for diagnostics about a --var value

@@ -114,14 +114,14 @@ func TestNumbers(t *testing.T) {
 	}
 }
 
-// A source denser than one token per 3 bytes (beyond MaxTokens) is refused
+// A source denser than 2 tokens per 5 bytes (beyond MaxTokens) is refused
 // before it is lexed, and the estimate is never below hclsyntax's count
 // on real files.
 func TestTokens(t *testing.T) {
 	src := "a = [" + strings.Repeat("1,", 2_000_000) + "]\n"
 	diags, parse := Check([]byte(src), "t.hcl", hcl.InitialPos)
 	want := "t.hcl:1,1-1: File too dense; The source holds about 4000005 tokens (words, numbers, symbols and line breaks) in 4000007 bytes; " +
-		"krmplan reads at most 1500000, or one per 3 bytes in a larger file (the HCL parser needs about 500 bytes of memory for each)."
+		"krmplan reads at most 1600002, or 2 per 5 bytes in a larger file (the HCL parser needs about 500 bytes of memory for each)."
 	if parse || len(diags) != 1 || diags[0].Error() != want {
 		t.Errorf("parse %v, %v\nwant %s", parse, diags, want)
 	}
