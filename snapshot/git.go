@@ -32,10 +32,14 @@ func FromGit(src GitSource) (*State, error) {
 	if ref == "" {
 		ref = "HEAD"
 	}
-	top, err := gitcli.Repo{Dir: src.Repo}.Line("rev-parse", "--show-toplevel")
+	// A bare repository is read as any other: the files come from git at
+	// the ref, never from a work tree. Repo records the repository's own
+	// folder (the work tree's top, or the bare repository).
+	place, err := gitcli.Locate(src.Repo)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not in a git repository: %w", src.Repo, err)
+		return nil, err
 	}
+	top := place.Root
 	repo := gitcli.Repo{Dir: top}
 	commit, err := repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	if err != nil {
@@ -185,7 +189,7 @@ func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error)
 	}
 	p, err := profile.Parse(profile.FileName, src)
 	if err != nil {
-		return nil, fmt.Errorf("the repository profile at %s is invalid:\n%w", ref, err)
+		return nil, fmt.Errorf("the repository profile at %s is invalid: %w", ref, err)
 	}
 	p.Blob = fs[2]
 	return p, nil

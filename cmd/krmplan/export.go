@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 
-	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -31,15 +32,15 @@ func exportCommand(e *env) *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			out, warnings := render.Export(st)
+			out, warnings := config.Export(st)
 			for _, w := range warnings {
-				fmt.Fprintln(e.stderr, "Warning:", w)
+				fmt.Fprintln(e.stderr, "Warning:", escape.Controls(w))
 			}
 			if err := writeOut(e, c.String("out"), out, 0o644); err != nil {
 				return err
 			}
 			if o := c.String("out"); o != "" && o != "-" {
-				fmt.Fprintf(e.stderr, "Exported the snapshot to %s.\n", o)
+				fmt.Fprintf(e.stderr, "Exported the snapshot to %s.\n", escape.Controls(o))
 			}
 			return nil
 		},
