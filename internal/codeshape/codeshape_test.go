@@ -31,7 +31,6 @@ const (
 var pending = map[string]string{
 	"snapshot/yaml.go: read":                                      "the YAML reader is being changed for YAML 1.1 values (helper yaml11)",
 	"snapshot/yaml.go: (*docReader).read":                         "the YAML reader is being changed for YAML 1.1 values (helper yaml11)",
-	"config/load.go: load":                                        "the HCL loader is being changed for its limits (helper hclbounds)",
 	"internal/testapiserver/testapiserver_test.go: TestServer":    "not split yet (needs the real API server to check)",
 	"internal/integration/additions_test.go: TestAdditionsScript": "not split yet (needs the real API server to check)",
 	"internal/integration/live_test.go: testSnapshot":             "not split yet (needs the real API server to check)",
