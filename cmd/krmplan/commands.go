@@ -78,7 +78,7 @@ func takenAt() time.Time {
 // "plan file").
 type input struct{ what, path string }
 
-// checkOut refuses an empty --out (`-o ''` would save nothing and exit 0)
+// checkOut refuses an empty --out (an empty -o would save nothing and exit 0)
 // and an --out that names one of the command's inputs (the same cleaned
 // absolute path, or the same file through a link): writing it would
 // replace the input with the output.
