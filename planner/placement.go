@@ -16,9 +16,14 @@ import (
 // (`file = "tenancy/research.yaml"`) onto that object's changes, for the
 // splice to write it there. Naming a file for an object that exists is an
 // error unless it is the file that already holds it: a plan never moves
-// objects between files. A path must be repository-relative and clean.
+// objects between files. A path must be repository-relative and clean,
+// and name one of the snapshot's files or a .yaml or .yml file in a folder
+// that holds one: any other file (tenancy/x.json, .krmplan.hcl, a folder
+// the snapshot did not read) would never be read back, and the new object
+// would be planned as new again at the next snapshot.
 func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Change) hcl.Diagnostics {
 	origins := before.Origins()
+	read := readFolders(before)
 	named := map[string]*config.Str{}
 	for _, p := range ov.NodePools {
 		named[KindNodePool+"/"+p.Name] = p.File
@@ -40,6 +45,13 @@ func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Chang
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
 				Detail: fmt.Sprintf("file = %q: give a clean path relative to the repository root, such as \"tenancy/projects.yaml\" (%s).", f.Value, why)})
 			continue
+		}
+		if _, exists := origins[key]; !exists {
+			if why := read.unread(f.Value); why != "" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
+					Detail: fmt.Sprintf("file = %q: %s, so the next snapshot would not read %s back.", f.Value, why, key)})
+				continue
+			}
 		}
 		if o, exists := origins[key]; exists {
 			if o == nil || o.File != f.Value {
@@ -81,6 +93,49 @@ func badPath(p string) string {
 		case strings.EqualFold(seg, ".git"):
 			return "a .git segment is git's own data, not a file of the repository"
 		}
+	}
+	return ""
+}
+
+// folders are the tenancy files a snapshot read and the folders that hold
+// them.
+type folders struct {
+	files, dirs map[string]bool
+}
+
+func readFolders(st *snapshot.State) folders {
+	fs := folders{files: map[string]bool{}, dirs: map[string]bool{}}
+	for _, f := range st.Source.Files {
+		fs.files[f.Path] = true
+		fs.dirs[path.Dir(f.Path)] = true
+	}
+	return fs
+}
+
+// unread says why the snapshot's reader would not read the file p back
+// (the --tenancy folders take only *.yaml and *.yml), or returns "".
+func (fs folders) unread(p string) string {
+	switch {
+	case fs.files[p]:
+		return ""
+	case len(fs.files) == 0:
+		return "the snapshot read no tenancy file (it is a cluster's), and a new object is placed in a file only for a splice"
+	case !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml"):
+		return "a new object goes in a .yaml or .yml file"
+	case !fs.dirs[path.Dir(p)]:
+		names := make([]string, 0, len(fs.dirs))
+		for _, d := range slices.Sorted(maps.Keys(fs.dirs)) {
+			if d == "." {
+				d = "the repository root"
+			} else {
+				d += "/"
+			}
+			names = append(names, d)
+		}
+		if len(names) > 5 {
+			names = append(names[:5], fmt.Sprintf("%d more", len(names)-5))
+		}
+		return fmt.Sprintf("a new object goes in a folder the snapshot read (%s)", strings.Join(names, ", "))
 	}
 	return ""
 }

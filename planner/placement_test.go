@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/snapshot"
 )
 
 // file = "..." must name a file git can hold: no .git segment, no empty
 // segment, no "." or "..". The diagnostics come in the objects' order.
 func TestPlacementRefusesPathsGitRefuses(t *testing.T) {
 	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 4, limit: 4}")))
+	before.Source.Files = []snapshot.SourceFile{{Path: "tenancy/pools.yaml"}, {Path: "x.git/a.yaml"}}
 	src := ""
 	for i, f := range []string{".git/config", "tenancy/.GIT/hooks/x.yaml", "a//b.yaml", "./a.yaml", "a/../b.yaml", "/abs.yaml", "tenancy/", "tenancy/ok.yaml", "x.git/.gitkeep.yaml"} {
 		src += "project \"p" + string(rune('a'+i)) + "\" {\n  department = \"d\"\n  file = \"" + f + "\"\n}\n"
@@ -35,5 +37,45 @@ func TestPlacementRefusesPathsGitRefuses(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("diagnostics:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A new object goes in a file the next snapshot reads back: one of the
+// snapshot's files, or a .yaml or .yml file in a folder that holds one.
+// tenancy/x.json, .krmplan.hcl or a folder the snapshot did not read were
+// accepted once, and the object was never read back.
+func TestPlacementOnlyWhereTheSnapshotReads(t *testing.T) {
+	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 4, limit: 4}")))
+	before.Source.Files = []snapshot.SourceFile{{Path: "tenancy/pools.yaml"}, {Path: "tenancy/teams/a.yml"}, {Path: "root.yaml"}}
+	files := []string{"tenancy/x.json", ".krmplan.hcl", "projects/research.yaml", "tenancy/pools.yaml", "tenancy/new.yml", "tenancy/teams/b.yaml", "new.yaml", "tenancy/teams/deeper/c.yaml"}
+	src := ""
+	for i, f := range files {
+		src += "project \"p" + string(rune('a'+i)) + "\" {\n  department = \"d\"\n  file = \"" + f + "\"\n}\n"
+	}
+	ov, diags := config.Load("desired.hcl", []byte(src), nil, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, diags = Build(before, ov)
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.Summary+": "+d.Detail)
+	}
+	const folders = "(the repository root, tenancy/, tenancy/teams/)"
+	want := []string{
+		`Invalid file: file = "tenancy/x.json": a new object goes in a .yaml or .yml file, so the next snapshot would not read Project/pa back.`,
+		`Invalid file: file = ".krmplan.hcl": a new object goes in a .yaml or .yml file, so the next snapshot would not read Project/pb back.`,
+		`Invalid file: file = "projects/research.yaml": a new object goes in a folder the snapshot read ` + folders + `, so the next snapshot would not read Project/pc back.`,
+		`Invalid file: file = "tenancy/teams/deeper/c.yaml": a new object goes in a folder the snapshot read ` + folders + `, so the next snapshot would not read Project/ph back.`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics:\n got %q\nwant %q", got, want)
+	}
+
+	// A cluster's snapshot read no file: no new object has one.
+	before.Source.Files = nil
+	_, diags = Build(before, ov)
+	if len(diags) != len(files) || diags[4].Detail != `file = "tenancy/new.yml": the snapshot read no tenancy file (it is a cluster's), and a new object is placed in a file only for a splice, so the next snapshot would not read Project/pe back.` {
+		t.Errorf("cluster snapshot: %v", diags)
 	}
 }
