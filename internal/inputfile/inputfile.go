@@ -59,20 +59,49 @@ func Read(path string, k Kind) ([]byte, error) {
 	if fi.Mode().IsRegular() && fi.Size() > k.Max {
 		return nil, k.TooLarge(path, fi.Size())
 	}
-	var buf bytes.Buffer
-	if fi.Mode().IsRegular() {
-		buf.Grow(int(fi.Size()) + 512)
-	}
 	// One byte past the cap tells a pipe that is too long from one that
 	// is exactly as long as the cap.
-	n, err := buf.ReadFrom(io.LimitReader(f, k.Max+1))
+	r := io.LimitReader(f, k.Max+1)
+	var b []byte
+	over := false
+	if fi.Mode().IsRegular() {
+		var buf bytes.Buffer
+		buf.Grow(int(fi.Size()) + 512)
+		_, err = buf.ReadFrom(r)
+		b, over = buf.Bytes(), int64(buf.Len()) > k.Max
+	} else {
+		b, over, err = readChunks(r, k.Max)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, bare(err))
 	}
-	if n > k.Max {
+	if over {
 		return nil, fmt.Errorf("%s: more than %s, the most krmplan reads of a %s", path, size(k.Max), k.Name)
 	}
-	return buf.Bytes(), nil
+	return b, nil
+}
+
+// readChunks reads r to its end in chunks of 1 MB, joined once at the
+// end, and stops as soon as it holds more than max bytes (over): a buffer
+// grown by doubling would hold up to three times what a pipe gives (an
+// endless pipe cut off at 1 GB took 2 GB).
+func readChunks(r io.Reader, max int64) (b []byte, over bool, err error) {
+	var chunks [][]byte
+	var total int64
+	for {
+		chunk := make([]byte, 1<<20)
+		n, err := io.ReadFull(r, chunk)
+		chunks = append(chunks, chunk[:n])
+		if total += int64(n); total > max {
+			return nil, true, nil
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return bytes.Join(chunks, nil), false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
 }
 
 // TooLarge is the error for a file of n bytes, more than k.Max.
