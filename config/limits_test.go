@@ -46,16 +46,29 @@ const (
 	elements   = "The value holds more than 100000 elements (counting those of nested lists, maps and objects); krmplan allows 100000."
 )
 
+// limitCase is a desired.hcl and the diagnostics it must give (shown).
+type limitCase struct {
+	name, src string
+	want      []string
+}
+
+func runLimitCases(t *testing.T, cases []limitCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := shown(t, tc.src, nil, nil); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("diagnostics:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // Every attack of issue 13 on the HCL evaluator (here and in the two
 // tests below), and the other ways past a limit: each ends in one
 // diagnostic that names the limit and the value, under the source that
 // broke it.
 func TestLimits(t *testing.T) {
 	big := strings.Repeat("x", 1000)
-	for _, tc := range []struct {
-		name, src string
-		want      []string
-	}{{
+	runLimitCases(t, []limitCase{{
 		name: "100,000 nested parentheses",
 		src:  queueGPU(strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000)),
 		want: []string{"3 (: Nesting too deep: The expression nests 100003" + nestDetail},
@@ -87,22 +100,13 @@ func TestLimits(t *testing.T) {
 		name: "10 MB of string",
 		src:  "locals {\n  s = \"" + big + "\"\n  t = join(\"\", [for i in range(1000) : local.s])\n  u = [for i in range(20) : local.t]\n}\n",
 		want: []string{"4 [for i in range(20) : local.t]: Value too large: The value holds more than 10000000 bytes of string; krmplan allows 10000000."},
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := shown(t, tc.src, nil, nil); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("diagnostics:\n got %q\nwant %q", got, tc.want)
-			}
-		})
-	}
+	}})
 }
 
 // Numbers are read as quota.Parse reads them, literals and results of
 // arithmetic alike, and a division by zero is an error.
 func TestNumberLimits(t *testing.T) {
-	for _, tc := range []struct {
-		name, src string
-		want      []string
-	}{{
+	runLimitCases(t, []limitCase{{
 		name: "1e3000000",
 		src:  queueGPU("1e3000000"),
 		want: []string{"3 1e3000000: Number out of range: The number 1e3000000 is too large: quota numbers must be below 10^18 in magnitude."},
@@ -147,22 +151,13 @@ func TestNumberLimits(t *testing.T) {
 		name: "pow",
 		src:  queueGPU("pow(10, 400)"),
 		want: []string{"3 pow(10, 400): Number out of range: The result of pow is +Inf, which is not finite."},
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := shown(t, tc.src, nil, nil); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("diagnostics:\n got %q\nwant %q", got, tc.want)
-			}
-		})
-	}
+	}})
 }
 
 // The functions whose result can be far larger than their arguments, or
 // cost far more, are refused before they build it.
 func TestFunctionLimits(t *testing.T) {
-	for _, tc := range []struct {
-		name, src string
-		want      []string
-	}{{
+	runLimitCases(t, []limitCase{{
 		name: "range",
 		src:  "locals { a = range(0, 1, 0.0000001) }\n",
 		want: []string{"1 range(0, 1, 0.0000001): Value too large: This range has 10000000 elements; krmplan allows 100000."},
@@ -196,13 +191,7 @@ func TestFunctionLimits(t *testing.T) {
 		want: []string{"3 local.a0: Circular reference in locals: The local values refer to each other in a cycle: local.a0 → local.a30 → local.a29 → local.a28 → local.a27 → local.a26 → local.a25 → local.a24 → " +
 			"local.a23 → local.a22 → … (11 more) → local.a10 → local.a9 → local.a8 → local.a7 → local.a6 → local.a5 → local.a4 → local.a3 → local.a2 → local.a1 → local.a0. " +
 			"A local may refer to other locals only if they do not lead back to it."},
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := shown(t, tc.src, nil, nil); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("diagnostics:\n got %q\nwant %q", got, tc.want)
-			}
-		})
-	}
+	}})
 }
 
 // --var values and --var-file files are held to the same limits: a value
@@ -240,16 +229,7 @@ func TestLongLocalChain(t *testing.T) {
 // expression, and a project block for each entry that reads it.
 func TestFiftyThousandProjects(t *testing.T) {
 	const n = 50000
-	var b strings.Builder
-	b.WriteString("locals {\n  base  = 2\n  names = [")
-	for i := range n {
-		fmt.Fprintf(&b, "%q, ", fmt.Sprintf("p%d", i))
-	}
-	b.WriteString("]\n  cards = { for i, name in local.names : name => local.base + i % 4 }\n}\n")
-	for i := range n {
-		fmt.Fprintf(&b, "project \"p%d\" {\n  queue \"h100\" {\n    gpu { deserved = local.cards[\"p%d\"] * 2 }\n  }\n}\n", i, i)
-	}
-	ov, diags := load(t, b.String(), nil, nil)
+	ov, diags := load(t, fiftyThousandProjects(n), nil, nil)
 	if len(diags) != 0 {
 		t.Fatalf("diagnostics: %v", diags[:1])
 	}

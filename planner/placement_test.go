@@ -13,19 +13,7 @@ import (
 func TestPlacementRefusesPathsGitRefuses(t *testing.T) {
 	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 4, limit: 4}")))
 	before.Source.Files = []snapshot.SourceFile{{Path: "tenancy/pools.yaml"}, {Path: "x.git/a.yaml"}}
-	src := ""
-	for i, f := range []string{".git/config", "tenancy/.GIT/hooks/x.yaml", "a//b.yaml", "./a.yaml", "a/../b.yaml", "/abs.yaml", "tenancy/", "tenancy/ok.yaml", "x.git/.gitkeep.yaml"} {
-		src += "project \"p" + string(rune('a'+i)) + "\" {\n  department = \"d\"\n  file = \"" + f + "\"\n}\n"
-	}
-	ov, diags := config.Load("desired.hcl", []byte(src), nil, nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	_, diags = Build(before, ov)
-	var got []string
-	for _, d := range diags {
-		got = append(got, d.Summary+": "+d.Detail)
-	}
+	got := placementDiags(t, before, []string{".git/config", "tenancy/.GIT/hooks/x.yaml", "a//b.yaml", "./a.yaml", "a/../b.yaml", "/abs.yaml", "tenancy/", "tenancy/ok.yaml", "x.git/.gitkeep.yaml"})
 	want := []string{
 		`Invalid file: file = ".git/config": give a clean path relative to the repository root, such as "tenancy/projects.yaml" (a .git segment is git's own data, not a file of the repository).`,
 		`Invalid file: file = "tenancy/.GIT/hooks/x.yaml": give a clean path relative to the repository root, such as "tenancy/projects.yaml" (a .git segment is git's own data, not a file of the repository).`,
@@ -48,19 +36,7 @@ func TestPlacementOnlyWhereTheSnapshotReads(t *testing.T) {
 	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 4, limit: 4}")))
 	before.Source.Files = []snapshot.SourceFile{{Path: "tenancy/pools.yaml"}, {Path: "tenancy/teams/a.yml"}, {Path: "root.yaml"}}
 	files := []string{"tenancy/x.json", ".krmplan.hcl", "projects/research.yaml", "tenancy/pools.yaml", "tenancy/new.yml", "tenancy/teams/b.yaml", "new.yaml", "tenancy/teams/deeper/c.yaml"}
-	src := ""
-	for i, f := range files {
-		src += "project \"p" + string(rune('a'+i)) + "\" {\n  department = \"d\"\n  file = \"" + f + "\"\n}\n"
-	}
-	ov, diags := config.Load("desired.hcl", []byte(src), nil, nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	_, diags = Build(before, ov)
-	var got []string
-	for _, d := range diags {
-		got = append(got, d.Summary+": "+d.Detail)
-	}
+	got := placementDiags(t, before, files)
 	const folders = "(the repository root, tenancy/, tenancy/teams/)"
 	want := []string{
 		`Invalid file: file = "tenancy/x.json": a new object goes in a .yaml or .yml file, so the next snapshot would not read Project/pa back.`,
@@ -74,8 +50,28 @@ func TestPlacementOnlyWhereTheSnapshotReads(t *testing.T) {
 
 	// A cluster's snapshot read no file: no new object has one.
 	before.Source.Files = nil
-	_, diags = Build(before, ov)
-	if len(diags) != len(files) || diags[4].Detail != `file = "tenancy/new.yml": the snapshot read no tenancy file (it is a cluster's), and a new object is placed in a file only for a splice, so the next snapshot would not read Project/pe back.` {
-		t.Errorf("cluster snapshot: %v", diags)
+	got = placementDiags(t, before, files)
+	if len(got) != len(files) || got[4] != `Invalid file: file = "tenancy/new.yml": the snapshot read no tenancy file (it is a cluster's), and a new object is placed in a file only for a splice, so the next snapshot would not read Project/pe back.` {
+		t.Errorf("cluster snapshot: %q", got)
 	}
+}
+
+// placementDiags plans a new project pa, pb, … in each of files and
+// returns the diagnostics, "summary: detail".
+func placementDiags(t *testing.T, before *snapshot.State, files []string) []string {
+	t.Helper()
+	src := ""
+	for i, f := range files {
+		src += "project \"p" + string(rune('a'+i)) + "\" {\n  department = \"d\"\n  file = \"" + f + "\"\n}\n"
+	}
+	ov, diags := config.Load("desired.hcl", []byte(src), nil, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, diags = Build(before, ov)
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.Summary+": "+d.Detail)
+	}
+	return got
 }
