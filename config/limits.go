@@ -35,6 +35,10 @@ const (
 	// bytes of a built string count one. A plain file of literal blocks
 	// costs nothing, so a desired.hcl of any number of projects loads.
 	MaxWork = 1_000_000
+	// MaxDiagnostics is how many problems Load reports; one more says
+	// how many it leaves out. A file of a million stray characters has a
+	// million syntax errors, and each is printed with its source line.
+	MaxDiagnostics = 100
 )
 
 // Summaries of the limits' diagnostics.

@@ -237,3 +237,17 @@ func TestFiftyThousandProjects(t *testing.T) {
 		t.Errorf("%d projects, the last %s", len(ov.Projects), ov.Projects[n-1].Queues[0].GPU.Deserved.Value)
 	}
 }
+
+// A file of a thousand stray characters is a thousand syntax errors:
+// the first MaxDiagnostics are reported, and one more says how many are
+// left out.
+func TestTooManyProblems(t *testing.T) {
+	_, diags := load(t, "a = 1\n"+strings.Repeat("\x19", 1000)+"\n", nil, nil)
+	if len(diags) != MaxDiagnostics+1 {
+		t.Fatalf("%d diagnostics", len(diags))
+	}
+	last := diags[MaxDiagnostics]
+	if got := fmt.Sprintf("%s: %s: %s", last.Subject, last.Summary, last.Detail); got != "desired.hcl:2,100-101: Too many problems: 901 more problems, from here on, are not shown: fix these first." {
+		t.Errorf("the last diagnostic: %s", got)
+	}
+}

@@ -115,8 +115,8 @@ func newDecoder(filename string, files map[string]*hcl.File) *decoder {
 
 // sortDiagnostics puts the diagnostics about the HCL file in source order,
 // after those about --var and --var-file values (kept in their order),
-// and keeps one of each: an error in the body of a for expression is
-// reported once, not once per iteration.
+// keeps one of each (an error in the body of a for expression is reported
+// once, not once per iteration) and the first MaxDiagnostics of them.
 func sortDiagnostics(filename string, diags hcl.Diagnostics) hcl.Diagnostics {
 	key := func(d *hcl.Diagnostic) int {
 		if d.Subject == nil || d.Subject.Filename != filename {
@@ -141,6 +141,15 @@ func sortDiagnostics(filename string, diags hcl.Diagnostics) hcl.Diagnostics {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	if n := len(out); n > MaxDiagnostics {
+		more := out[MaxDiagnostics]
+		out = append(out[:MaxDiagnostics:MaxDiagnostics], &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Too many problems",
+			Detail:   fmt.Sprintf("%d more problems, from here on, are not shown: fix these first.", n-MaxDiagnostics),
+			Subject:  more.Subject,
+		})
+	}
 	return out
 }
 
