@@ -33,7 +33,7 @@ func checkCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "run every check on tenancy YAML as it is (a CI gate): exit 1 on any error",
-		UsageText: "check [--ref REF [--git-repo DIR]] [--format text|json|github] [--min-level error|warning|note] PATH...\n\n" +
+		UsageText: "check [--ref REF [--git-repo DIR]] [--format text|json|github [--base REF] [--summary FILE]] [--min-level error|warning|note] PATH...\n\n" +
 			"PATH is a tenancy file or a folder (every *.yaml and *.yml under it). Without --ref the files\n" +
 			"are read from the work tree; with --ref they are read at that git revision, and PATH is\n" +
 			"relative to the repository root. Check reads no cluster: the checks that need nodes, queues\n" +
@@ -43,12 +43,19 @@ func checkCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "git-repo", Value: ".", Usage: "read the files from this git repository (at --ref, default HEAD)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json (docs/json-format.md) or github (workflow annotations)"},
 			&cli.StringFlag{Name: "min-level", Value: "warning", Usage: "show findings at this level and above: error, warning or note"},
+			&cli.StringFlag{Name: "base", Usage: "github: annotate each finding on the first of its lines changed since the merge base with this revision (a pull request's base)"},
+			&cli.StringFlag{Name: "summary", Usage: "github: append every finding, as markdown, to this file ($GITHUB_STEP_SUMMARY)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
 			if err := checkFormat(format, checkFormats); err != nil {
 				return err
+			}
+			for _, f := range []string{"base", "summary"} {
+				if c.IsSet(f) && format != "github" {
+					return cli.Exit(fmt.Sprintf("--%s is for GitHub's annotations: use it with --format github", f), 1)
+				}
 			}
 			minLevel := c.String("min-level")
 			rank := -1
@@ -71,6 +78,13 @@ func checkCommand(e *env) *cli.Command {
 			res, err := runCheck(c.String("git-repo"), ref, atRef, c.Args().Slice())
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
+			}
+			if base := c.String("base"); base != "" {
+				changed, err := changedSince(c.String("git-repo"), base, ref, atRef, res.source.Files)
+				if err != nil {
+					return cli.Exit(err.Error(), 1)
+				}
+				res.findings = changedFirst(res.findings, changed)
 			}
 			return writeCheck(e, c, format, rank, res)
 		},
@@ -280,8 +294,10 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		err = views.WriteJSON(e.stdout, doc)
 		fmt.Fprintln(e.stderr, summary)
 	case "github":
-		for _, f := range shown {
-			fmt.Fprintln(e.stdout, annotation(f))
+		over := writeAnnotations(e.stdout, shown, c.String("summary") != "")
+		summary = strings.TrimSuffix(summary, ".") + notAnnotated(over) + "."
+		if p := c.String("summary"); p != "" {
+			err = appendStepSummary(p, summary, shown)
 		}
 		fmt.Fprintln(e.stderr, summary)
 	default:
@@ -303,13 +319,6 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 // `::error file=F,line=N,title=CODE::MESSAGE` (warning and notice for the
 // other levels) on the finding's first location.
 func annotation(f planner.Finding) string {
-	cmd := "notice"
-	switch f.Level {
-	case planner.LevelError:
-		cmd = "error"
-	case planner.LevelWarning:
-		cmd = "warning"
-	}
 	var props []string
 	if len(f.Where) > 0 && f.Where[0].File != "" {
 		props = append(props, "file="+ghProperty(f.Where[0].File))
@@ -318,7 +327,7 @@ func annotation(f planner.Finding) string {
 		}
 	}
 	props = append(props, "title="+ghProperty(f.Code))
-	return "::" + cmd + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
+	return "::" + ghCommand(f.Level) + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
 }
 
 // ghData escapes a workflow command's message: %, \r and \n with

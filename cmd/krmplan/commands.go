@@ -26,28 +26,26 @@ func snapshotCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "snapshot",
 		Usage: "read a live cluster, or the tenancy at a git ref, into state.json",
-		UsageText: "snapshot [--kubeconfig F] [--context C] [--timeout D] [-o state.json]\n" +
+		UsageText: "snapshot [--kubeconfig F] [--context C] [--cluster N] [--user N] [--as U [--as-group G]...] [--timeout D] [-o state.json]\n" +
 			"snapshot --git-repo DIR [--ref REF] --tenancy PATH... [--context C | --kubeconfig F | --cluster-data FILE | --no-cluster] [-o state.json]",
 		Description: "Without --git-repo, reads the cluster of the kubeconfig's current context (or --context),\n" +
 			"loaded as kubectl does. With --git-repo, reads the tenancy files at the ref and no cluster,\n" +
 			"unless --context or --kubeconfig names one for the live overlay (capacity, usage, namespaces).",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "git-repo", Usage: "read tenancy files from this git repository (never its work tree)"},
 			&cli.StringFlag{Name: "ref", Value: "HEAD", Usage: "the git revision to read"},
 			&cli.StringSliceFlag{Name: "tenancy", Usage: "a tenancy file or folder in the repository (repeatable)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the snapshot here (default: stdout)"},
-			&cli.StringFlag{Name: "kubeconfig", Usage: "the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
-			&cli.StringFlag{Name: "context", Usage: "the kubeconfig context (default: its current context); with --git-repo, read this cluster for the live overlay"},
 			&cli.DurationFlag{Name: "timeout", Value: defaultClusterTimeout, Usage: "give up reading the cluster after this long"},
-			&cli.BoolFlag{Name: "no-cluster", Usage: "with --git-repo: read no cluster (the default unless --context or --kubeconfig is given)"},
+			&cli.BoolFlag{Name: "no-cluster", Usage: "with --git-repo: read no cluster (the default unless --context, --kubeconfig, --cluster or --user is given)"},
 			&cli.StringFlag{Name: "cluster-data", Usage: "take nodes, queues and namespaces from this JSON file instead of a cluster"},
-		},
+		}, kubeFlags("the kubeconfig context (default: its current context); with --git-repo, read this cluster for the live overlay")...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return cli.Exit(fmt.Sprintf("snapshot takes no positional argument, got %v", c.Args().Slice()), 1)
 			}
 			inputs := []input{{"--cluster-data", c.String("cluster-data")}}
-			if c.String("git-repo") == "" || c.IsSet("context") || c.IsSet("kubeconfig") {
+			if c.String("git-repo") == "" || clusterFlag(c) != "" {
 				inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
 			}
 			if err := checkOut(c, inputs...); err != nil {
@@ -58,7 +56,11 @@ func snapshotCommand(e *env) *cli.Command {
 				return err
 			}
 			st.TakenAt = takenAt().Format(time.RFC3339)
-			return writeOut(e, c.String("out"), st.Seal(), 0o644)
+			if err := writeOut(e, c.String("out"), st.Seal(), 0o644); err != nil {
+				return err
+			}
+			wrote(e, c.String("out"), snapshotSummary(c, st))
+			return nil
 		},
 	}
 }
@@ -148,8 +150,8 @@ func planCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "show what desired.hcl changes, with every check, and save the plan",
-		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes]",
-		Flags: []cli.Flag{
+		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--server-dry-run [--context C] ...]",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "state", Usage: "the snapshot (state.json) to plan against (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "save the plan file here (written even with errors, marked not renderable)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "set a variable: NAME=VALUE (repeatable)"},
@@ -159,9 +161,7 @@ func planCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "expect-no-changes", Usage: "exit 1 when there are changes (a drift gate)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 			&cli.BoolFlag{Name: "server-dry-run", Usage: "send every step to the API server with dryRun=All (in order, nothing persisted); a refusal is an error finding"},
-			&cli.StringFlag{Name: "kubeconfig", Usage: "--server-dry-run: the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
-			&cli.StringFlag{Name: "context", Usage: "--server-dry-run: the kubeconfig context (default: the snapshot's context)"},
-		},
+		}, kubeFlags("--server-dry-run: the kubeconfig context (default: the snapshot's context)")...),
 		Action: func(c *cli.Context) error { return runPlan(c, e) },
 	}
 }
@@ -213,7 +213,7 @@ func runPlan(c *cli.Context, e *env) error {
 		if err := writeOut(e, out, p.File(), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", escape.Controls(out))
+		wrote(e, out, planSummary(p))
 	}
 	switch {
 	case !p.Renderable:
@@ -247,6 +247,8 @@ func planArgs(c *cli.Context) (string, error) {
 	}
 	if c.Bool("server-dry-run") {
 		inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
+	} else if f := kubeFlagSet(c); f != "" {
+		return "", cli.Exit(f+" is for --server-dry-run: without it, plan reads no cluster", 1)
 	}
 	return file, checkOut(c, inputs...)
 }
@@ -386,14 +388,22 @@ func runRender(c *cli.Context, e *env) error {
 		if err != nil {
 			return cli.Exit("render refused: "+err.Error(), 1)
 		}
-		return writeOut(e, c.String("out"), sh, 0o755)
+		if err := writeOut(e, c.String("out"), sh, 0o755); err != nil {
+			return err
+		}
+		wrote(e, c.String("out"), patchSummary(p))
+		return nil
 	case "diff":
 		res, err := commit.Diff(p, opts)
 		if err != nil {
 			return cli.Exit("render refused: "+err.Error(), 1)
 		}
 		spliceNotes(e, res.Notes, res.Reminders)
-		return writeOut(e, c.String("out"), res.Diff, 0o644)
+		if err := writeOut(e, c.String("out"), res.Diff, 0o644); err != nil {
+			return err
+		}
+		wrote(e, c.String("out"), diffSummary(p, res.Diff))
+		return nil
 	}
 	res, err := commit.Splice(p, c.String("branch"), opts)
 	if err != nil {

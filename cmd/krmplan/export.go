@@ -5,6 +5,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -39,9 +40,8 @@ func exportCommand(e *env) *cli.Command {
 			if err := writeOut(e, c.String("out"), out, 0o644); err != nil {
 				return err
 			}
-			if o := c.String("out"); o != "" && o != "-" {
-				fmt.Fprintf(e.stderr, "Exported the snapshot to %s.\n", escape.Controls(o))
-			}
+			wrote(e, c.String("out"), fmt.Sprintf("%s, %s and %s from %s", words.Count(len(st.NodePools), "node pool"),
+				words.Count(len(st.Departments), "department"), words.Count(len(st.Projects), "project"), c.String("state")))
 			return nil
 		},
 	}

@@ -44,6 +44,7 @@ func TestLive(t *testing.T) {
 	t.Run("RBAC forbids listing Queues", func(t *testing.T) { testRBAC(f.in(t)) })
 	t.Run("git snapshot with and without the live overlay", func(t *testing.T) { testGitOverlay(f.in(t)) })
 	t.Run("kubeconfig and timeout errors", func(t *testing.T) { testErrors(f.in(t)) })
+	t.Run("kubeconfig like kubectl: contexts, --cluster, --user, --as", func(t *testing.T) { testKubeconfig(f.in(t)) })
 	t.Run("CRDs missing", func(t *testing.T) { testCRDsMissing(f.in(t)) })
 }
 
@@ -84,7 +85,8 @@ func testSnapshot(f *fx) {
 	if r.stdout != "" {
 		f.t.Errorf("snapshot -o wrote to stdout: %q", r.stdout)
 	}
-	want := fmt.Sprintf("Read 1 node pool, 1 department and 3 projects from context envtest (%s).\nRead 2 nodes, 4 Queues and %d namespaces.\n", f.server, f.namespaceCount())
+	want := fmt.Sprintf("Read 1 node pool, 1 department and 3 projects from context envtest (%[1]s).\nRead 2 nodes, 4 Queues and %[2]d namespaces.\n"+
+		"Wrote state.json: context envtest (%[1]s), 1 node pool, 1 department, 3 projects, 2 nodes, 4 Queues, %[2]d namespaces.\n", f.server, f.namespaceCount())
 	f.wantEqual("stderr", r.stderr, want)
 
 	s := f.state("state.json")
@@ -445,7 +447,8 @@ func testRBAC(f *fx) {
 	}
 	reason := `forbidden: queues.scheduling.run.ai is forbidden: User "planner" cannot list resource "queues" in API group "scheduling.run.ai" at the cluster scope`
 	r := f.must(f.krmplan("snapshot", "--kubeconfig", u.Kubeconfig, "-o", "planner.json"), 0, "snapshot as planner")
-	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Read 1 node pool, 1 department and 3 projects from context envtest (%s).\nRead 2 nodes and %d namespaces.\nNot read: queues — %s\n",
+	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Read 1 node pool, 1 department and 3 projects from context envtest (%[1]s).\nRead 2 nodes and %[2]d namespaces.\nNot read: queues — %[3]s\n"+
+		"Wrote planner.json: context envtest (%[1]s), 1 node pool, 1 department, 3 projects, 2 nodes, Queues not read, %[2]d namespaces.\n",
 		f.server, f.namespaceCount(), reason))
 	s := f.state("planner.json")
 	f.wantEqual("not_read", s.NotRead, []snapshot.NotRead{{What: snapshot.SourceQueues, Reason: reason}})
@@ -499,14 +502,16 @@ func testGitOverlay(f *fx) {
 	git("commit", "-q", "-m", "tenancy")
 
 	r := f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "-o", "git.json"), 0, "git snapshot")
-	f.wantEqual("stderr", r.stderr, "")
 	s := f.state("git.json")
+	f.wantEqual("stderr", r.stderr, "Wrote git.json: git repo at HEAD ("+s.Source.Commit[:12]+"), 1 file, 1 node pool, 1 department, 3 projects, no cluster data.\n")
 	f.wantEqual("offline not_read", len(s.NotRead), 3)
 	f.wantEqual("offline source", s.Source.Context+s.Source.Server, "")
 
 	r = f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "--context", "envtest", "-o", "overlay.json"), 0, "git snapshot with overlay")
-	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Read the live overlay from context envtest (%s).\nRead 2 nodes, 4 Queues and %d namespaces.\n", f.server, f.namespaceCount()))
 	s = f.state("overlay.json")
+	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Read the live overlay from context envtest (%[1]s).\nRead 2 nodes, 4 Queues and %[2]d namespaces.\n"+
+		"Wrote overlay.json: git repo at HEAD (%[3]s), 1 file, 1 node pool, 1 department, 3 projects, cluster data from context envtest (%[1]s).\n",
+		f.server, f.namespaceCount(), s.Source.Commit[:12]))
 	f.wantEqual("source", fmt.Sprintf("%s %s %s", s.Source.Kind, s.Source.Context, s.Source.Server), "git envtest "+f.server)
 	if len(s.NotRead) != 0 || len(s.Nodes) != 2 || len(s.LiveQueues) != 4 || len(s.Departments) != 1 {
 		f.t.Errorf("overlay: not_read %v, %d nodes, %d queues, %d departments", s.NotRead, len(s.Nodes), len(s.LiveQueues), len(s.Departments))
@@ -522,7 +527,7 @@ func testGitOverlay(f *fx) {
 	}
 
 	r = f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "--context", "envtest", "--no-cluster"), 1, "--no-cluster with --context")
-	f.wantEqual("stderr", r.stderr, "Error: snapshot: --no-cluster contradicts --context/--kubeconfig: give one\n")
+	f.wantEqual("stderr", r.stderr, "Error: snapshot: --no-cluster contradicts --context: give one\n")
 	r = f.must(f.krmplan("snapshot", "--no-cluster"), 1, "--no-cluster without --git-repo")
 	f.wantEqual("stderr", r.stderr, "Error: snapshot: --no-cluster needs --git-repo (without --git-repo, snapshot reads a live cluster)\n")
 }

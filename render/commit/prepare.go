@@ -64,7 +64,8 @@ type SplicePlan struct {
 // Prepare computes the files a splice of p writes, reading them at
 // the snapshot's commit through r. It changes only the bytes of changed
 // values (and the padding after them), inserts missing fields, new queues
-// and new objects in the style of their neighbours, rewrites the profile's
+// and new objects in the style of their neighbours, adds a new file to the
+// resources of its folder's kustomization.yaml, rewrites the profile's
 // expectations (and mirrors with opts.WithMirrors), and checks that the
 // new tenancy files parse to exactly the planned objects. Refusals are
 // *yamledit.Error naming the file and line: a value reached through a YAML
@@ -83,6 +84,9 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 		return nil, err
 	}
 	if err := sp.edit(); err != nil {
+		return nil, err
+	}
+	if err := sp.kustomize(); err != nil {
 		return nil, err
 	}
 	if prof := p.Snapshot.Profile; prof != nil {

@@ -23,8 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // The resources the live reader lists. The KRM kinds are cluster-scoped
@@ -48,62 +46,6 @@ const (
 // DefaultPageSize is the number of objects the reader asks for per list
 // request (metav1.ListOptions.Limit); the rest follows with Continue.
 const DefaultPageSize = 500
-
-// KubeOptions says how to reach a cluster, the way kubectl's flags do.
-type KubeOptions struct {
-	// Kubeconfig is a kubeconfig file (--kubeconfig). Empty means kubectl's
-	// default: the files listed in $KUBECONFIG, merged, else ~/.kube/config.
-	Kubeconfig string
-	// Context is the kubeconfig context to use (--context). Empty means the
-	// kubeconfig's current-context.
-	Context string
-}
-
-// KubeTarget is a loaded client configuration and the names a snapshot
-// records for it. Nothing of the credentials leaves Config.
-type KubeTarget struct {
-	Config  *rest.Config
-	Context string // the context used; "" for an in-cluster config
-	Server  string // the API server's URL
-}
-
-// LoadKubeconfig loads the client configuration as kubectl does (clientcmd's
-// loading rules: --kubeconfig, else $KUBECONFIG, else ~/.kube/config, and
-// in-cluster credentials when none of them exists; --context, else the
-// current context). Errors name the file or the context: no kubeconfig at
-// all, a context that does not exist, a file that does not parse.
-func LoadKubeconfig(o KubeOptions) (*KubeTarget, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.Kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
-	raw, err := cc.RawConfig()
-	if err != nil {
-		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
-	}
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		if clientcmd.IsEmptyConfig(err) {
-			where := "$KUBECONFIG or ~/.kube/config"
-			if o.Kubeconfig != "" {
-				where = o.Kubeconfig
-			}
-			return nil, fmt.Errorf("no cluster configured: %s names no cluster; pass --kubeconfig FILE or --context NAME", where)
-		}
-		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
-	}
-	name := o.Context
-	if name == "" {
-		name = raw.CurrentContext
-	}
-	if _, ok := raw.Contexts[name]; !ok {
-		name = "" // in-cluster credentials: no context
-	}
-	cfg.UserAgent = "krmplan"
-	// Paging a large cluster makes many small requests; client-go's
-	// default of 5 per second would dominate the read.
-	cfg.QPS, cfg.Burst = 50, 100
-	return &KubeTarget{Config: cfg, Context: name, Server: cfg.Host}, nil
-}
 
 // ClusterReader reads a cluster through client-go: the KRM objects and the
 // KAI Queues through the dynamic client, nodes and namespaces through the
