@@ -12,20 +12,15 @@ import (
 
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
 	"go.yaml.in/yaml/v3"
 )
 
-// The group/version of the KRM objects krmplan reads.
-const KRMAPIVersion = "kai.resources/v1alpha1"
-
-// Tenancy is what one or more tenancy YAML files declare.
-type Tenancy struct {
-	NodePools    []NodePool
-	Departments  []Department
-	Projects     []Project
-	ManagedNodes *ManagedNodesConfig
-	KRMConfig    *KRMConfig
-	Other        []OtherDocument
+// Parsed is what one or more tenancy YAML files declare: the objects, and
+// the documents of other kinds.
+type Parsed struct {
+	tenancy.Tenancy
+	Other []OtherDocument
 }
 
 // ParseError is a problem in a tenancy file, at a line.
@@ -48,7 +43,7 @@ func (e *ParseError) Error() string {
 // kai.resources/v1alpha1 are read; other kinds go to t.Other. Errors are
 // *ParseError: a YAML syntax error, a quota value that is not a number (a
 // quoted "4" is a string, which KRM rejects), a wrong shape.
-func (t *Tenancy) ParseTenancy(name string, src []byte) error {
+func (t *Parsed) ParseTenancy(name string, src []byte) error {
 	lines := yamlsrc.NewLineIndex(src)
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var read []readDoc
@@ -76,7 +71,7 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 // values.
 type readDoc struct {
 	root   *yaml.Node
-	values map[string]Pos
+	values map[string]tenancy.Pos
 }
 
 // markSharedAcross marks the values of the earlier documents (anchored:
@@ -230,7 +225,7 @@ type docReader struct {
 	file  string
 	lines *yamlsrc.LineIndex
 	// values collects the positions of the document's scalars by JSON pointer.
-	values map[string]Pos
+	values map[string]tenancy.Pos
 	// anchorLine maps the alias nodes made for values reached through an
 	// aliased mapping or a merge key to the line of the anchor they name.
 	anchorLine map[*yaml.Node]int
@@ -389,7 +384,7 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 		text = v.Value
 	}
 	line := r.lines.LineOf(start)
-	p := Pos{Line: line, Column: n.Column + (start - r.lines.Offset(n.Line, n.Column)), Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
+	p := tenancy.Pos{Line: line, Column: n.Column + (start - r.lines.Offset(n.Line, n.Column)), Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
 	if p.Alias {
 		p.Line, p.Column = n.Line, n.Column
 		if l, ok := r.anchorLine[n]; ok {
@@ -424,8 +419,8 @@ func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
 	return &q, nil
 }
 
-func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
-	r.values = map[string]Pos{}
+func (r *docReader) read(t *Parsed, root *yaml.Node) error {
+	r.values = map[string]tenancy.Pos{}
 	r.shared = yamlsrc.SharedAnchors(root)
 	top, err := r.fields(root, "a document")
 	if err != nil {
@@ -448,14 +443,14 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 			spec = kv[1]
 		}
 	}
-	known := apiVersion == KRMAPIVersion
+	known := apiVersion == tenancy.APIVersion
 	if !known && krmKind(kind) && meantForKRM(apiVersion) {
 		if apiVersion == "" {
-			return r.errf(versionAt, "%s has no apiVersion; krmplan reads %s (KRM's only version)", kind, KRMAPIVersion)
+			return r.errf(versionAt, "%s has no apiVersion; krmplan reads %s (KRM's only version)", kind, tenancy.APIVersion)
 		}
-		return r.errf(versionAt, "%s has apiVersion %s; krmplan reads %s (KRM's only version)", kind, apiVersion, KRMAPIVersion)
+		return r.errf(versionAt, "%s has apiVersion %s; krmplan reads %s (KRM's only version)", kind, apiVersion, tenancy.APIVersion)
 	}
-	if group, _, _ := strings.Cut(apiVersion, "/"); strings.EqualFold(group, krmGroup) && !krmKind(kind) {
+	if group, _, _ := strings.Cut(apiVersion, "/"); strings.EqualFold(group, tenancy.Group) && !krmKind(kind) {
 		if near := nearKRMKind(kind); near != "" {
 			return r.errf(kindAt, "%s has no kind %s (did you mean %s?); krmplan reads %s", apiVersion, kind, near, strings.Join(krmKinds, ", "))
 		}
@@ -470,22 +465,22 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 	if err != nil {
 		return err
 	}
-	origin := &Origin{File: r.file, Line: root.Line, Values: r.values}
+	origin := &tenancy.Origin{File: r.file, Line: root.Line, Values: r.values}
 	switch {
-	case kind == "NodePool":
-		p := NodePool{Metadata: m, Origin: origin}
+	case kind == tenancy.KindNodePool.String():
+		p := tenancy.NodePool{Metadata: m, Origin: origin}
 		if err := r.nodePoolSpec(spec, &p.Spec); err != nil {
 			return err
 		}
 		t.NodePools = append(t.NodePools, p)
-	case kind == "Department":
-		d := Department{Metadata: m, Origin: origin}
+	case kind == tenancy.KindDepartment.String():
+		d := tenancy.Department{Metadata: m, Origin: origin}
 		if err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) { return false, nil }, &d.Spec.Queues); err != nil {
 			return err
 		}
 		t.Departments = append(t.Departments, d)
-	case kind == "Project":
-		p := Project{Metadata: m, Origin: origin}
+	case kind == tenancy.KindProject.String():
+		p := tenancy.Project{Metadata: m, Origin: origin}
 		err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
 			var err error
 			switch k {
@@ -509,14 +504,14 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 			return r.errf(root, "project %s has no spec.parent", m.Name)
 		}
 		t.Projects = append(t.Projects, p)
-	case kind == "ManagedNodesConfig":
-		c := &ManagedNodesConfig{Metadata: m, Origin: origin}
+	case kind == tenancy.KindManagedNodesConfig.String():
+		c := &tenancy.ManagedNodesConfig{Metadata: m, Origin: origin}
 		if err := r.managedNodes(spec, c); err != nil {
 			return err
 		}
 		t.ManagedNodes = c
-	case kind == "KRMConfig":
-		c := &KRMConfig{Metadata: m}
+	case kind == tenancy.KindKRMConfig.String():
+		c := &tenancy.KRMConfig{Metadata: m}
 		if spec != nil {
 			kvs, err := r.fields(spec, "spec")
 			if err != nil {
@@ -544,16 +539,13 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 	return nil
 }
 
-// krmGroup is the API group of KRM's kinds.
-const krmGroup = "kai.resources"
-
-// krmKinds are the kinds of KRMAPIVersion that krmplan reads.
-var krmKinds = []string{"NodePool", "Department", "Project", "ManagedNodesConfig", "KRMConfig"}
+// krmKinds are the kinds of tenancy.APIVersion that krmplan reads.
+var krmKinds = kindNames()
 
 func krmKind(kind string) bool { return slices.Contains(krmKinds, kind) }
 
 // meantForKRM reports whether a document of one of KRM's kinds whose
-// apiVersion is not KRMAPIVersion was meant for KRM: an apiVersion that is
+// apiVersion is not tenancy.APIVersion was meant for KRM: an apiVersion that is
 // missing or has no group (core Kubernetes has none of these kinds), the
 // group kai.resources at another version, or a group a few letters away
 // from it (kai.resource, kai-resources). A NodePool of another group
@@ -564,7 +556,7 @@ func meantForKRM(apiVersion string) bool {
 		return true
 	}
 	g := strings.ToLower(group)
-	return strings.HasPrefix(g, "kai.") || editDistance(g, krmGroup) <= 3
+	return strings.HasPrefix(g, "kai.") || editDistance(g, tenancy.Group) <= 3
 }
 
 // nearKRMKind returns the KRM kind that kind is a misspelling of (a
@@ -614,8 +606,8 @@ func otherName(meta *yaml.Node) string {
 	return ""
 }
 
-func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
-	var m Meta
+func (r *docReader) meta(n, doc *yaml.Node) (tenancy.Meta, error) {
+	var m tenancy.Meta
 	if n == nil {
 		return m, r.errf(doc, "the document has no metadata")
 	}
@@ -637,7 +629,7 @@ func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
 				return m, err
 			}
 			for _, p := range pairs {
-				for _, k := range GitOpsKeys {
+				for _, k := range tenancy.GitOpsKeys {
 					if p[0].Value == k {
 						if m.GitOps == nil {
 							m.GitOps = map[string]string{}
@@ -651,7 +643,7 @@ func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
 	return m, nil
 }
 
-func (r *docReader) nodePoolSpec(n *yaml.Node, s *NodePoolSpec) error {
+func (r *docReader) nodePoolSpec(n *yaml.Node, s *tenancy.NodePoolSpec) error {
 	if n == nil {
 		return nil
 	}
@@ -677,7 +669,7 @@ func (r *docReader) nodePoolSpec(n *yaml.Node, s *NodePoolSpec) error {
 
 // specQueues reads spec.queues, handing every other spec key to other
 // (which reports whether it used the key).
-func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node) (bool, error), out *[]Queue) error {
+func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node) (bool, error), out *[]tenancy.Queue) error {
 	if n == nil {
 		return r.errf(doc, "the document has no spec")
 	}
@@ -707,8 +699,8 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 	return nil
 }
 
-func (r *docReader) queue(path string, n *yaml.Node) (Queue, error) {
-	var q Queue
+func (r *docReader) queue(path string, n *yaml.Node) (tenancy.Queue, error) {
+	var q tenancy.Queue
 	kvs, err := r.fields(n, "a queue")
 	if err != nil {
 		return q, err
@@ -744,7 +736,7 @@ func (r *docReader) queue(path string, n *yaml.Node) (Queue, error) {
 	return q, nil
 }
 
-func (r *docReader) resources(path string, n *yaml.Node, rs *Resources) error {
+func (r *docReader) resources(path string, n *yaml.Node, rs *tenancy.Resources) error {
 	kvs, err := r.fields(n, path)
 	if err != nil {
 		return err
@@ -760,7 +752,7 @@ func (r *docReader) resources(path string, n *yaml.Node, rs *Resources) error {
 			return err
 		}
 		for _, f := range fields {
-			slot := block.Field(f[0].Value)
+			slot := block.SlotNamed(f[0].Value)
 			if slot == nil {
 				continue
 			}
@@ -772,7 +764,7 @@ func (r *docReader) resources(path string, n *yaml.Node, rs *Resources) error {
 	return nil
 }
 
-func (r *docReader) managedNodes(n *yaml.Node, c *ManagedNodesConfig) error {
+func (r *docReader) managedNodes(n *yaml.Node, c *tenancy.ManagedNodesConfig) error {
 	if n == nil {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Values reached through an alias, an aliased mapping or a merge key are
@@ -36,7 +38,7 @@ spec:
       resources:
         gpu: {deserved: 3, limit: *four}
 `
-	var ten Tenancy
+	var ten Parsed
 	if err := ten.ParseTenancy("t.yaml", []byte(src)); err != nil {
 		t.Fatal(err)
 	}
@@ -162,12 +164,12 @@ spec:
       nodepool: p1
       resources: *std
 `
-	var ten Tenancy
+	var ten Parsed
 	if err := ten.ParseTenancy("t.yaml", []byte(src)); err != nil {
 		t.Fatal(err)
 	}
 	a := ten.Projects[0].Origin.Values
-	for path, want := range map[string]Pos{
+	for path, want := range map[string]tenancy.Pos{
 		"/spec/queues/0/resources/gpu/deserved": {Line: 10, Column: 25, Start: 178, End: 179, Text: "1", Anchor: "std", AnchorLine: 9},
 		"/spec/queues/0/resources/gpu/limit":    {Line: 10, Column: 35, Start: 188, End: 189, Text: "1", Anchor: "std", AnchorLine: 9},
 		"/spec/queues/1/resources/gpu/limit":    {Line: 14, Column: 40, Start: 282, End: 283, Text: "2"},

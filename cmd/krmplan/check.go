@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/views"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,12 +23,6 @@ var checkFormats = []string{"text", "json", "github"}
 
 // checkLevels are the --min-level values of check, most serious first.
 var checkLevels = []string{"error", "warning", "note"}
-
-// The codes of the findings that check makes itself, before the checks run.
-const (
-	codeParseError      = "invalid-tenancy"
-	codeDuplicateObject = "duplicate-object"
-)
 
 func checkCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -130,7 +125,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		if err != nil {
 			return nil, err
 		}
-		var t snapshot.Tenancy
+		var t snapshot.Parsed
 		for _, f := range files {
 			res.source.Files = append(res.source.Files, f)
 			b, err := os.ReadFile(f)
@@ -152,8 +147,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		if err := t.RequireObjects(res.source.Files, "the work tree"); err != nil {
 			return nil, err
 		}
-		st = &snapshot.State{Source: snapshot.Source{Kind: "files"}, NodePools: t.NodePools, Departments: t.Departments,
-			Projects: t.Projects, ManagedNodes: t.ManagedNodes, KRMConfig: t.KRMConfig, Other: t.Other}
+		st = &snapshot.State{Source: snapshot.Source{Kind: "files"}, Tenancy: t.Tenancy, Other: t.Other}
 		for _, what := range []string{snapshot.SourceNodes, snapshot.SourceQueues, snapshot.SourceNamespaces} {
 			st.NotRead = append(st.NotRead, snapshot.NotRead{What: what, Reason: "check reads tenancy files only"})
 		}
@@ -221,18 +215,18 @@ func workTreeFiles(paths []string) ([]string, error) {
 }
 
 func parseFinding(pe *snapshot.ParseError) planner.Finding {
-	f := planner.Finding{Code: codeParseError, Level: planner.LevelError, Message: pe.Msg}
-	f.Where = []planner.Location{{File: pe.File, Line: max(pe.Line, 1)}}
+	f := planner.Finding{Code: planner.CodeInvalidTenancy, Level: planner.LevelError, Message: pe.Msg}
+	f.Where = []tenancy.Location{{File: pe.File, Line: max(pe.Line, 1)}}
 	return f
 }
 
 // duplicateObjects turns the tenancy's duplicate declarations into
 // findings on the later declaration.
-func duplicateObjects(t *snapshot.Tenancy) []planner.Finding {
+func duplicateObjects(t *snapshot.Parsed) []planner.Finding {
 	var out []planner.Finding
 	for _, d := range t.Duplicates() {
-		out = append(out, planner.Finding{Code: codeDuplicateObject, Level: planner.LevelError,
-			Message: d.Msg, Where: []planner.Location{{File: d.File, Line: d.Line}}})
+		out = append(out, planner.Finding{Code: planner.CodeDuplicateObject, Level: planner.LevelError,
+			Message: d.Msg, Where: []tenancy.Location{{File: d.File, Line: d.Line}}})
 	}
 	return out
 }
@@ -240,13 +234,13 @@ func duplicateObjects(t *snapshot.Tenancy) []planner.Finding {
 // locateFindings gives a finding without a location its object's line,
 // so that every finding about an object can be annotated on its file.
 func locateFindings(s *snapshot.State, fs []planner.Finding) {
-	origins := s.Origins()
+	x := tenancy.NewIndex(&s.Tenancy)
 	for i := range fs {
 		if len(fs[i].Where) > 0 {
 			continue
 		}
-		if o := origins[fs[i].Object]; o != nil {
-			fs[i].Where = []planner.Location{{File: o.File, Line: o.Line}}
+		if o, _ := x.Origin(fs[i].Object); o != nil {
+			fs[i].Where = []tenancy.Location{{File: o.File, Line: o.Line}}
 		}
 	}
 }
@@ -326,7 +320,7 @@ func annotation(f planner.Finding) string {
 			props = append(props, fmt.Sprintf("line=%d", f.Where[0].Line))
 		}
 	}
-	props = append(props, "title="+ghProperty(f.Code))
+	props = append(props, "title="+ghProperty(string(f.Code)))
 	return "::" + ghCommand(f.Level) + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
 }
 

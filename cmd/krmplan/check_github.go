@@ -19,6 +19,7 @@ import (
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/views"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // ghPerLevel is how many annotations of one level (error, warning,
@@ -30,7 +31,7 @@ const ghPerLevel = 10
 // names it.
 type changedLines map[string]map[int]bool
 
-func (c changedLines) has(l planner.Location) bool { return c[l.File][l.Line] }
+func (c changedLines) has(l tenancy.Location) bool { return c[l.File][l.Line] }
 
 // changedSince reads the lines that the files changed since the merge base
 // of base and the files' revision: ref in repo (atRef), else HEAD and the
@@ -117,7 +118,7 @@ func changedFirst(fs []planner.Finding, changed changedLines) []planner.Finding 
 			rest = append(rest, f)
 			continue
 		}
-		where := append([]planner.Location{f.Where[i]}, f.Where[:i]...)
+		where := append([]tenancy.Location{f.Where[i]}, f.Where[:i]...)
 		f.Where = append(where, f.Where[i+1:]...)
 		first = append(first, f)
 	}
@@ -161,7 +162,7 @@ func writeAnnotations(w io.Writer, fs []planner.Finding, summary bool) map[plann
 		if len(f.Where) > 0 {
 			where = fmt.Sprintf("%s:%d: ", f.Where[0].File, f.Where[0].Line)
 		}
-		fmt.Fprintf(w, "%s (not annotated): %s[%s] %s\n", levelNames[f.Level].word, escape.Controls(where), escape.Controls(f.Code), escape.Controls(f.Message))
+		fmt.Fprintf(w, "%s (not annotated): %s[%s] %s\n", levelNames[f.Level].word, escape.Controls(where), escape.Controls(string(f.Code)), escape.Controls(f.Message))
 	}
 	return over
 }

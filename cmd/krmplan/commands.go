@@ -15,6 +15,7 @@ import (
 	"github.com/krmplan/krmplan/internal/atomicfile"
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/render/commit"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/render/views"
@@ -206,17 +207,21 @@ func runPlan(c *cli.Context, e *env) error {
 	if err := serverDryRun(c, e, p); err != nil {
 		return err
 	}
+	planJSON, err := planfile.Encode(p) // gives the plan its id
+	if err != nil {
+		return err
+	}
 	if err := writeView(e, c.String("format"), p, style); err != nil {
 		return err
 	}
 	if out != "" {
-		if err := writeOut(e, out, p.File(), 0o644); err != nil {
+		if err := writeOut(e, out, planJSON, 0o644); err != nil {
 			return err
 		}
 		wrote(e, out, planSummary(p))
 	}
 	switch {
-	case !p.Renderable:
+	case !p.Renderable():
 		return exitCode(1)
 	case c.Bool("expect-no-changes") && len(p.Changes) > 0:
 		return cli.Exit(fmt.Sprintf("--expect-no-changes: the plan has changes (%d to add, %d to change); the tenancy does not match %s",
@@ -304,7 +309,7 @@ func loadPlan(path string) (*planner.Plan, error) {
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
-	p, err := planner.Decode(path, b)
+	p, err := planfile.Decode(path, b)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
@@ -368,11 +373,11 @@ func runRender(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	if p.Renderable && len(p.Changes) == 0 {
+	if p.Renderable() && len(p.Changes) == 0 {
 		return cli.Exit("render refused: the plan has no changes: nothing to render", 1)
 	}
 	prompted := false
-	if c.String("approve") == "" && p.Renderable && isTerminal(e.stdin) && isTerminal(e.stderr) {
+	if c.String("approve") == "" && p.Renderable() && isTerminal(e.stdin) && isTerminal(e.stderr) {
 		prompted, err = prompt(e, p, colorOn(e.stderr, c.Bool("no-color")))
 		if err != nil {
 			return err

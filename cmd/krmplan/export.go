@@ -33,7 +33,7 @@ func exportCommand(e *env) *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			out, warnings := config.Export(st)
+			out, warnings := config.Export(&st.Tenancy, st.Provenance()...)
 			for _, w := range warnings {
 				fmt.Fprintln(e.stderr, "Warning:", escape.Controls(w))
 			}

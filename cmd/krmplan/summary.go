@@ -89,7 +89,7 @@ func planSummary(p *planner.Plan) string {
 	} else {
 		s += fmt.Sprintf(", %d to add, %d to change, %d to destroy", p.Summary.Add, p.Summary.Change, p.Summary.Destroy)
 	}
-	if !p.Renderable {
+	if !p.Renderable() {
 		s += ", not renderable (" + words.Count(p.Summary.Errors, "error") + ")"
 	}
 	return s

@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
+	"github.com/krmplan/krmplan/tenancy"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -95,7 +96,30 @@ func testSnapshot(f *fx) {
 	if len(s.NotRead) != 0 {
 		f.t.Errorf("not_read = %v, want none", s.NotRead)
 	}
-	if len(s.NodePools) != 1 || s.NodePools[0].Spec != (snapshot.NodePoolSpec{LabelKey: "example.com/gpu-class", LabelValue: "rtx-pro-6000"}) ||
+	f.snapshotObjects(s)
+	f.snapshotCluster(s)
+	// Only spec and the metadata that matters; never a credential.
+	text := f.read("state.json")
+	for _, bad := range []string{"managedFields", "creationTimestamp", "sync-wave", "conditions", "certificate", "client-key", "token", "BEGIN", "password"} {
+		if strings.Contains(text, bad) {
+			f.t.Errorf("state.json contains %q", bad)
+		}
+	}
+	// Deterministic: the same cluster gives the same bytes.
+	f.must(f.krmplan("snapshot", "--context", "envtest", "-o", "again.json"), 0, "second snapshot")
+	if f.read("again.json") != text {
+		f.t.Errorf("two snapshots of an unchanged cluster differ")
+	}
+	// stdout when there is no -o.
+	if r := f.must(f.krmplan("snapshot"), 0, "snapshot to stdout"); r.stdout != text {
+		f.t.Errorf("snapshot without -o printed other bytes than -o wrote")
+	}
+}
+
+// snapshotObjects checks the KRM objects of the live snapshot s: specs,
+// metadata and GitOps keys as the cluster holds them.
+func (f *fx) snapshotObjects(s *snapshot.State) {
+	if len(s.NodePools) != 1 || s.NodePools[0].Spec != (tenancy.NodePoolSpec{LabelKey: "example.com/gpu-class", LabelValue: "rtx-pro-6000"}) ||
 		s.NodePools[0].Metadata.UID == "" || s.NodePools[0].Metadata.ResourceVersion == "" {
 		f.t.Errorf("node pools = %+v", s.NodePools)
 	}
@@ -126,6 +150,11 @@ func testSnapshot(f *fx) {
 	if s.KRMConfig == nil || s.KRMConfig.Metadata.Name != "krm-config" || s.KRMConfig.ProjectLabelKey != "kai/project" {
 		f.t.Errorf("KRMConfig = %+v", s.KRMConfig)
 	}
+}
+
+// snapshotCluster checks what the live snapshot s holds of the cluster:
+// its nodes, the scheduler's Queues with their usage, the namespaces.
+func (f *fx) snapshotCluster(s *snapshot.State) {
 	var nodes []string
 	for _, n := range s.Nodes {
 		nodes = append(nodes, fmt.Sprintf("%s cap=%s alloc=%s ready=%v cordoned=%v class=%s", n.Name, n.Capacity, n.Allocatable, n.Ready, n.Cordoned, n.Labels["example.com/gpu-class"]))
@@ -154,23 +183,6 @@ func testSnapshot(f *fx) {
 		}
 	}
 	f.wantEqual("project namespaces", labelled, map[string]string{"benchmark": "benchmark", "kai-verify": "kai-verify", "workspace": "workspace"})
-
-	// Only spec and the metadata that matters; never a credential.
-	text := f.read("state.json")
-	for _, bad := range []string{"managedFields", "creationTimestamp", "sync-wave", "conditions", "certificate", "client-key", "token", "BEGIN", "password"} {
-		if strings.Contains(text, bad) {
-			f.t.Errorf("state.json contains %q", bad)
-		}
-	}
-	// Deterministic: the same cluster gives the same bytes.
-	f.must(f.krmplan("snapshot", "--context", "envtest", "-o", "again.json"), 0, "second snapshot")
-	if f.read("again.json") != text {
-		f.t.Errorf("two snapshots of an unchanged cluster differ")
-	}
-	// stdout when there is no -o.
-	if r := f.must(f.krmplan("snapshot"), 0, "snapshot to stdout"); r.stdout != text {
-		f.t.Errorf("snapshot without -o printed other bytes than -o wrote")
-	}
 }
 
 // testPaging reads with a page size of 1 and checks every list was paged
@@ -315,7 +327,7 @@ project "workspace" {
 	p := f.plan("back.json")
 	var order []string
 	for _, st := range p.Steps {
-		order = append(order, st.Phase+": "+st.Object)
+		order = append(order, string(st.Phase)+": "+st.Object.Name)
 	}
 	f.wantEqual("steps", order, []string{"shrinking projects: benchmark", "growing or new projects: kai-verify", "growing or new projects: workspace"})
 	f.must(f.krmplan("render", "back.json", "--format", "patch", "--approve", p.PlanID, "-o", "back.sh"), 0, "render back")
@@ -357,12 +369,12 @@ project "workspace" {
 	p := f.plan("grow.json")
 	dryRunNotes := 0
 	for _, x := range p.Findings {
-		if x.Code == live.CodeDryRun {
+		if x.Code == planner.CodeServerDryRun {
 			dryRunNotes++
 		}
 	}
-	if !p.Renderable || dryRunNotes != 1 || p.Summary.Notes != 3 {
-		f.t.Errorf("saved plan: renderable %v, %d dry-run notes, summary %+v; want renderable, 1, 3 notes", p.Renderable, dryRunNotes, p.Summary)
+	if !p.Renderable() || dryRunNotes != 1 || p.Summary.Notes != 3 {
+		f.t.Errorf("saved plan: renderable %v, %d dry-run notes, summary %+v; want renderable, 1, 3 notes", p.Renderable(), dryRunNotes, p.Summary)
 	}
 	if f.rv(live.GVRProject, "workspace") != rvW || f.rv(live.GVRProject, "benchmark") != rvB {
 		f.t.Errorf("the dry run persisted a change")
@@ -396,11 +408,11 @@ project "workspace" {
 // an object that exists.
 func testDryRunRefusals(f *fx) {
 	steps := []planner.Step{
-		{Phase: planner.PhaseNewPools, Action: planner.StepPatch, Kind: planner.KindNodePool, Object: "rtx-pro-6000",
+		{Phase: planner.PhaseNewPools, Action: planner.StepPatch, Object: tenancy.KindNodePool.Object("rtx-pro-6000"),
 			Ops: []planner.Op{{Op: "replace", Path: "/spec/labelValue", Value: []byte(`"h100"`)}}},
-		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "platform",
+		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("platform"),
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"platform"},"spec":{"queues":[]}}`)},
-		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "research",
+		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("research"),
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"research"},"spec":{"queues":[]}}`)},
 	}
 	fs, err := live.ServerDryRun(context.Background(), f.dyn, steps)

@@ -24,6 +24,7 @@ import (
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Result is what Splice made.
@@ -549,33 +550,36 @@ func Message(p *planner.Plan, sp *SplicePlan) string {
 //   - project benchmark queue benchmark-rtx: gpu.deserved 1 -> 2
 //   - project workspace queue workspace-rtx: memory.limit (omitted) -> -1
 //   - project ml queue ml-rtx (new): gpu.deserved 2
-func ChangeLine(c planner.Change) string {
-	who := strings.ToLower(c.Kind) + " " + c.Object
+func ChangeLine(c tenancy.Change) string {
+	who := strings.ToLower(c.Object().Kind.String()) + " " + c.Object().Name
 	if c.Queue != "" {
 		who += " queue " + c.Queue
 	}
 	switch {
-	case c.Action == planner.ActionCreate:
-		return fmt.Sprintf("- %s (new): %s %s", who, c.Field, c.After)
-	case string(c.Before) == "null":
-		return fmt.Sprintf("- %s: %s (omitted) -> %s", who, c.Field, c.After)
+	case c.Action == tenancy.ActionCreate:
+		return fmt.Sprintf("- %s (new): %s %s", who, c.Field.Field, c.After)
+	case c.Before.IsNull():
+		return fmt.Sprintf("- %s: %s (omitted) -> %s", who, c.Field.Field, c.After)
 	}
-	return fmt.Sprintf("- %s: %s %s -> %s", who, c.Field, c.Before, c.After)
+	return fmt.Sprintf("- %s: %s %s -> %s", who, c.Field.Field, c.Before, c.After)
 }
+
+// gpuDeserved is the field of a queue's gpu guarantee.
+var gpuDeserved = tenancy.QuotaFieldOf(quota.GPU, tenancy.Deserved)
 
 // subject says "move 1 card from A to B on POOL" when the plan moves gpu
 // guarantee between exactly two queues of one pool, else "N quota changes".
 func subject(p *planner.Plan) string {
 	cs := p.Changes
-	if len(cs) == 2 && cs[0].Field == "gpu.deserved" && cs[1].Field == "gpu.deserved" && cs[0].Pool == cs[1].Pool &&
-		cs[0].Action == planner.ActionUpdate && cs[1].Action == planner.ActionUpdate {
+	if len(cs) == 2 && cs[0].Field.Field == gpuDeserved && cs[1].Field.Field == gpuDeserved && cs[0].Pool == cs[1].Pool &&
+		cs[0].Action == tenancy.ActionUpdate && cs[1].Action == tenancy.ActionUpdate {
 		var v [2][2]quota.Value // before, after of each change
 		ok := true
 		for i, c := range cs {
-			var err1, err2 error
-			v[i][0], err1 = quota.Parse(string(c.Before))
-			v[i][1], err2 = quota.Parse(string(c.After))
-			ok = ok && err1 == nil && err2 == nil && !v[i][0].IsUnlimited() && !v[i][1].IsUnlimited()
+			var ok1, ok2 bool
+			v[i][0], ok1 = c.Before.Number()
+			v[i][1], ok2 = c.After.Number()
+			ok = ok && ok1 && ok2 && !v[i][0].IsUnlimited() && !v[i][1].IsUnlimited()
 		}
 		// One queue gives up exactly what the other gains. (Deltas are
 		// compared as before/after pairs: a delta of -1 is not "unlimited".)
@@ -586,7 +590,7 @@ func subject(p *planner.Plan) string {
 			}
 			given := v[from][0].Sub(v[from][1])
 			if v[from][1].Cmp(v[from][0]) < 0 && v[to][1].Sub(v[to][0]).Equal(given) {
-				return fmt.Sprintf("move %s from %s to %s on %s", quota.Amount(quota.GPU, given), cs[from].Object, cs[to].Object, cs[from].Pool)
+				return fmt.Sprintf("move %s from %s to %s on %s", quota.Amount(quota.GPU, given), cs[from].Object().Name, cs[to].Object().Name, cs[from].Pool)
 			}
 		}
 	}

@@ -18,7 +18,9 @@ import (
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // gitEnv isolates git from the user's configuration and names an author.
@@ -69,7 +71,7 @@ func gitPlan(t *testing.T, desired string) (string, *planner.Plan) {
 		t.Fatal(diags)
 	}
 	p, diags := planner.Build(st, ov)
-	if diags.HasErrors() || !p.Renderable {
+	if diags.HasErrors() || !p.Renderable() {
 		t.Fatalf("plan: %v %+v", diags, p.Findings)
 	}
 	return dir, p
@@ -278,7 +280,8 @@ func TestCheckBranchRefusesControlCharacters(t *testing.T) {
 // from the plan: git log prints a message as it is.
 func TestMessageEscapesControlCharacters(t *testing.T) {
 	p := &planner.Plan{PlanID: strings.Repeat("a", 64),
-		Changes:  []planner.Change{{Action: planner.ActionUpdate, Kind: "Project", Object: "a", Queue: "a\x1b[2Kq", Field: "gpu.deserved", Before: []byte("1"), After: []byte("2")}},
+		Changes: []tenancy.Change{{Action: tenancy.ActionUpdate, Field: tenancy.KindProject.Object("a").Queue(0).Field(gpuDeserved), Queue: "a\x1b[2Kq",
+			Before: tenancy.Number(quota.FromInt(1)), After: tenancy.Number(quota.FromInt(2))}},
 		Findings: []planner.Finding{{Level: planner.LevelWarning, Message: "w\nPlan-Id: forged"}}}
 	got := Message(p, &SplicePlan{Notes: []string{"n\r"}, Reminders: []string{"r\u2028"}})
 	want := "quota: 1 quota change\n\n- project a queue a\\x1b[2Kq: gpu.deserved 1 -> 2\n\nWarning: w\\nPlan-Id: forged\n\nNote: n\\r\n\nReminder: r\\u2028\n\nPlan-Id: " + p.PlanID + "\n"

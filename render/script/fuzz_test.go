@@ -17,7 +17,9 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
+	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -101,18 +103,19 @@ func fuzzPlan(name, queue, phase, ctx, repo, ref, note, value string, fromGit bo
 	}
 	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
 	man, _ := json.Marshal(map[string]any{
-		"apiVersion": "kai.resources/v1alpha1", "kind": planner.KindDepartment, "metadata": map[string]any{"name": name},
+		"apiVersion": "kai.resources/v1alpha1", "kind": tenancy.KindDepartment.String(), "metadata": map[string]any{"name": name},
 		"spec": map[string]any{"queues": []any{map[string]any{"name": queue, "nodepool": note, "resources": map[string]any{"gpu": map[string]any{"deserved": val}}}}},
 	})
 	return &planner.Plan{
 		PlanID: strings.Repeat("0", 64),
-		Snapshot: snapshot.State{Source: src, Profile: &profile.Profile{
+		Snapshot: &snapshot.State{Source: src, Profile: &profile.Profile{
 			Reminders: []profile.Reminder{{File: repo, Note: note}}, CPUMemoryNote: value}},
-		Changes:  []planner.Change{{Kind: planner.KindProject, Object: name, Queue: queue, Resource: "cpu", Field: "cpu.limit"}},
+		Changes: []tenancy.Change{{Action: tenancy.ActionUpdate, Queue: queue,
+			Field: tenancy.KindProject.Object(name).Queue(0).Field(tenancy.QuotaFieldOf(quota.CPU, tenancy.Limit))}},
 		Findings: []planner.Finding{{Code: planner.CodeGitOpsOwned, Level: planner.LevelWarning, Message: "project " + name + " " + note}},
 		Steps: []planner.Step{
-			{Phase: phase, Action: planner.StepCreate, Kind: planner.KindDepartment, Object: name, Manifest: man},
-			{Phase: phase, Action: planner.StepPatch, Kind: planner.KindProject, Object: name, Ops: []planner.Op{
+			{Phase: planner.Phase(phase), Action: planner.StepCreate, Object: tenancy.KindDepartment.Object(name), Manifest: man},
+			{Phase: planner.Phase(phase), Action: planner.StepPatch, Object: tenancy.KindProject.Object(name), Ops: []planner.Op{
 				{Op: "test", Path: "/spec/queues/0/name", Value: str(queue)},
 				{Op: "replace", Path: "/spec/queues/0/resources/" + ref, Value: val},
 			}},
@@ -141,7 +144,7 @@ func wantCalls(p *planner.Plan) []call {
 			out = append(out, call{append(args, "create", "-f", "-"), string(st.Manifest)})
 			continue
 		}
-		args = append(args, "patch", plurals[st.Kind], st.Object, "--type=json")
+		args = append(args, "patch", st.Object.Kind.Plural(), st.Object.Name, "--type=json")
 		if len(base) > 0 {
 			args = append(args, "--field-manager=krmplan")
 		}

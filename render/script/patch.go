@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // ErrNotApproved is returned by Approve for a plan without approval.
@@ -20,9 +22,9 @@ var ErrNotApproved = errors.New("the plan is not approved: run render at a termi
 // unique prefix of at least 12 hex digits). prompted reports that a person
 // typed "yes" at a terminal after seeing the plan, which approves it too.
 // The plan's integrity (plan_id against content) is checked by
-// planner.Decode when the file is read.
+// planfile.Decode when the file is read.
 func Approve(p *planner.Plan, approveID string, prompted bool) error {
-	if !p.Renderable {
+	if !p.Renderable() {
 		return fmt.Errorf("plan %s has %s; fix the desired file and plan again", p.PlanID[:12], words.Count(p.Summary.Errors, "error"))
 	}
 	if approveID != "" {
@@ -38,13 +40,6 @@ func Approve(p *planner.Plan, approveID string, prompted bool) error {
 		return nil
 	}
 	return ErrNotApproved
-}
-
-// plurals are kubectl's resource names for the KRM kinds.
-var plurals = map[string]string{
-	planner.KindNodePool:   "nodepools.kai.resources",
-	planner.KindDepartment: "departments.kai.resources",
-	planner.KindProject:    "projects.kai.resources",
 }
 
 // PatchScript returns the shell script of an approved plan: one kubectl
@@ -72,9 +67,9 @@ func PatchScript(p *planner.Plan) ([]byte, error) {
 	writeHeader(&w, p)
 	for n, st := range p.Steps {
 		w.blank()
-		w.comment(fmt.Sprintf("%d/%d %s: %s %s", n+1, len(p.Steps), st.Phase, st.Kind, st.Object))
+		w.comment(fmt.Sprintf("%d/%d %s: %s %s", n+1, len(p.Steps), st.Phase, st.Object.Kind, st.Object.Name))
 		if err := writeStep(&w, kubectl, p.Snapshot.Source.Context != "", st); err != nil {
-			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Kind, st.Object, err)
+			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
 		}
 	}
 	return w.b.Bytes(), nil
@@ -111,11 +106,10 @@ func writeHeader(w *shell, p *planner.Plan) {
 // one quoted word. fieldManager adds --field-manager=krmplan to a patch
 // (a live snapshot names the manager in the object's managedFields).
 func writeStep(w *shell, kubectl []word, fieldManager bool, st planner.Step) error {
-	plural, ok := plurals[st.Kind]
-	if !ok {
-		return fmt.Errorf("kind %q is not a KRM kind krmplan renders (NodePool, Department, Project)", st.Kind)
+	if !slices.Contains(tenancy.Planned, st.Object.Kind) {
+		return fmt.Errorf("kind %q is not a KRM kind krmplan renders (NodePool, Department, Project)", st.Object.Kind)
 	}
-	name, err := objectName(st.Kind, st.Object)
+	name, err := objectName(st.Object.Kind.String(), st.Object.Name)
 	if err != nil {
 		return err
 	}
@@ -134,7 +128,7 @@ func writeStep(w *shell, kubectl []word, fieldManager bool, st planner.Step) err
 		if err != nil {
 			return fmt.Errorf("the patch is not JSON: %w", err)
 		}
-		args := append(kubectl, "patch", word(plural), name, "--type=json")
+		args := append(kubectl, "patch", word(st.Object.Kind.Plural()), name, "--type=json")
 		if fieldManager {
 			args = append(args, "--field-manager=krmplan")
 		}
@@ -157,7 +151,7 @@ func manifest(st planner.Step) ([]byte, error) {
 	if err := json.Unmarshal(st.Manifest, &obj); err != nil {
 		return nil, fmt.Errorf("the manifest is not a JSON object: %w", err)
 	}
-	if obj.Kind != st.Kind || obj.Metadata.Name != st.Object {
+	if obj.Kind != st.Object.Kind.String() || obj.Metadata.Name != st.Object.Name {
 		return nil, fmt.Errorf("the manifest is %s %q, not the step's object", obj.Kind, obj.Metadata.Name)
 	}
 	compact, err := asciiJSON(st.Manifest)

@@ -7,12 +7,13 @@ import (
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 func TestPatchScriptHeaderNamesGitOpsOwnedObjects(t *testing.T) {
-	p := &planner.Plan{PlanID: strings.Repeat("a", 64), Snapshot: snapshot.State{Source: snapshot.Source{Kind: "cluster", Context: "prod"}},
+	p := &planner.Plan{PlanID: strings.Repeat("a", 64), Snapshot: &snapshot.State{Source: snapshot.Source{Kind: "cluster", Context: "prod"}},
 		Findings: []planner.Finding{
-			{Code: planner.CodeGitOpsOwned, Level: planner.LevelWarning, Object: "Project/a", Message: "project a is owned by Argo CD (argocd.argoproj.io/instance=t): a live patch to it is put back"},
+			{Code: planner.CodeGitOpsOwned, Level: planner.LevelWarning, Object: tenancy.KindProject.Object("a"), Message: "project a is owned by Argo CD (argocd.argoproj.io/instance=t): a live patch to it is put back"},
 			{Code: "unassigned-share", Level: planner.LevelNote, Message: "not in the header"},
 		}}
 	script := render(t, p)
@@ -42,10 +43,10 @@ func render(t *testing.T, p *planner.Plan) string {
 // single quotes, as \u escapes.
 func TestPatchScriptQuotesAndEscapesInput(t *testing.T) {
 	p := &planner.Plan{PlanID: strings.Repeat("b", 64),
-		Snapshot: snapshot.State{Source: snapshot.Source{Kind: "git", Repo: "/srv/repo\ntouch pwned\n#", Ref: "HEAD^{/x\ntouch pwned}",
+		Snapshot: &snapshot.State{Source: snapshot.Source{Kind: "git", Repo: "/srv/repo\ntouch pwned\n#", Ref: "HEAD^{/x\ntouch pwned}",
 			Commit: strings.Repeat("c", 40), Context: "it's $(touch pwned)\u2028"}},
 		Findings: []planner.Finding{{Code: planner.CodeGitOpsOwned, Message: "project a is owned by Argo CD (argocd.argoproj.io/instance=x\x1b[2K)"}},
-		Steps: []planner.Step{{Phase: "shrinking projects\n", Action: planner.StepPatch, Kind: planner.KindProject, Object: "a",
+		Steps: []planner.Step{{Phase: planner.Phase("shrinking projects\n"), Action: planner.StepPatch, Object: tenancy.KindProject.Object("a"),
 			Ops: []planner.Op{{Op: "test", Path: "/spec/queues/0/name", Value: json.RawMessage(`"a'b é"`)}}}},
 	}
 	if _, err := PatchScript(p); err == nil || err.Error() != `the snapshot's cluster context "it's $(touch pwned)\u2028" holds a control character: kubectl --context would get a name the script cannot show; use a context name without one` {
@@ -78,22 +79,22 @@ func TestPatchScriptRefusesSteps(t *testing.T) {
 		step planner.Step
 		want string
 	}{
-		{planner.Step{Action: planner.StepPatch, Kind: planner.KindProject, Object: "a$(touch pwned)"},
+		{planner.Step{Action: planner.StepPatch, Object: tenancy.KindProject.Object("a$(touch pwned)")},
 			`step 1/1 (Project "a$(touch pwned)"): Project "a$(touch pwned)" is not a valid Kubernetes object name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
-		{planner.Step{Action: planner.StepPatch, Kind: planner.KindProject, Object: "a\n"},
+		{planner.Step{Action: planner.StepPatch, Object: tenancy.KindProject.Object("a\n")},
 			`step 1/1 (Project "a\n"): Project "a\n" is not a valid Kubernetes object name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
-		{planner.Step{Action: planner.StepPatch, Kind: "Queue", Object: "a"},
-			`step 1/1 (Queue "a"): kind "Queue" is not a KRM kind krmplan renders (NodePool, Department, Project)`},
-		{planner.Step{Action: "delete", Kind: planner.KindProject, Object: "a"},
+		{planner.Step{Action: planner.StepPatch, Object: tenancy.KindKRMConfig.Object("a")},
+			`step 1/1 (KRMConfig "a"): kind "KRMConfig" is not a KRM kind krmplan renders (NodePool, Department, Project)`},
+		{planner.Step{Action: "delete", Object: tenancy.KindProject.Object("a")},
 			`step 1/1 (Project "a"): action "delete" is neither patch nor create`},
-		{planner.Step{Action: planner.StepPatch, Kind: planner.KindProject, Object: "a", Ops: []planner.Op{{Op: "test", Value: json.RawMessage(`1; touch pwned`)}}},
+		{planner.Step{Action: planner.StepPatch, Object: tenancy.KindProject.Object("a"), Ops: []planner.Op{{Op: "test", Value: json.RawMessage(`1; touch pwned`)}}},
 			`step 1/1 (Project "a"): the patch is not JSON: json: error calling MarshalJSON for type json.RawMessage: invalid character ';' after top-level value`},
-		{planner.Step{Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "a", Manifest: json.RawMessage(`[1]`)},
+		{planner.Step{Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("a"), Manifest: json.RawMessage(`[1]`)},
 			`step 1/1 (Department "a"): the manifest is not a JSON object: json: cannot unmarshal array into Go value of type struct { Kind string "json:\"kind\""; Metadata struct { Name string "json:\"name\"" } "json:\"metadata\"" }`},
-		{planner.Step{Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "a", Manifest: manifest},
+		{planner.Step{Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("a"), Manifest: manifest},
 			`step 1/1 (Department "a"): the manifest is Department "d", not the step's object`},
 	} {
-		p := &planner.Plan{PlanID: strings.Repeat("a", 64), Steps: []planner.Step{tc.step}}
+		p := &planner.Plan{PlanID: strings.Repeat("a", 64), Snapshot: &snapshot.State{}, Steps: []planner.Step{tc.step}}
 		if _, err := PatchScript(p); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v:\n got %v\nwant %s", tc.step, err, tc.want)
 		}

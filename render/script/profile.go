@@ -2,6 +2,7 @@ package script
 
 import (
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/quota"
 )
 
 // ProfileReminders returns what the repository profile (.krmplan.hcl, in
@@ -24,8 +25,8 @@ func ProfileReminders(p *planner.Plan) []string {
 		out = append(out, s)
 	}
 	if prof.CPUMemoryNote != "" {
-		for _, c := range p.Changes {
-			if c.Resource == "cpu" || c.Resource == "memory" {
+		for i := range p.Changes {
+			if r := p.Changes[i].Resource(); r == quota.CPU || r == quota.Memory {
 				out = append(out, "Note: cpu or memory quotas change: "+prof.CPUMemoryNote)
 				break
 			}

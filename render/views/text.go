@@ -17,6 +17,7 @@ import (
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/script"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Style is the colouring of a text view. The zero Style prints no colour.
@@ -72,7 +73,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", st.paint(st.bold, "Plan:"), s.Add, s.Change, s.Destroy)
 	}
 	switch {
-	case !p.Renderable:
+	case !p.Renderable():
 		fmt.Fprintf(&b, "%s: %s; this plan cannot be rendered.\n", st.paint(st.errorC, "Not renderable"), words.Count(s.Errors, "error"))
 	case len(p.Steps) > 0 && p.OrderVerified:
 		fmt.Fprintf(&b, "Order: %s in phases, every intermediate state verified against the checks.\n", words.Count(len(p.Steps), "step"))
@@ -91,7 +92,7 @@ func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
 	i := 0
 	for i < len(p.Changes) {
 		j := i
-		for j < len(p.Changes) && p.Changes[j].Kind == p.Changes[i].Kind && p.Changes[j].Object == p.Changes[i].Object {
+		for j < len(p.Changes) && p.Changes[j].Object() == p.Changes[i].Object() {
 			j++
 		}
 		writeObject(b, p.Changes[i:j], st)
@@ -99,26 +100,25 @@ func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
 	}
 }
 
-func writeObject(b *bytes.Buffer, cs []planner.Change, st Style) {
-	first := cs[0]
+func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
+	first := cs[0].Object()
 	symbol, verb, col := "~", "will be updated in place", st.change
-	created := first.Action == planner.ActionCreate && !first.NewQueue
-	if created {
+	if cs[0].Creates() {
 		symbol, verb, col = "+", "will be created", st.add
 	}
-	kind, object := escape.Controls(first.Kind), escape.Controls(first.Object)
+	kind, object := first.Kind.String(), escape.Controls(first.Name)
 	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", kind, object, verb)))
-	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(kind), first.Object)
+	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(kind), first.Name)
 	queue := -2
 	for _, c := range cs {
-		if c.QueueIndex != queue {
+		if c.Field.Queue != queue {
 			if queue >= 0 {
 				b.WriteString("        }\n")
 			}
-			queue = c.QueueIndex
+			queue = c.Field.Queue
 			if queue >= 0 {
 				qs, qc := "~", st.change
-				if c.Action == planner.ActionCreate {
+				if c.Action == tenancy.ActionCreate {
 					qs, qc = "+", st.add
 				}
 				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, escape.Controls(c.Pool))
@@ -128,8 +128,8 @@ func writeObject(b *bytes.Buffer, cs []planner.Change, st Style) {
 		if queue >= 0 {
 			indent = "          "
 		}
-		field, before, after := escape.Controls(c.Field), escape.Controls(string(c.Before)), escape.Controls(string(c.After))
-		if c.Action == planner.ActionCreate || before == "null" {
+		field, before, after := c.Field.Field.String(), escape.Controls(c.Before.String()), escape.Controls(c.After.String())
+		if c.Action == tenancy.ActionCreate || c.Before.IsNull() {
 			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), field, after)
 		} else {
 			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), field, before, after)
@@ -167,7 +167,7 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 			label, col = "Warning", st.warnC
 		}
 		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), escape.Controls(f.Message))
-		tag := "  [" + escape.Controls(f.Code) + "]"
+		tag := "  [" + escape.Controls(string(f.Code)) + "]"
 		if f.AlreadyPresent {
 			tag += " already present before this plan"
 			if f.Before != "" {
@@ -178,7 +178,7 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		last := ""
 		for _, l := range f.Where {
 			if l.Desired {
-				writeSnippet(b, files, l.HCLRange())
+				writeSnippet(b, files, hclRange(l))
 				last = ""
 				continue
 			}
@@ -238,4 +238,14 @@ func Diagnostics(w io.Writer, diags hcl.Diagnostics, files map[string][]byte, st
 		b.WriteString("\n")
 	}
 	w.Write(b.Bytes())
+}
+
+// hclRange is a desired.hcl location as an hcl.Range, for printing with
+// HCL's diagnostic writer.
+func hclRange(l tenancy.Location) hcl.Range {
+	return hcl.Range{
+		Filename: l.File,
+		Start:    hcl.Pos{Line: l.Line, Column: l.Column, Byte: l.StartByte},
+		End:      hcl.Pos{Line: l.EndLine, Column: l.EndColumn, Byte: l.EndByte},
+	}
 }

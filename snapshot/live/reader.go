@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,20 +29,19 @@ import (
 // The resources the live reader lists. The KRM kinds are cluster-scoped
 // kai.resources/v1alpha1; the KAI Queue is scheduling.run.ai/v2.
 var (
-	GVRNodePool           = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "nodepools"}
-	GVRDepartment         = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "departments"}
-	GVRProject            = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "projects"}
-	GVRManagedNodesConfig = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "managednodesconfigs"}
-	GVRKRMConfig          = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "krmconfigs"}
+	GVRNodePool           = KindGVR(tenancy.KindNodePool)
+	GVRDepartment         = KindGVR(tenancy.KindDepartment)
+	GVRProject            = KindGVR(tenancy.KindProject)
+	GVRManagedNodesConfig = KindGVR(tenancy.KindManagedNodesConfig)
+	GVRKRMConfig          = KindGVR(tenancy.KindKRMConfig)
 	GVRQueue              = schema.GroupVersionResource{Group: "scheduling.run.ai", Version: "v2", Resource: "queues"}
 )
 
-// The names KRM gives its singletons; when a cluster holds several
-// ManagedNodesConfigs or KRMConfigs, the reader keeps the one of this name.
-const (
-	ManagedNodesConfigName = "kai-managed-nodes-config"
-	KRMConfigName          = "krm-config"
-)
+// KindGVR is the group, version and resource of a KRM kind (the kind
+// table's).
+func KindGVR(k tenancy.Kind) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: tenancy.Group, Version: tenancy.Version, Resource: k.Info().Resource}
+}
 
 // DefaultPageSize is the number of objects the reader asks for per list
 // request (metav1.ListOptions.Limit); the rest follows with Continue.
@@ -225,7 +225,7 @@ func (r *ClusterReader) readKRM(ctx context.Context, st *snapshot.State) error {
 	for i := range pools {
 		p, err := nodePoolOf(&pools[i])
 		if err != nil {
-			return r.wrap(ctx, "nodepools.kai.resources", err)
+			return r.wrap(ctx, tenancy.KindNodePool.Plural(), err)
 		}
 		st.NodePools = append(st.NodePools, p)
 	}
@@ -243,12 +243,12 @@ func (r *ClusterReader) readKRM(ctx context.Context, st *snapshot.State) error {
 		}
 		st.Projects = append(st.Projects, p)
 	}
-	if o := singleton(mncs, ManagedNodesConfigName); o != nil {
+	if o := singleton(mncs, tenancy.KindManagedNodesConfig.Info().Singleton); o != nil {
 		if st.ManagedNodes, err = managedNodesOf(o); err != nil {
 			return r.wrap(ctx, "managednodesconfigs.kai.resources", err)
 		}
 	}
-	if o := singleton(krmcs, KRMConfigName); o != nil {
+	if o := singleton(krmcs, tenancy.KindKRMConfig.Info().Singleton); o != nil {
 		st.KRMConfig = krmConfigOf(o)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package snapshot
+package tenancy
 
 import (
 	"encoding/json"
@@ -8,6 +8,55 @@ import (
 
 	"github.com/krmplan/krmplan/internal/jsonfile"
 )
+
+// Origin is where an object is written in a git snapshot, and where each of
+// its values is.
+type Origin struct {
+	File string `json:"file"` // repository-relative path
+	Line int    `json:"line"` // 1-based line of the document's first key
+	// Values maps a JSON pointer into the object ("/spec/queues/0/name",
+	// "/spec/queues/0/resources/gpu/deserved") to the position of the value.
+	// In a plan file's snapshot only the objects the plan changes keep
+	// their values (planner.Build); the others keep File and Line.
+	Values map[string]Pos `json:"values,omitempty"`
+}
+
+// Shift moves o, read from a part of a file that starts lines lines and
+// off bytes into it, to the file's positions; a nil o stays nil.
+func (o *Origin) Shift(lines, off int) {
+	if o == nil {
+		return
+	}
+	o.Line += lines
+	for k, v := range o.Values {
+		v.Line += lines
+		v.Start += off
+		v.End += off
+		o.Values[k] = v
+	}
+}
+
+// Pos is the position of one scalar value in a file. state.json writes it
+// as the string "LINE:COLUMN START-END TEXT" (MarshalJSON).
+type Pos struct {
+	Line   int `json:"line"`   // 1-based
+	Column int `json:"column"` // 1-based, in bytes
+	Start  int `json:"start"`  // byte offset of the value's first byte
+	End    int `json:"end"`    // byte offset just past the value
+	// Text is the value exactly as written ("4", "4.0", `"4"`).
+	Text string `json:"text"`
+	// Alias marks a value reached through a YAML alias (*name), directly,
+	// through an aliased mapping or through a merge key (<<: *name): the
+	// bytes at Start..End are the alias, not the number, so it cannot be
+	// spliced. AnchorLine is the line of the anchor (&name) it names, or
+	// that holds it.
+	Alias bool `json:"alias,omitempty"`
+	// Anchor is set on a value that lies inside an anchored node (&name)
+	// that an alias elsewhere in the document shares: editing its bytes
+	// would change the aliases too, so it cannot be spliced either.
+	Anchor     string `json:"anchor,omitempty"`
+	AnchorLine int    `json:"anchor_line,omitempty"`
+}
 
 // A Pos is written in state.json as one string, "LINE:COLUMN START-END TEXT"
 // ("31:15 1214-1215 4": line 31, column 15, bytes 1214 up to 1215, written

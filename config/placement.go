@@ -1,4 +1,4 @@
-package planner
+package config
 
 import (
 	"fmt"
@@ -8,35 +8,35 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/krmplan/krmplan/config"
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
-// placeNewObjects copies the file that desired.hcl names for a new object
-// (`file = "tenancy/research.yaml"`) onto that object's changes, for the
-// splice to write it there. Naming a file for an object that exists is an
-// error unless it is the file that already holds it: a plan never moves
-// objects between files. A path must be repository-relative and clean,
-// and name one of the snapshot's files or a .yaml or .yml file in a folder
-// that holds one: any other file (tenancy/x.json, .krmplan.hcl, a folder
-// the snapshot did not read) would never be read back, and the new object
-// would be planned as new again at the next snapshot.
-func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Change) hcl.Diagnostics {
-	origins := before.Origins()
-	read := readFolders(before)
-	named := map[string]*config.Str{}
-	for _, p := range ov.NodePools {
-		named[KindNodePool+"/"+p.Name] = p.File
+// place copies the file that desired.hcl names for a new object (`file =
+// "tenancy/research.yaml"`) onto that object's changes, for the splice to
+// write it there. Naming a file for an object that exists is an error
+// unless it is the file that already holds it: a plan never moves objects
+// between files. A path must be repository-relative and clean, and, when
+// the snapshot read tenancy files (d.read), name one of them or a .yaml or
+// .yml file in a folder that holds one: any other file (tenancy/x.json,
+// .krmplan.hcl, a folder the snapshot did not read) would never be read
+// back, and the new object would be planned as new again at the next
+// snapshot. The diagnostics come by object ("Kind/name").
+func (d *differ) place(o *Overlay) hcl.Diagnostics {
+	named := map[tenancy.ObjectAddr]*Str{}
+	for _, p := range o.NodePools {
+		named[tenancy.KindNodePool.Object(p.Name)] = p.File
 	}
-	for _, d := range ov.Departments {
-		named[KindDepartment+"/"+d.Name] = d.File
+	for _, dep := range o.Departments {
+		named[tenancy.KindDepartment.Object(dep.Name)] = dep.File
 	}
-	for _, p := range ov.Projects {
-		named[KindProject+"/"+p.Name] = p.File
+	for _, p := range o.Projects {
+		named[tenancy.KindProject.Object(p.Name)] = p.File
 	}
+	addrs := slices.Collect(maps.Keys(named))
+	slices.SortFunc(addrs, func(a, b tenancy.ObjectAddr) int { return strings.Compare(a.String(), b.String()) })
 	var diags hcl.Diagnostics
-	for _, key := range slices.Sorted(maps.Keys(named)) {
-		f := named[key]
+	for _, a := range addrs {
+		f := named[a]
 		if f == nil {
 			continue
 		}
@@ -46,27 +46,26 @@ func placeNewObjects(before *snapshot.State, ov *config.Overlay, changes []Chang
 				Detail: fmt.Sprintf("file = %q: give a clean path relative to the repository root, such as \"tenancy/projects.yaml\" (%s).", f.Value, why)})
 			continue
 		}
-		if _, exists := origins[key]; !exists {
-			if why := read.unread(f.Value); why != "" {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
-					Detail: fmt.Sprintf("file = %q: %s, so the next snapshot would not read %s back.", f.Value, why, key)})
-				continue
-			}
+		_, exists := d.x.Origin(a)
+		if why := d.read.unread(f.Value); !exists && why != "" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
+				Detail: fmt.Sprintf("file = %q: %s, so the next snapshot would not read %s back.", f.Value, why, a)})
+			continue
 		}
-		if o, exists := origins[key]; exists {
-			if o == nil || o.File != f.Value {
+		if origin, exists := d.x.Origin(a); exists {
+			if origin == nil || origin.File != f.Value {
 				where := "the cluster"
-				if o != nil {
-					where = o.File
+				if origin != nil {
+					where = origin.File
 				}
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Object already placed", Subject: &r,
-					Detail: fmt.Sprintf("%s is already written in %s; file = %q only places a new object (a plan never moves objects between files).", key, where, f.Value)})
+					Detail: fmt.Sprintf("%s is already written in %s; file = %q only places a new object (a plan never moves objects between files).", a, where, f.Value)})
 			}
 			continue
 		}
-		for i := range changes {
-			if changes[i].Kind+"/"+changes[i].Object == key {
-				changes[i].File = f.Value
+		if oc := d.byObject[a]; oc != nil {
+			for i := range oc.changes {
+				oc.changes[i].File = f.Value
 			}
 		}
 	}
@@ -103,23 +102,23 @@ type folders struct {
 	files, dirs map[string]bool
 }
 
-func readFolders(st *snapshot.State) folders {
+func readFolders(files []string) folders {
 	fs := folders{files: map[string]bool{}, dirs: map[string]bool{}}
-	for _, f := range st.Source.Files {
-		fs.files[f.Path] = true
-		fs.dirs[path.Dir(f.Path)] = true
+	for _, f := range files {
+		fs.files[f] = true
+		fs.dirs[path.Dir(f)] = true
 	}
 	return fs
 }
 
 // unread says why the snapshot's reader would not read the file p back
-// (the --tenancy folders take only *.yaml and *.yml), or returns "".
+// (the --tenancy folders take only *.yaml and *.yml), or returns "". A
+// snapshot that read no file (a cluster's) has nothing to say: a patch
+// does not write files.
 func (fs folders) unread(p string) string {
 	switch {
-	case fs.files[p]:
+	case len(fs.files) == 0 || fs.files[p]:
 		return ""
-	case len(fs.files) == 0:
-		return "the snapshot read no tenancy file (it is a cluster's), and a new object is placed in a file only for a splice"
 	case !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml"):
 		return "a new object goes in a .yaml or .yml file"
 	case !fs.dirs[path.Dir(p)]:
