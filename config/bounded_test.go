@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/krmplan/krmplan/internal/hcllimit"
 )
 
 // worstInputs are hostile desired.hcl files of at most 4 MB, each near
@@ -24,7 +26,7 @@ func worstInputs() map[string]struct {
 		summary string
 	}{
 		// As many tokens as a file may hold: the parser's memory.
-		"densest list": {func() string { return list(740_000, "1") }, tooBigSummary},
+		"densest list": {func() string { return list(740_000, "1") }, hcllimit.TooBigSummary},
 		// As deep as a file may nest, and a little deeper.
 		"deepest parentheses": {func() string { return queueGPU(strings.Repeat("(", 700_000) + "1" + strings.Repeat(")", 700_000)) }, "Nesting too deep"},
 		"longest sum":         {func() string { return queueGPU("1" + strings.Repeat("+1", 700_000)) }, "Nesting too deep"},
@@ -33,44 +35,44 @@ func worstInputs() map[string]struct {
 		// Work: iterations, strings and the diagnostics of a loop.
 		"nested for": {func() string {
 			return "locals { a = [for x in range(1000) : [for y in range(1000) : [for z in range(1000) : z]]] }\n"
-		}, workSummary},
+		}, hcllimit.WorkSummary},
 		"errors in a loop": {func() string {
 			return "locals {\n l = []\n a = [for x in range(1000) : [for y in range(1000) : local.l[y]]]\n}\n"
-		}, workSummary},
-		"doubled strings": {func() string { return localChain(60, `"xxxxxxxxxxxxxxxx"`, `"${local.a%[2]d}${local.a%[2]d}"`) }, workSummary},
-		"doubled lists":   {func() string { return localChain(60, "[1]", "[local.a%[2]d, local.a%[2]d]") }, tooBigSummary},
+		}, hcllimit.WorkSummary},
+		"doubled strings": {func() string { return localChain(60, `"xxxxxxxxxxxxxxxx"`, `"${local.a%[2]d}${local.a%[2]d}"`) }, hcllimit.WorkSummary},
+		"doubled lists":   {func() string { return localChain(60, "[1]", "[local.a%[2]d, local.a%[2]d]") }, hcllimit.TooBigSummary},
 		"repeated reference": {func() string {
 			return "locals {\n s = \"" + strings.Repeat("x", 1_000_000) + "\"\n t = \"" + strings.Repeat("${local.s}", 200_000) + "\"\n}\n"
-		}, workSummary},
+		}, hcllimit.WorkSummary},
 		"equal lists": {func() string {
 			return "locals {\n l = [for p in setproduct(range(1000), range(30)) : 1]\n" + strings.Repeat(" b = local.l == local.l\n", 1) +
 				"c = [for i in range(1000) : local.l == local.l]\n}\n"
-		}, workSummary},
+		}, hcllimit.WorkSummary},
 		"distinct": {func() string {
 			return "locals { a = distinct([for p in setproduct(range(1000), range(30)) : p[0]]) }\n"
-		}, workSummary},
-		"huge literals": {func() string { return queueGPU(strings.Repeat("9", 3_900_000)) }, numberSummary},
-		"huge string":   {func() string { return queueGPU(`"` + strings.Repeat("9", 3_900_000) + `" * 1`) }, numberSummary},
+		}, hcllimit.WorkSummary},
+		"huge literals": {func() string { return queueGPU(strings.Repeat("9", 3_900_000)) }, hcllimit.NumberSummary},
+		"huge string":   {func() string { return queueGPU(`"` + strings.Repeat("9", 3_900_000) + `" * 1`) }, hcllimit.NumberSummary},
 		"json":          {func() string { return `locals { a = jsondecode("[` + strings.Repeat("1,", 1_900_000) + `1]") }` + "\n" }, "File too dense"},
 		"regex": {func() string {
 			return `locals { a = regexall("(a|b)*c", "` + strings.Repeat("ab", 1_900_000) + `") }` + "\n"
 		}, ""},
 		"regex work": {func() string {
 			return `locals { a = regexall("` + strings.Repeat("(a|b)*", 100) + `c", "` + strings.Repeat("ab", 1_000_000) + `") }` + "\n"
-		}, workSummary},
+		}, hcllimit.WorkSummary},
 		"conditional in a loop": {func() string {
 			return "locals {\n l = [for p in setproduct(range(1000), range(30)) : 1]\n a = [for i in range(1000) : i > 0 ? local.l : local.l]\n}\n"
-		}, workSummary},
+		}, hcllimit.WorkSummary},
 		"calls with a large argument": {func() string {
 			return "locals {\n l = [for p in setproduct(range(1000), range(30)) : 1]\n" + strings.Repeat(" x = length(local.l)\n", 1) +
 				localChain(50_000, "0", "length(local.l) + local.a%d")[len("locals {\n"):]
-		}, workSummary},
+		}, hcllimit.WorkSummary},
 		"regexall matches": {func() string {
 			return "locals {\n s = join(\"\", [for i in range(1000) : \"" + strings.Repeat("x", 1000) + "\"])\n a = regexall(\".\", local.s)\n}\n"
-		}, tooBigSummary},
+		}, hcllimit.TooBigSummary},
 		"csvdecode": {func() string {
 			return "locals {\n s = join(\"\", [for i in range(1000) : \"" + strings.Repeat(",", 1000) + "\"])\n a = csvdecode(local.s)\n}\n"
-		}, tooBigSummary},
+		}, hcllimit.TooBigSummary},
 		"forty thousand projects": {func() string { return fiftyThousandProjects(40_000) }, ""},
 	}
 }

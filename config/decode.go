@@ -39,13 +39,9 @@ var queueSchema = func() *hcl.BodySchema {
 // eval evaluates an attribute's expression; ok is false after an error,
 // which is reported.
 func (d *decoder) eval(expr hcl.Expression) (cty.Value, bool) {
-	d.current = expr.Range()
-	val, diags := expr.Value(d.ctx)
+	val, diags := d.ev.Value(expr, d.ctx, nil)
 	d.add(diags)
-	if diags.HasErrors() {
-		return val, false
-	}
-	return val, d.checkValue(expr, val, nil)
+	return val, !diags.HasErrors()
 }
 
 // str decodes an optional string attribute.

@@ -11,6 +11,8 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
+
+	"github.com/krmplan/krmplan/internal/hcllimit"
 )
 
 // unlimitedVal is the value of the `unlimited` keyword: KRM's -1.
@@ -131,22 +133,12 @@ var sumFunc = function.New(&function.Spec{
 	},
 })
 
-// functions is Functions, each held to the limits (decoder.guarded).
-func (d *decoder) functions() map[string]function.Function {
-	pre := d.preChecks()
-	m := map[string]function.Function{}
-	for name, f := range Functions() {
-		m[name] = d.guarded(name, f, pre[name])
-	}
-	return m
-}
-
 // baseContext is the context of values that cannot refer to variables or
 // locals: variable defaults and --var / --var-file values.
 func (d *decoder) baseContext() *hcl.EvalContext {
 	return &hcl.EvalContext{
 		Variables: map[string]cty.Value{"unlimited": unlimitedVal},
-		Functions: d.funcs,
+		Functions: d.ev.Functions(),
 	}
 }
 
@@ -200,8 +192,7 @@ func (d *decoder) declareVariables(blocks hcl.Blocks) {
 			}
 		}
 		if attr, ok := content.Attributes["description"]; ok {
-			d.current = attr.Expr.Range()
-			val, diags := attr.Expr.Value(base)
+			val, diags := d.ev.Value(attr.Expr, base, attr.Range.Ptr())
 			d.add(diags)
 			if !diags.HasErrors() && (!val.IsKnown() || val.IsNull() || val.Type() != cty.String) {
 				d.diags = append(d.diags, valueError("description", attr.Expr, base, attr.Range.Ptr(),
@@ -209,18 +200,17 @@ func (d *decoder) declareVariables(blocks hcl.Blocks) {
 			}
 		}
 		if attr, ok := content.Attributes["default"]; ok {
-			d.current = attr.Expr.Range()
-			val, diags := attr.Expr.Value(base)
+			val, diags := d.ev.Value(attr.Expr, base, attr.Range.Ptr())
 			d.add(diags)
-			if diags.HasErrors() || !d.checkValue(attr.Expr, val, attr.Range.Ptr()) {
+			if diags.HasErrors() {
 				d.upstreamErr = true
 				v.value = cty.DynamicVal
 			} else {
-				if conv, err := convertChecked(val, v.ty); err != nil {
+				if conv, err := hcllimit.Convert(val, v.ty); err != nil {
 					d.upstreamErr = true
 					v.value = cty.DynamicVal
-					summary, detail := limitText(err, "Invalid default value for variable",
-						"This default value is not compatible with the variable's type constraint: %s.")
+					summary, detail := hcllimit.Text(err, "Invalid default value for variable",
+						"This default value is not compatible with the variable's type constraint: %s.", errText)
 					d.diags = append(d.diags, &hcl.Diagnostic{
 						Severity:    hcl.DiagError,
 						Summary:     summary,
@@ -255,16 +245,6 @@ func typeConstraint(expr hcl.Expression) (ty cty.Type, diags hcl.Diagnostics) {
 	return typeexprTypeConstraint(expr)
 }
 
-// limitText is the summary and detail of a conversion error: a limit's
-// own (limitError), or summary and format applied to errText(err).
-func limitText(err error, summary, format string) (string, string) {
-	var le *limitError
-	if errors.As(err, &le) {
-		return le.summary, le.detail
-	}
-	return summary, fmt.Sprintf(format, errText(err))
-}
-
 // errText prints a conversion error; a path error names the element.
 func errText(err error) string {
 	var pe cty.PathError
@@ -285,7 +265,7 @@ func pathString(p cty.Path) string {
 			if s.Key.IsKnown() && !s.Key.IsNull() && s.Key.Type() == cty.String {
 				fmt.Fprintf(&b, "[%q]", s.Key.AsString())
 			} else if s.Key.IsKnown() && !s.Key.IsNull() && s.Key.Type() == cty.Number {
-				fmt.Fprintf(&b, "[%s]", numberString(s.Key.AsBigFloat()))
+				fmt.Fprintf(&b, "[%s]", hcllimit.NumberString(s.Key.AsBigFloat()))
 			} else {
 				b.WriteString("[...]")
 			}
@@ -296,7 +276,7 @@ func pathString(p cty.Path) string {
 
 // assignVarFile applies the attributes of one --var-file.
 func (d *decoder) assignVarFile(name string, src []byte) {
-	file, diags, ok := d.rewriteFile(src, name)
+	file, diags, ok := d.ev.ParseConfig(src, name)
 	d.files[name] = file
 	d.add(diags)
 	if diags.HasErrors() {
@@ -320,10 +300,9 @@ func (d *decoder) assignVarFile(name string, src []byte) {
 			})
 			continue
 		}
-		d.current = attr.Expr.Range()
-		val, diags := attr.Expr.Value(base)
+		val, diags := d.ev.Value(attr.Expr, base, attr.Range.Ptr())
 		d.add(diags)
-		if diags.HasErrors() || !d.checkValue(attr.Expr, val, attr.Range.Ptr()) {
+		if diags.HasErrors() {
 			d.upstreamErr = true
 			v.value = cty.DynamicVal
 			continue
@@ -364,28 +343,23 @@ func (d *decoder) assignVarOption(opt string) {
 	// error, not a string.
 	val := cty.StringVal(text)
 	if v.ty != cty.String {
-		expr, diags := d.rewriteExpression([]byte(text), file, rng.Start)
-		if d.limitBroken(diags) {
+		expr, diags := d.ev.ParseExpression([]byte(text), file, rng.Start)
+		if !diags.HasErrors() {
+			var ev cty.Value
+			ev, diags = d.ev.Value(expr, d.baseContext(), nil)
+			if !diags.HasErrors() && ev.IsWhollyKnown() {
+				val = ev
+			}
+		}
+		if hcllimit.Broken(diags) {
 			d.add(diags)
 			d.upstreamErr = true
 			v.value = cty.DynamicVal
 			return
 		}
-		if !diags.HasErrors() {
-			d.current = rng
-			ev, diags := expr.Value(d.baseContext())
-			if d.limitBroken(diags) {
-				d.add(diags)
-				d.upstreamErr = true
-				v.value = cty.DynamicVal
-				return
-			}
-			if !diags.HasErrors() && ev.IsWhollyKnown() {
-				val = ev
-			}
-		}
 	}
-	if !d.checkValue(&hclsyntax.LiteralValueExpr{Val: val, SrcRange: rng}, val, nil) {
+	if diag := d.ev.CheckValue(&hclsyntax.LiteralValueExpr{Val: val, SrcRange: rng}, val, nil); diag != nil {
+		d.add(hcl.Diagnostics{diag})
 		d.upstreamErr = true
 		v.value = cty.DynamicVal
 		return
@@ -395,12 +369,12 @@ func (d *decoder) assignVarOption(opt string) {
 
 // setVar converts val to v's type and records it.
 func (d *decoder) setVar(v *variable, val cty.Value, rng hcl.Range, context *hcl.Range, expr hcl.Expression, ctx *hcl.EvalContext) {
-	conv, err := convertChecked(val, v.ty)
+	conv, err := hcllimit.Convert(val, v.ty)
 	if err != nil {
 		d.upstreamErr = true
 		v.value = cty.DynamicVal
-		summary, detail := limitText(err, "Invalid value for variable",
-			fmt.Sprintf("The value for var.%s is not compatible with its type constraint (%s): %%s.", v.name, typeString(v.ty)))
+		summary, detail := hcllimit.Text(err, "Invalid value for variable",
+			fmt.Sprintf("The value for var.%s is not compatible with its type constraint (%s): %%s.", v.name, typeString(v.ty)), errText)
 		d.diags = append(d.diags, &hcl.Diagnostic{
 			Severity:    hcl.DiagError,
 			Summary:     summary,
@@ -571,12 +545,11 @@ func (d *decoder) evalLocal(l *local, varObj cty.Value) {
 	}
 	ctx := &hcl.EvalContext{
 		Variables: map[string]cty.Value{"unlimited": unlimitedVal, "var": varObj, "local": cty.ObjectVal(named)},
-		Functions: d.funcs,
+		Functions: d.ev.Functions(),
 	}
-	d.current = l.attr.Expr.Range()
-	val, diags := l.attr.Expr.Value(ctx)
+	val, diags := d.ev.Value(l.attr.Expr, ctx, l.attr.Range.Ptr())
 	d.add(diags)
-	if diags.HasErrors() || !d.checkValue(l.attr.Expr, val, l.attr.Range.Ptr()) {
+	if diags.HasErrors() {
 		d.upstreamErr = true
 		val = cty.DynamicVal
 	}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"sort"
@@ -12,8 +11,8 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
-	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/krmplan/krmplan/internal/hcllimit"
 )
 
 // VarFile is the content of one --var-file: HCL attributes, `name = value`.
@@ -43,11 +42,12 @@ const InternalErrorSummary = "Internal error in krmplan's HCL reader"
 // where a number is needed, a priority that is not a whole int32, a number
 // with more than 18 decimals or of 10^18 or more), unknown resource keys,
 // undeclared or missing variables, values that do not match a variable's
-// type, and cycles between locals; and every limit (limits.go): a source
-// too dense or nested too deep, a number literal or a result of arithmetic
-// out of quota.Parse's range, a division by zero, a value of more than
-// MaxElements elements or MaxBytes of string, and more than MaxWork steps
-// of evaluation, which ends it. The Overlay is never nil: its File,
+// type, and cycles between locals; and every limit (internal/hcllimit): a
+// source too dense or nested too deep, a number literal or a result of
+// arithmetic out of quota.Parse's range, a division by zero, a value of
+// more than hcllimit.MaxElements elements or MaxBytes of string, and more
+// than hcllimit.MaxWork steps of evaluation, which ends it. At most
+// MaxDiagnostics problems are reported. The Overlay is never nil: its File,
 // Source and Files are always set so the diagnostics can be printed (see
 // Overlay.WriteDiagnostics); when diags has errors the rest is partial and
 // must not be planned.
@@ -74,11 +74,7 @@ func LoadOrdered(filename string, src []byte, vars []string, varFiles []VarFile)
 		Files:     map[string]*hcl.File{filename: {Bytes: src}},
 	}
 	d := newDecoder(filename, ov.Files)
-	// The evaluation runs on its own goroutine so that the work limit can
-	// end it at once from deep inside hcl (decoder.abort).
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	d.ev.Run(func() {
 		defer func() {
 			if r := recover(); r != nil {
 				rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
@@ -91,27 +87,27 @@ func LoadOrdered(filename string, src []byte, vars []string, varFiles []VarFile)
 			}
 		}()
 		d.load(ov, vars, varFiles)
-	}()
-	<-done
-	if d.aborted != nil {
-		d.add(hcl.Diagnostics{d.aborted})
+	})
+	if ab := d.ev.Aborted(); ab != nil {
+		d.diags = append(d.diags, ab)
 	}
 	return ov, sortDiagnostics(filename, d.diags)
 }
 
 func newDecoder(filename string, files map[string]*hcl.File) *decoder {
-	d := &decoder{
+	return &decoder{
 		filename: filename,
 		files:    files,
 		vars:     map[string]*variable{},
 		locals:   map[string]*local{},
-		nodes:    map[hcl.Expression]int{},
-		ops:      map[*hclsyntax.Operation]*hclsyntax.Operation{},
-		opErrors: map[string]*limitError{},
+		ev:       hcllimit.New(Functions()),
 	}
-	d.funcs = d.functions()
-	return d
 }
+
+// MaxDiagnostics is how many problems Load reports; one more says how many
+// it leaves out. A file of a million stray characters has a million syntax
+// errors, and each is printed with its source line.
+const MaxDiagnostics = 100
 
 // sortDiagnostics puts the diagnostics about the HCL file in source order,
 // after those about --var and --var-file values (kept in their order),
@@ -169,46 +165,12 @@ type decoder struct {
 	localOrder []string
 	ctx        *hcl.EvalContext
 
-	// The limits (limits.go, guard.go, rewrite.go).
-	funcs    map[string]function.Function // the functions of every context
-	work     int                          // steps charged so far, up to MaxWork
-	current  hcl.Range                    // the expression being evaluated, for the work limit
-	nodes    map[hcl.Expression]int       // syntax nodes of each attribute's expression
-	ops      map[*hclsyntax.Operation]*hclsyntax.Operation
-	opErrors map[string]*limitError // by the Detail of hcl's "Operation failed"
-	aborted  *hcl.Diagnostic        // set when the work limit ended the evaluation
+	// ev bounds the evaluation (internal/hcllimit): every expression is
+	// evaluated through it.
+	ev *hcllimit.Evaluator
 }
 
-// add records diagnostics, giving those of a broken limit (a limitError
-// in a function call or an operator) the limit's summary and detail.
-func (d *decoder) add(diags hcl.Diagnostics) {
-	for _, diag := range diags {
-		if le := d.limitOf(diag); le != nil {
-			if diag.Summary == "Error in function call" && diag.Context != nil {
-				// Underline the whole call, not just its name.
-				diag.Subject, diag.Context = diag.Context, nil
-			}
-			diag.Summary, diag.Detail = le.summary, le.detail
-		}
-		d.diags = append(d.diags, diag)
-	}
-}
-
-// limitOf is the limitError behind a diagnostic of hcl's, nil if none.
-func (d *decoder) limitOf(diag *hcl.Diagnostic) *limitError {
-	if le, ok := d.opErrors[diag.Detail]; ok && diag.Summary == "Operation failed" {
-		return le
-	}
-	extra, ok := hcl.DiagnosticExtra[hclsyntax.FunctionCallDiagExtra](diag)
-	if !ok {
-		return nil
-	}
-	var le *limitError
-	if errors.As(extra.FunctionCallError(), &le) {
-		return le
-	}
-	return nil
-}
+func (d *decoder) add(diags hcl.Diagnostics) { d.diags = append(d.diags, diags...) }
 
 var topSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
@@ -225,9 +187,12 @@ var variableSchema = &hcl.BodySchema{
 }
 
 func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
-	file, diags, ok := d.rewriteFile(ov.Source, ov.File)
+	file, diags, ok := d.ev.ParseConfig(ov.Source, ov.File)
 	d.files[ov.File] = file
 	d.add(diags)
+	if diags.HasErrors() {
+		d.upstreamErr = true // a number literal refused, its value unknown
+	}
 	if !ok {
 		return
 	}
@@ -263,7 +228,7 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 			"var":       varObj,
 			"local":     d.localObject(),
 		},
-		Functions: d.funcs,
+		Functions: d.ev.Functions(),
 	}
 
 	pools := map[string]hcl.Range{}
@@ -364,18 +329,6 @@ func (d *decoder) checkLabel(kind string, b *hcl.Block, ident bool) bool {
 	return true
 }
 
-// parseConfig parses an HCL file; the returned file is never nil.
-func parseConfig(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
-	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
-	if file == nil {
-		file = &hcl.File{Bytes: src, Body: hcl.EmptyBody()}
-	}
-	if file.Body == nil {
-		file.Body = hcl.EmptyBody()
-	}
-	return file, diags
-}
-
 // pseudoFile registers text as a file for diagnostics about a --var value
 // and returns its name, made unique.
 func (d *decoder) pseudoFile(name, text string) string {
@@ -410,14 +363,6 @@ func typeString(ty cty.Type) string {
 		return ty.FriendlyName()
 	}
 	return typeexpr.TypeString(ty)
-}
-
-// convertTo converts val to the type constraint ty.
-func convertTo(val cty.Value, ty cty.Type) (cty.Value, error) {
-	if ty == cty.DynamicPseudoType {
-		return val, nil
-	}
-	return convert.Convert(val, ty)
 }
 
 // suggest returns the candidate closest to name, "" when none is close.

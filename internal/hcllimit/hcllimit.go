@@ -1,12 +1,20 @@
-// Package hcllimit checks an HCL source before a parser sees it, for the
-// two things that make hashicorp/hcl's parser itself fail: nesting deep
-// enough to overflow Go's stack (100,000 parentheses crash the process,
-// beyond any recover), and number literals of millions of digits (reading
-// one takes seconds). desired.hcl, its --var-file and --var values, and the
-// repository profile (.krmplan.hcl) all go through Check.
+// Package hcllimit holds krmplan's HCL files (desired.hcl, its --var-file
+// and --var values, the repository profile .krmplan.hcl) to limits, so
+// that no input crashes krmplan or runs without end:
 //
-// The check works on hclsyntax's own tokens, so what it counts is what
-// the parser will see: comments and strings cannot hide a bracket from it.
+//   - Check, before a parser sees a source, for what makes hashicorp/hcl's
+//     parser itself fail: nesting deep enough to overflow Go's stack
+//     (100,000 parentheses crash the process, beyond any recover), more
+//     tokens than its memory allows, and number literals that quota.Parse
+//     refuses (one of millions of digits takes seconds to read);
+//   - an Evaluator, while the expressions are evaluated: every value is
+//     held to MaxElements, MaxBytes and MaxDepth and every number to
+//     quota.Parse's range, division by zero is an error, and the work is
+//     counted up to MaxWork, past which the evaluation ends.
+//
+// Check works on hclsyntax's own tokens, so what it counts is what the
+// parser will see: comments and strings cannot hide a bracket from it.
+// The README's "Limits" section lists every limit.
 package hcllimit
 
 import (

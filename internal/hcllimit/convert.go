@@ -1,15 +1,16 @@
-package config
+package hcllimit
 
 import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
-// convertChecked converts a variable's value to its type (convertTo): a
+// Convert converts a value (a variable's) to the type constraint ty: a
 // string that the type makes a number is read as quota.Parse reads it
 // (typedNumberStrings), a list, set or map of any type is converted in
 // linear time (fastCollection), and the result is held to the limits.
-func convertChecked(val cty.Value, ty cty.Type) (cty.Value, error) {
+// Text gives the error's summary and detail.
+func Convert(val cty.Value, ty cty.Type) (cty.Value, error) {
 	if err := typedNumberStrings(val, ty, 0); err != nil {
 		return cty.NilVal, err
 	}
@@ -21,6 +22,14 @@ func convertChecked(val cty.Value, ty cty.Type) (cty.Value, error) {
 		return cty.NilVal, lerr
 	}
 	return conv, nil
+}
+
+// convertTo converts val to the type constraint ty.
+func convertTo(val cty.Value, ty cty.Type) (cty.Value, error) {
+	if ty == cty.DynamicPseudoType {
+		return val, nil
+	}
+	return convert.Convert(val, ty)
 }
 
 // anyElements reports whether ty is a list, set or map of any type:

@@ -1,26 +1,22 @@
-package config
+package hcllimit
 
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
-
-	"github.com/krmplan/krmplan/internal/hcllimit"
 )
 
 // rewriter prepares a parsed file for a bounded evaluation. hcl evaluates
 // for expressions, splats, templates and constructors itself, with no
-// hook, so rewrite wraps them in calls of the hidden functions (guard.go)
-// that check what they build and charge the work; it guards the
-// operators (division by zero, the range of results) and every string
-// that hcl would read as a number.
-//
-// The wrapped calls evaluate to what they wrap, with the same range, and
-// hcl's analysis (Variables, the locals' dependencies) sees through them
-// as through any call.
+// hook, so the rewriter puts guards (guard.go) around them, which check
+// what they build and charge the work; it guards the operators (division
+// by zero, the range of results) and every string that hcl would read as
+// a number. A guard evaluates to what it wraps, with the same range, and
+// hcl's analysis (Variables, the locals' dependencies) sees through it.
 type rewriter struct {
-	d   *decoder
-	src []byte // the source the ranges point into
+	ev    *Evaluator
+	src   []byte          // the source the ranges point into
+	diags hcl.Diagnostics // literal index keys past the limits
 }
 
 // body rewrites every attribute of a file's body and its blocks, except
@@ -42,7 +38,7 @@ func (r *rewriter) body(b *hclsyntax.Body, variable bool) {
 // its count of syntax nodes is recorded for checkValue.
 func (r *rewriter) top(e hclsyntax.Expression) hclsyntax.Expression {
 	e, n := r.expr(e, false)
-	r.d.nodes[e] = n
+	r.ev.nodes[e] = n
 	return e
 }
 
@@ -58,7 +54,7 @@ func (r *rewriter) wrap(e hclsyntax.Expression, cost int, set func(*guard)) hcls
 // walk visits e itself (a guard's own walk is e's: it would visit e's
 // children only, and hide a reference `local.x` from hcl's Variables).
 func (r *rewriter) guard(e hclsyntax.Expression) *guard {
-	return &guard{Expression: &hclsyntax.ParenthesesExpr{Expression: e, SrcRange: e.Range()}, d: r.d}
+	return &guard{Expression: &hclsyntax.ParenthesesExpr{Expression: e, SrcRange: e.Range()}, ev: r.ev}
 }
 
 func meter(g *guard) { g.meter = true }
@@ -67,7 +63,7 @@ func index(g *guard) { g.index = true }
 
 // expr rewrites e's children and returns e (or, when meter is set and e
 // builds a value, e wrapped in #meter) and its number of syntax nodes.
-// The recursion is as deep as the syntax, which hcllimit.Check bounds.
+// The recursion is as deep as the syntax, which Check bounds.
 func (r *rewriter) expr(e hclsyntax.Expression, metered bool) (hclsyntax.Expression, int) {
 	n := 1
 	child := func(c hclsyntax.Expression, metered bool) hclsyntax.Expression {
@@ -103,7 +99,7 @@ func (r *rewriter) expr(e hclsyntax.Expression, metered bool) (hclsyntax.Express
 	case *hclsyntax.BinaryOpExpr:
 		e.LHS = r.operand(child(e.LHS, true), e.Op.Impl.Params()[0].Type)
 		e.RHS = r.operand(child(e.RHS, true), e.Op.Impl.Params()[1].Type)
-		e.Op = r.d.op(e.Op)
+		e.Op = r.ev.op(e.Op)
 	case *hclsyntax.UnaryOpExpr:
 		e.Val = r.operand(child(e.Val, true), e.Op.Impl.Params()[0].Type)
 	case *hclsyntax.TupleConsExpr:
@@ -178,7 +174,7 @@ func (r *rewriter) forExpr(e *hclsyntax.ForExpr, child func(hclsyntax.Expression
 // a number parameter's argument is guarded against strings that are not
 // numbers quota.Parse reads (hcl would read them at cty's cost).
 func (r *rewriter) call(e *hclsyntax.FunctionCallExpr, child func(hclsyntax.Expression, bool) hclsyntax.Expression) {
-	f, known := r.d.funcs[e.Name]
+	f, known := r.ev.funcs[e.Name]
 	for i := range e.Args {
 		e.Args[i] = child(e.Args[i], true)
 		if !known {
@@ -205,8 +201,7 @@ func (r *rewriter) traversal(t hcl.Traversal) {
 			continue
 		}
 		if le, ok := numberString1(ix.Key.AsString(), true).(*limitError); ok {
-			r.d.upstreamErr = true
-			r.d.diags = append(r.d.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: le.summary, Detail: le.detail, Subject: ix.SrcRange.Ptr()})
+			r.diags = append(r.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: le.summary, Detail: le.detail, Subject: ix.SrcRange.Ptr()})
 			t[i] = hcl.TraverseIndex{Key: cty.UnknownVal(cty.String), SrcRange: ix.SrcRange}
 		}
 	}
@@ -228,7 +223,7 @@ func (r *rewriter) operand(e hclsyntax.Expression, ty cty.Type) hclsyntax.Expres
 	return g
 }
 
-// literal disables a number literal that hcllimit.Check refused (and
+// literal disables a number literal that Check refused (and
 // reported): its value is unknown, so that nothing reports it again.
 func (r *rewriter) literal(e *hclsyntax.LiteralValueExpr) {
 	if e.Val.Type() != cty.Number {
@@ -238,32 +233,42 @@ func (r *rewriter) literal(e *hclsyntax.LiteralValueExpr) {
 	if rng.Start.Byte < 0 || rng.End.Byte > len(r.src) || rng.Start.Byte > rng.End.Byte {
 		return
 	}
-	if hcllimit.BadNumber(string(r.src[rng.Start.Byte:rng.End.Byte])) {
+	if BadNumber(string(r.src[rng.Start.Byte:rng.End.Byte])) {
 		e.Val = cty.UnknownVal(cty.Number)
-		r.d.upstreamErr = true
 	}
 }
 
-// rewriteFile checks src with hcllimit.Check, parses it and rewrites it.
+// ParseConfig checks src (Check), parses it as an HCL file and prepares
+// it for a bounded evaluation: the file's attributes then evaluate with
+// Value (the type of a variable block is left as it is, for typeexpr).
 // The file is never nil; ok is false when it cannot be read further (too
-// deep, a syntax error). A number literal out of range is an error in
-// diags, and the file is still read, without it.
-func (d *decoder) rewriteFile(src []byte, filename string) (file *hcl.File, diags hcl.Diagnostics, ok bool) {
-	diags, parse := hcllimit.Check(src, filename, hcl.InitialPos)
+// deep, too dense, a syntax error). A number literal out of range is an
+// error in diags, and the file is still read, without it (its value is
+// unknown).
+func (ev *Evaluator) ParseConfig(src []byte, filename string) (file *hcl.File, diags hcl.Diagnostics, ok bool) {
+	diags, parse := Check(src, filename, hcl.InitialPos)
 	if !parse {
 		return &hcl.File{Bytes: src, Body: hcl.EmptyBody()}, diags, false
 	}
-	file, pdiags := parseConfig(src, filename)
+	file, pdiags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	diags = append(diags, pdiags...)
+	if file == nil {
+		file = &hcl.File{Bytes: src}
+	}
 	if body, isSyntax := file.Body.(*hclsyntax.Body); isSyntax {
-		(&rewriter{d: d, src: src}).body(body, false)
+		r := &rewriter{ev: ev, src: src}
+		r.body(body, false)
+		diags = append(diags, r.diags...)
+	} else {
+		file.Body = hcl.EmptyBody()
 	}
 	return file, diags, !pdiags.HasErrors()
 }
 
-// rewriteExpression is rewriteFile for a --var value.
-func (d *decoder) rewriteExpression(src []byte, filename string, start hcl.Pos) (hclsyntax.Expression, hcl.Diagnostics) {
-	diags, parse := hcllimit.Check(src, filename, start)
+// ParseExpression is ParseConfig for an expression (a --var value); the
+// expression is nil when it cannot be evaluated.
+func (ev *Evaluator) ParseExpression(src []byte, filename string, start hcl.Pos) (hclsyntax.Expression, hcl.Diagnostics) {
+	diags, parse := Check(src, filename, start)
 	if !parse {
 		return nil, diags
 	}
@@ -272,5 +277,7 @@ func (d *decoder) rewriteExpression(src []byte, filename string, start hcl.Pos) 
 	if expr == nil {
 		return nil, diags
 	}
-	return (&rewriter{d: d, src: src}).top(expr), diags
+	r := &rewriter{ev: ev, src: src}
+	expr = r.top(expr)
+	return expr, append(diags, r.diags...)
 }

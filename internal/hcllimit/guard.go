@@ -1,11 +1,10 @@
-package config
+package hcllimit
 
 import (
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,7 +17,7 @@ import (
 	"github.com/krmplan/krmplan/quota"
 )
 
-// guard is an expression that rewrite (rewrite.go) put around another,
+// guard is an expression that the rewriter (rewrite.go) put around another,
 // to hold what it evaluates to to the limits: hcl evaluates for
 // expressions, splats, templates and constructors itself, with no hook.
 // It evaluates to what the wrapped expression does, and it is that
@@ -29,7 +28,7 @@ import (
 // list of … each holding the previous twice) is exponential.
 type guard struct {
 	hclsyntax.Expression
-	d *decoder
+	ev *Evaluator
 	// meter: measure the value (the limits) and charge the elements it
 	// holds beyond cost, the syntax nodes of the expression, as work.
 	meter bool
@@ -46,10 +45,10 @@ type guard struct {
 // Value is the wrapped expression's value, after the guard's checks.
 func (g *guard) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	// The work of a function inside is charged at the innermost guard.
-	outer := g.d.current
-	g.d.current = g.Range()
+	outer := g.ev.current
+	g.ev.current = g.Range()
 	v, diags := g.Expression.Value(ctx)
-	g.d.current = outer
+	g.ev.current = outer
 	if diags.HasErrors() {
 		return v, diags
 	}
@@ -59,7 +58,7 @@ func (g *guard) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 		if lerr != nil {
 			err = lerr
 		} else {
-			g.d.chargeAt(s.elements-g.cost+s.bytes/16, g.Range())
+			g.ev.chargeAt(s.elements-g.cost+s.bytes/16, g.Range())
 		}
 	}
 	if g.iter {
@@ -67,7 +66,7 @@ func (g *guard) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 		if v.IsKnown() && !v.IsNull() && v.CanIterateElements() {
 			n = v.LengthInt()
 		}
-		g.d.chargeAt(n*g.cost, g.Range())
+		g.ev.chargeAt(n*g.cost, g.Range())
 	}
 	if err == nil && (g.numbers || g.index) {
 		err = numberStrings(v, g.index)
@@ -84,16 +83,6 @@ func (g *guard) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 		})
 	}
 	return v, diags
-}
-
-// abort ends the evaluation at once with a diagnostic at the range at,
-// when the work limit is reached: the evaluation runs on its own
-// goroutine (see LoadOrdered), and runtime.Goexit unwinds it through
-// hcl's and cty's recovers, which would turn a panic into one error per
-// iteration and carry on.
-func (d *decoder) abort(at hcl.Range, err *limitError) {
-	d.aborted = &hcl.Diagnostic{Severity: hcl.DiagError, Summary: err.summary, Detail: err.detail, Subject: at.Ptr()}
-	runtime.Goexit()
 }
 
 // numberStrings refuses a string in v (v itself, or an element: the
@@ -132,7 +121,7 @@ func numberString1(s string, onlyNumeric bool) error {
 	}
 	_, err := quota.Parse(s)
 	if re, ok := err.(*quota.RangeError); ok {
-		return &limitError{summary: numberSummary, detail: fmt.Sprintf("The string %s is read as a number, and it %s.", quota.Quote(s), re.Rule())}
+		return &limitError{summary: NumberSummary, detail: fmt.Sprintf("The string %s is read as a number, and it %s.", quota.Quote(s), re.Rule())}
 	}
 	return nil
 }
@@ -150,7 +139,7 @@ func looksNumeric(s string) bool {
 // and some functions do real work in (jsondecode decodes its text there,
 // recursively). An argument that becomes a list, set or map of any type
 // is converted by fastCollection, not by hcl (see collectionParams).
-func (d *decoder) guarded(name string, f function.Function, pre func([]cty.Value) error) function.Function {
+func (ev *Evaluator) guarded(name string, f function.Function, pre func([]cty.Value) error) function.Function {
 	params, varParam, conv := collectionParams(name, f)
 	convert := func(args []cty.Value) ([]cty.Value, error) {
 		if len(conv) == 0 {
@@ -216,7 +205,7 @@ func (d *decoder) guarded(name string, f function.Function, pre func([]cty.Value
 			if lerr != nil {
 				return cty.NilVal, lerr
 			}
-			d.charge(s.elements + s.bytes/16)
+			ev.charge(s.elements + s.bytes/16)
 			return r, nil
 		},
 	})
@@ -258,8 +247,8 @@ func collectionParams(name string, f function.Function) ([]function.Parameter, *
 // op returns the guarded version of an operator: a division or a
 // remainder by zero is an error (cty gives ±Inf for 5 / 0 and 5 for
 // 5 % 0), and an arithmetic result is held to numberRule.
-func (d *decoder) op(orig *hclsyntax.Operation) *hclsyntax.Operation {
-	if g, ok := d.ops[orig]; ok {
+func (ev *Evaluator) op(orig *hclsyntax.Operation) *hclsyntax.Operation {
+	if g, ok := ev.ops[orig]; ok {
 		return g
 	}
 	impl := orig.Impl
@@ -275,7 +264,7 @@ func (d *decoder) op(orig *hclsyntax.Operation) *hclsyntax.Operation {
 		Type:   impl.ReturnTypeForValues,
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 			if byZero != "" && args[1].IsKnown() && !args[1].IsNull() && args[1].Type() == cty.Number && args[1].AsBigFloat().Sign() == 0 {
-				return cty.NilVal, d.opError(&limitError{summary: divZeroSummary, detail: byZero})
+				return cty.NilVal, ev.opError(&limitError{summary: DivZeroSummary, detail: byZero})
 			}
 			r, err := impl.Call(args)
 			if err != nil {
@@ -283,27 +272,27 @@ func (d *decoder) op(orig *hclsyntax.Operation) *hclsyntax.Operation {
 			}
 			if r.IsKnown() && !r.IsNull() && r.Type() == cty.Number {
 				if err := numberError("The result of this operation is", r.AsBigFloat()); err != nil {
-					return cty.NilVal, d.opError(err)
+					return cty.NilVal, ev.opError(err)
 				}
 			}
 			return r, nil
 		},
 	})}
-	d.ops[orig] = g
+	ev.ops[orig] = g
 	return g
 }
 
 // opError records err so that add can give hcl's "Operation failed"
 // diagnostic (whose Detail is the only trace of it) err's summary.
-func (d *decoder) opError(err *limitError) error {
-	d.opErrors["Error during operation: "+err.Error()+"."] = err
+func (ev *Evaluator) opError(err *limitError) error {
+	ev.opErrors["Error during operation: "+err.Error()+"."] = err
 	return err
 }
 
 // preChecks refuse, before the call, what a function would build beyond
 // the limits (or spend too long on): the functions whose result can be
 // far larger than their arguments.
-func (d *decoder) preChecks() map[string]func([]cty.Value) error {
+func (ev *Evaluator) preChecks() map[string]func([]cty.Value) error {
 	return map[string]func([]cty.Value) error{
 		"setproduct": func(args []cty.Value) error {
 			n := 1
@@ -329,14 +318,14 @@ func (d *decoder) preChecks() map[string]func([]cty.Value) error {
 			// cty compares every element with every one kept so far.
 			if a := args[0]; a.IsKnown() && !a.IsNull() && a.CanIterateElements() {
 				n := a.LengthInt()
-				d.charge(n * (n / 20))
+				ev.charge(n * (n / 20))
 			}
 			return nil
 		},
 		"indent":     indentLength,
-		"replace":    d.replaceLength,
-		"regex":      d.regexWork,
-		"regexall":   d.regexMatches,
+		"replace":    ev.replaceLength,
+		"regex":      ev.regexWork,
+		"regexall":   ev.regexMatches,
 		"csvdecode":  csvCount,
 		"split":      splitCount,
 		"format":     formatLength(false),
@@ -389,7 +378,7 @@ func rangeCount(args []cty.Value) error {
 	count := new(big.Float).Sub(limit, start)
 	count.Quo(count, step)
 	if count.Cmp(big.NewFloat(MaxElements)) > 0 {
-		return tooBig("This range has %s elements; krmplan allows %d.", numberString(count), MaxElements)
+		return tooBig("This range has %s elements; krmplan allows %d.", NumberString(count), MaxElements)
 	}
 	return nil
 }
@@ -448,7 +437,7 @@ func indentLength(args []cty.Value) error {
 	return nil
 }
 
-func (d *decoder) replaceLength(args []cty.Value) error {
+func (ev *Evaluator) replaceLength(args []cty.Value) error {
 	s, ok1 := knownString(args[0])
 	sub, ok2 := knownString(args[1])
 	rep, ok3 := knownString(args[2])
@@ -456,7 +445,7 @@ func (d *decoder) replaceLength(args []cty.Value) error {
 		return nil
 	}
 	if len(sub) > 1 && sub[0] == '/' && sub[len(sub)-1] == '/' {
-		if err := d.regexWork([]cty.Value{cty.StringVal(sub), args[0]}); err != nil {
+		if err := ev.regexWork([]cty.Value{cty.StringVal(sub), args[0]}); err != nil {
 			return err
 		}
 		// Each match (at most one per byte, and one at the end) becomes
@@ -472,21 +461,21 @@ func (d *decoder) replaceLength(args []cty.Value) error {
 
 // regexWork charges a regular expression search: Go's engine takes time
 // in proportion to the text times the pattern.
-func (d *decoder) regexWork(args []cty.Value) error {
+func (ev *Evaluator) regexWork(args []cty.Value) error {
 	pattern, ok1 := knownString(args[0])
 	s, ok2 := knownString(args[1])
 	if !ok1 || !ok2 {
 		return nil
 	}
-	d.charge((len(s) + 1) * (len(pattern) + 1) / 64)
+	ev.charge((len(s) + 1) * (len(pattern) + 1) / 64)
 	return nil
 }
 
 // regexMatches is regexWork, and refuses a search that finds more than
 // MaxElements matches before cty builds them all (a 10 MB string has ten
 // million matches of ".").
-func (d *decoder) regexMatches(args []cty.Value) error {
-	if err := d.regexWork(args); err != nil {
+func (ev *Evaluator) regexMatches(args []cty.Value) error {
+	if err := ev.regexWork(args); err != nil {
 		return err
 	}
 	pattern, ok1 := knownString(args[0])
@@ -637,7 +626,7 @@ func jsonLimits(args []cty.Value) error {
 
 func parseintLength(args []cty.Value) error {
 	if s, ok := knownString(args[0]); ok && len(s) > quota.MaxLength {
-		return &limitError{summary: numberSummary, detail: fmt.Sprintf("The string %s is %d characters long: a number below 10^18 is written in at most %d.", quota.Quote(s), len(s), quota.MaxLength)}
+		return &limitError{summary: NumberSummary, detail: fmt.Sprintf("The string %s is %d characters long: a number below 10^18 is written in at most %d.", quota.Quote(s), len(s), quota.MaxLength)}
 	}
 	return nil
 }

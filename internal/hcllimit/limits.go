@@ -1,26 +1,23 @@
-package config
+package hcllimit
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/krmplan/krmplan/internal/hcllimit"
 	"github.com/krmplan/krmplan/quota"
 )
 
-// The limits of desired.hcl and its variables (README, "Limits"). Each is
-// far beyond what a quota file needs, and together they keep Load within
-// seconds and a few hundred megabytes for any input: without them 100,000
-// nested parentheses overflow Go's stack, `setproduct(range(1000),
-// range(1000), range(1000))` asks for 24 GB, and a number of three million
-// digits takes seconds to read.
+// The limits of an evaluation (README, "Limits"), besides MaxDepth, which
+// bounds values too (a list in a list is 2 levels). Each is far beyond
+// what a quota file needs, and together they keep an evaluation within
+// seconds and a few hundred megabytes for any input: without them
+// `setproduct(range(1000), range(1000), range(1000))` asks for 24 GB, and
+// for expressions nested three deep run out of memory.
 const (
-	// MaxDepth is how deep a source may nest (hcllimit.MaxDepth), and how
-	// deep a value may (a list in a list is 2 levels).
-	MaxDepth = hcllimit.MaxDepth
 	// MaxElements is how many elements one value may hold: the elements
 	// of a list, set or tuple, the attributes of a map or object, counted
 	// through every level (a list of 10 lists of 10 numbers holds 110).
@@ -28,29 +25,24 @@ const (
 	// MaxBytes is how many bytes of string one value may hold: one string,
 	// or all the strings of a collection together.
 	MaxBytes = 10_000_000
-	// MaxWork bounds the work of evaluating the files: each iteration of a
-	// for expression or a splat (times the size of its body), each
-	// element a function reads or returns, each element a constructor
-	// or reference repeats beyond what the source spells out, and each 16
-	// bytes of a built string count one. A plain file of literal blocks
-	// costs nothing, so a desired.hcl of any number of projects loads.
+	// MaxWork bounds the work of an evaluation: each iteration of a for
+	// expression or a splat (times the size of its body), each element a
+	// function reads or returns, each element a constructor or reference
+	// repeats beyond what the source spells out, and each 16 bytes of a
+	// built string count one. A plain file of literal blocks costs
+	// nothing, so a desired.hcl of any number of projects loads.
 	MaxWork = 1_000_000
-	// MaxDiagnostics is how many problems Load reports; one more says
-	// how many it leaves out. A file of a million stray characters has a
-	// million syntax errors, and each is printed with its source line.
-	MaxDiagnostics = 100
 )
 
-// Summaries of the limits' diagnostics.
+// Summaries of the evaluation's limit diagnostics (NumberSummary too).
 const (
-	tooBigSummary  = "Value too large"
-	workSummary    = "Too much work"
-	numberSummary  = hcllimit.NumberSummary
-	divZeroSummary = "Division by zero"
+	TooBigSummary  = "Value too large"
+	WorkSummary    = "Too much work"
+	DivZeroSummary = "Division by zero"
 )
 
 // limitError is a limit broken during evaluation: it becomes a diagnostic
-// with its own summary (see decoder.add).
+// with its own summary (see Evaluator.Value).
 type limitError struct {
 	summary, detail string
 }
@@ -58,7 +50,7 @@ type limitError struct {
 func (e *limitError) Error() string { return e.detail }
 
 func tooBig(format string, args ...any) *limitError {
-	return &limitError{summary: tooBigSummary, detail: fmt.Sprintf(format, args...)}
+	return &limitError{summary: TooBigSummary, detail: fmt.Sprintf(format, args...)}
 }
 
 // size is what measure found in a value: its elements at every level and
@@ -145,60 +137,70 @@ func numberError(what string, f *big.Float) *limitError {
 	if p == "" {
 		return nil
 	}
-	return &limitError{summary: numberSummary, detail: fmt.Sprintf("%s %s, which %s.", what, numberString(f), p)}
+	return &limitError{summary: NumberSummary, detail: fmt.Sprintf("%s %s, which %s.", what, NumberString(f), p)}
 }
 
-// checkValue holds the value of a top-level expression (an attribute, a
+// CheckValue holds the value of a top-level expression (an attribute, a
 // local, a variable's value) to the limits, and charges the work of the
 // elements it holds beyond the expression's own syntax nodes (a reference
 // to a local of 1,000 elements costs 1,000; a literal list of 1,000
-// costs nothing). ok is false after a reported diagnostic.
-func (d *decoder) checkValue(expr hcl.Expression, v cty.Value, context *hcl.Range) bool {
+// costs nothing). It returns the diagnostic of a broken limit, or nil.
+func (ev *Evaluator) CheckValue(expr hcl.Expression, v cty.Value, context *hcl.Range) *hcl.Diagnostic {
 	s, err := measure(v)
 	if err != nil {
-		d.diags = append(d.diags, &hcl.Diagnostic{
+		return &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  err.summary,
 			Detail:   err.detail,
 			Subject:  expr.Range().Ptr(),
 			Context:  context,
-		})
-		return false
+		}
 	}
-	d.chargeAt(s.elements-d.nodes[expr], expr.Range())
-	return true
+	ev.chargeAt(s.elements-ev.nodes[expr], expr.Range())
+	return nil
 }
 
 // chargeAt adds n steps to the work done (nothing when n ≤ 0); past
 // MaxWork it ends the evaluation with a diagnostic at the range at
 // (abort): every later step would be refused too.
-func (d *decoder) chargeAt(n int, at hcl.Range) {
+func (ev *Evaluator) chargeAt(n int, at hcl.Range) {
 	if n <= 0 {
 		return
 	}
-	d.work += n
-	if d.work > MaxWork {
-		d.abort(at, workError())
+	ev.work += n
+	if ev.work > MaxWork {
+		ev.abort(at, workError())
 	}
 }
 
 // charge is chargeAt the expression being evaluated: the attribute, local
 // or variable value whose evaluation calls a function.
-func (d *decoder) charge(n int) { d.chargeAt(n, d.current) }
+func (ev *Evaluator) charge(n int) { ev.chargeAt(n, ev.current) }
 
 func workError() *limitError {
-	return &limitError{summary: workSummary, detail: fmt.Sprintf(
+	return &limitError{summary: WorkSummary, detail: fmt.Sprintf(
 		"Evaluating the expressions takes more than %d steps (iterations of for expressions, elements that functions read or build, repeated references); krmplan allows %d.",
 		MaxWork, MaxWork)}
 }
 
-// limitBroken reports whether diags hold a broken limit (Check's, or a
-// limitError's).
-func (d *decoder) limitBroken(diags hcl.Diagnostics) bool {
+// Broken reports whether diags hold a broken limit: Check's, or one of
+// Value's.
+func Broken(diags hcl.Diagnostics) bool {
 	for _, diag := range diags {
-		if diag.Summary == hcllimit.DepthSummary || diag.Summary == hcllimit.NumberSummary || d.limitOf(diag) != nil {
+		switch diag.Summary {
+		case DepthSummary, NumberSummary, TokensSummary, TooBigSummary, WorkSummary, DivZeroSummary:
 			return true
 		}
 	}
 	return false
+}
+
+// Text is the summary and detail of a conversion error (Convert): a
+// limit's own, or summary and format applied to describe(err).
+func Text(err error, summary, format string, describe func(error) string) (string, string) {
+	var le *limitError
+	if errors.As(err, &le) {
+		return le.summary, le.detail
+	}
+	return summary, fmt.Sprintf(format, describe(err))
 }
