@@ -17,7 +17,7 @@ import (
 // unless it is the file that already holds it: a plan never moves objects
 // between files. A path must be repository-relative and clean, and, when
 // the snapshot read tenancy files (d.read), name one of them or a .yaml or
-// .yml file in a folder that holds one: any other file (tenancy/x.json,
+// .yml file in a folder that holds one, or below it: any other file (tenancy/x.json,
 // .krmplan.hcl, a folder the snapshot did not read) would never be read
 // back, and the new object would be planned as new again at the next
 // snapshot. The diagnostics come by object ("Kind/name").
@@ -111,30 +111,44 @@ func readFolders(files []string) folders {
 	return fs
 }
 
-// unread says why the snapshot's reader would not read the file p back
-// (the --tenancy folders take only *.yaml and *.yml), or returns "". A
-// snapshot that read no file (a cluster's) has nothing to say: a patch
-// does not write files.
+// unread says why the snapshot's reader would not read the file p back,
+// or returns "": a --tenancy folder takes only *.yaml and *.yml, from it
+// and every folder below it, so p must be one of the snapshot's files or
+// such a file in a folder that holds one, or below it. A snapshot that
+// read no file (a cluster's) has nothing to say: a patch writes no file.
 func (fs folders) unread(p string) string {
 	switch {
 	case len(fs.files) == 0 || fs.files[p]:
 		return ""
 	case !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml"):
 		return "a new object goes in a .yaml or .yml file"
-	case !fs.dirs[path.Dir(p)]:
-		names := make([]string, 0, len(fs.dirs))
+	case !fs.under(path.Dir(p)):
+		var names []string
 		for _, d := range slices.Sorted(maps.Keys(fs.dirs)) {
-			if d == "." {
-				d = "the repository root"
-			} else {
-				d += "/"
+			if fs.under(path.Dir(d)) {
+				continue // below another one, which is shown
 			}
-			names = append(names, d)
+			names = append(names, d+"/")
 		}
 		if len(names) > 5 {
 			names = append(names[:5], fmt.Sprintf("%d more", len(names)-5))
 		}
-		return fmt.Sprintf("a new object goes in a folder the snapshot read (%s)", strings.Join(names, ", "))
+		return fmt.Sprintf("a new object goes in a folder the snapshot read or one below it (%s)", strings.Join(names, ", "))
 	}
 	return ""
+}
+
+// under reports whether dir is a folder that holds one of the snapshot's
+// files, or is below one.
+func (fs folders) under(dir string) bool {
+	for {
+		if fs.dirs[dir] {
+			return true
+		}
+		up := path.Dir(dir)
+		if up == dir {
+			return false
+		}
+		dir = up
+	}
 }

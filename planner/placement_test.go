@@ -29,20 +29,23 @@ func TestPlacementRefusesPathsGitRefuses(t *testing.T) {
 }
 
 // A new object goes in a file the next snapshot reads back: one of the
-// snapshot's files, or a .yaml or .yml file in a folder that holds one.
-// tenancy/x.json, .krmplan.hcl or a folder the snapshot did not read were
-// accepted once, and the object was never read back.
+// snapshot's files, or a .yaml or .yml file in a folder that holds one or
+// below it (a --tenancy folder is read to every depth). tenancy/x.json,
+// .krmplan.hcl or a folder the snapshot did not read were accepted once,
+// and the object was never read back.
 func TestPlacementOnlyWhereTheSnapshotReads(t *testing.T) {
 	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 4, limit: 4}")))
-	before.Source.Files = []snapshot.SourceFile{{Path: "tenancy/pools.yaml"}, {Path: "tenancy/teams/a.yml"}, {Path: "root.yaml"}}
-	files := []string{"tenancy/x.json", ".krmplan.hcl", "projects/research.yaml", "tenancy/pools.yaml", "tenancy/new.yml", "tenancy/teams/b.yaml", "new.yaml", "tenancy/teams/deeper/c.yaml"}
+	before.Source.Files = []snapshot.SourceFile{{Path: "tenancy/pools.yaml"}, {Path: "tenancy/teams/a.yml"}, {Path: "clusters/b/c.yaml"}}
+	files := []string{"tenancy/x.json", ".krmplan.hcl", "projects/research.yaml", "tenancy/pools.yaml", "tenancy/new.yml",
+		"tenancy/teams/b.yaml", "new.yaml", "tenancy/teams/deeper/c.yaml", "clusters/a/x.yaml"}
 	got := placementDiags(t, before, files)
-	const folders = "(the repository root, tenancy/, tenancy/teams/)"
+	const folders = "(clusters/b/, tenancy/)"
 	want := []string{
 		`Invalid file: file = "tenancy/x.json": a new object goes in a .yaml or .yml file, so the next snapshot would not read Project/pa back.`,
 		`Invalid file: file = ".krmplan.hcl": a new object goes in a .yaml or .yml file, so the next snapshot would not read Project/pb back.`,
-		`Invalid file: file = "projects/research.yaml": a new object goes in a folder the snapshot read ` + folders + `, so the next snapshot would not read Project/pc back.`,
-		`Invalid file: file = "tenancy/teams/deeper/c.yaml": a new object goes in a folder the snapshot read ` + folders + `, so the next snapshot would not read Project/ph back.`,
+		`Invalid file: file = "projects/research.yaml": a new object goes in a folder the snapshot read or one below it ` + folders + `, so the next snapshot would not read Project/pc back.`,
+		`Invalid file: file = "new.yaml": a new object goes in a folder the snapshot read or one below it ` + folders + `, so the next snapshot would not read Project/pg back.`,
+		`Invalid file: file = "clusters/a/x.yaml": a new object goes in a folder the snapshot read or one below it ` + folders + `, so the next snapshot would not read Project/pi back.`,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("diagnostics:\n got %q\nwant %q", got, want)
