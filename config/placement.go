@@ -17,10 +17,10 @@ import (
 // unless it is the file that already holds it: a plan never moves objects
 // between files. A path must be repository-relative and clean, and, when
 // the snapshot read tenancy files (d.read), name one of them or a .yaml or
-// .yml file in a folder that holds one, or below it: any other file (tenancy/x.json,
-// .krmplan.hcl, a folder the snapshot did not read) would never be read
-// back, and the new object would be planned as new again at the next
-// snapshot. The diagnostics come by object ("Kind/name").
+// .yml file in a folder that holds one, or below it: any other file
+// (tenancy/x.json, .krmplan.hcl, a folder the snapshot did not read) would
+// never be read back, and the new object would be planned as new again at
+// the next snapshot. The diagnostics come by object ("Kind/name").
 func (d *differ) place(o *Overlay) hcl.Diagnostics {
 	named := map[tenancy.ObjectAddr]*Str{}
 	for _, p := range o.NodePools {
