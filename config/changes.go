@@ -198,7 +198,7 @@ func (d *differ) project(p Project) {
 	a := tenancy.KindProject.Object(p.Name)
 	existing := d.x.Project(p.Name)
 	if existing == nil && p.Department == nil {
-		d.errorf(p.DefRange, "Missing department", "project %q is not in the snapshot: a new project needs department = \"<name>\".", p.Name)
+		d.errorf(p.DefRange, "Missing department", "project %q is not in the snapshot: a new project needs department = \"<name>\", or department = \"\" for a root project (no department: its queues are root queues beside the departments).", p.Name)
 		return
 	}
 	var spec tenancy.ProjectSpec

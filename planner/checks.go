@@ -150,9 +150,10 @@ type checker struct {
 	// children maps a department and a pool to its projects' queues there.
 	children map[onPool][]ownedQueue
 	// Filled by index: the node pools of s that before lacks; the queues at
-	// the top of each pool (each department's queue there, then the project
-	// queues whose department has none there); those project queues; and,
-	// when the nodes were read, each pool's nodes and cards.
+	// the top of each pool (each department's queue there, then the queues
+	// of root projects, which have no department, and the project queues
+	// whose department has none there); those last project queues
+	// (orphans); and, when the nodes were read, each pool's nodes and cards.
 	newPools map[string]bool
 	top      map[string][]ownedQueue
 	orphans  []ownedQueue
@@ -328,7 +329,8 @@ func (c *checker) index() {
 		}
 	}
 	for _, p := range c.projs {
-		if _, ok := c.depts[p.parent]; !ok {
+		root := p.parent == ""
+		if _, ok := c.depts[p.parent]; !ok && !root {
 			continue // unknown-parent
 		}
 		for qi := range p.queues {
@@ -337,7 +339,9 @@ func (c *checker) index() {
 				continue
 			}
 			oq := ownedQueue{p, qi, q}
-			c.orphans = append(c.orphans, oq)
+			if !root {
+				c.orphans = append(c.orphans, oq) // project-outside-department
+			}
 			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
 		}
 	}
@@ -483,10 +487,12 @@ func (c *checker) checkResource(o *owner, qi int, q *tenancy.Queue, r quota.Reso
 }
 
 // checkParents: a project whose parent department does not exist; KRM's
-// webhook rejects it.
+// webhook rejects it. A project without a parent (spec.parent absent or
+// "") is valid: a root project, whose queues are root queues beside the
+// departments (krm-facts 4).
 func (c *checker) checkParents() {
 	for _, p := range c.projs {
-		if _, ok := c.depts[p.parent]; ok {
+		if _, ok := c.depts[p.parent]; ok || p.parent == "" {
 			continue
 		}
 		c.add(Finding{Code: CodeUnknownParent, Level: LevelError, Object: p.addr,

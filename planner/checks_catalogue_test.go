@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,17 @@ func catNode(name, pool string, cards string, ready, cordoned bool) snapshot.Nod
 // list (its capacity the same), with pressure conditions.
 func catListNode(name, pool string, alloc snapshot.ResourceList, pressure map[string]string) snapshot.Node {
 	return snapshot.Node{Name: name, Labels: map[string]string{"gpu": pool}, Allocatable: alloc, Capacity: alloc, Ready: true, Pressure: pressure}
+}
+
+// catRoot makes the projects named root projects: spec.parent "".
+func catRoot(names ...string) func(*snapshot.State) {
+	return func(s *snapshot.State) {
+		for i := range s.Projects {
+			if slices.Contains(names, s.Projects[i].Metadata.Name) {
+				s.Projects[i].Spec.Parent = ""
+			}
+		}
+	}
 }
 
 func catNodes(ns ...snapshot.Node) func(*snapshot.State) {
@@ -337,6 +349,18 @@ var catalogueCases = []struct {
 		mods:  []func(*snapshot.State){catSixteen},
 		codes: []string{"pool-over-capacity"},
 		want:  []string{"error pool-over-capacity: pool a100: departments and project queues outside a department are guaranteed 1 card, the pool has 0 cards — 1 card over"}},
+	// A project without spec.parent is a root project (krm-facts 4): its
+	// queues are root queues beside the departments, counted in the pool's
+	// guarantees, in no department's sum, and not a finding themselves.
+	{name: "a project without a parent is a root project at the pool's top",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "16"))) +
+			catProj("p", "a", "", catQ("p-h100", "h100", catGPU("6", "12"))) + catProj("r", "a", "", catQ("r-h100", "h100", catGPU("10", "12"))),
+		mods:  []func(*snapshot.State){catSixteen, catRoot("r")},
+		codes: []string{"pool-over-capacity", "unknown-parent", "project-outside-department", "projects-over-department", "unassigned-share"},
+		want: []string{
+			"error pool-over-capacity: pool h100: departments and project queues outside a department are guaranteed 18 cards, the pool has 16 cards — 2 cards over",
+			"note unassigned-share: a-h100: the projects are guaranteed 6 cards of the department's 8 cards — 2 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
+		}},
 	{name: "pool default is the nodes of no other pool",
 		yaml:  catH100 + catDept("a", catQ("a-h100", "h100", catGPU("16", "16")), catQ("a-default", "default", catGPU("2", "2"))),
 		mods:  []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "16", true, false), catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},

@@ -36,9 +36,10 @@ const (
 const barsLegend = "Guaranteed GPU cards per node pool, before and after (] is where the cards end, ! is beyond):"
 
 // share is one segment of a bar: a department's (or a project's)
-// guarantee of gpu cards on one pool. Root marks a project queue whose
-// department has no queue on the pool: KAI makes it a root queue, beside
-// the departments.
+// guarantee of gpu cards on one pool. Root marks a root project's queue
+// (a project without spec.parent), or a project queue whose department has
+// no queue on the pool: KAI makes each a root queue, beside the
+// departments.
 type share struct {
 	name string
 	v    quota.Value
@@ -177,7 +178,7 @@ func (sr *splitter) project(name, parent string, qs []poolShare) {
 			sp.projects[parent] = append(sp.projects[parent], sh)
 			continue
 		}
-		if sr.depts[parent] {
+		if parent == "" || sr.depts[parent] {
 			sh.root = true
 			sr.roots[q.pool] = append(sr.roots[q.pool], sh)
 		}
@@ -700,7 +701,7 @@ func writePoolBars(b *bytes.Buffer, ps poolSplit, st Style) {
 		roots = roots || s.root
 	}
 	if roots {
-		b.WriteString("    * a project queue whose department has no queue on this pool: a root queue beside the departments\n")
+		b.WriteString("    * a root queue beside the departments: a project without a department, or whose department has no queue on this pool\n")
 	}
 }
 
