@@ -258,12 +258,16 @@ func (d *differ) queues(oc *objectChanges, existing []tenancy.Queue, blocks []Qu
 		default:
 			idx, next = next, next+1
 		}
-		q.addr, q.name = oc.addr.Queue(idx), was.Name
+		q.addr = oc.addr.Queue(idx)
+		written := was.Name // the spec's name: "" lets KRM derive the Queue's
 		if b.Name != nil {
-			q.name = b.Name.Value
+			written = b.Name.Value
 			d.mark(q.addr.Field(tenancy.FieldQueueName), b.Name.Range)
 		}
-		d.add(oc, q.addr.Field(tenancy.FieldQueueName), q, str(was.Name, !q.isNew), tenancy.String(q.name))
+		// The changes name the queue by its KAI Queue's name, derived from
+		// the owner's for a queue without one (tenancy.QueueName).
+		q.name = tenancy.QueueName(oc.addr.Name, written, b.Pool)
+		d.add(oc, q.addr.Field(tenancy.FieldQueueName), q, str(was.Name, !q.isNew), tenancy.String(written))
 		if q.isNew {
 			d.mark(q.addr.Field(tenancy.FieldQueueNodePool), b.DefRange)
 			d.add(oc, q.addr.Field(tenancy.FieldQueueNodePool), q, tenancy.Null, tenancy.String(b.Pool))

@@ -52,7 +52,7 @@ func (c *checker) checkUnitSlips() {
 			dq := &d.Spec.Queues[qi]
 			k := onPool{d.Metadata.Name, dq.NodePool}
 			if c.deptQueue[k].q == dq {
-				c.unitSlips(c.children[k], "under department queue "+dq.Name)
+				c.unitSlips(c.children[k], "under department queue "+c.deptQueue[k].name())
 			}
 		}
 	}
@@ -90,9 +90,9 @@ func (c *checker) unitSlips(group []ownedQueue, where string) {
 				if ratio < 1 {
 					how = fmt.Sprintf("about 1/%s of the median", roughly(1/ratio))
 				}
-				c.add(Finding{Code: CodeUnitSlip, Level: LevelNote, Object: e.k.o.addr, Queue: e.k.q.Name, Pool: e.k.q.NodePool, Resource: string(r) + "." + field.String(),
+				c.add(Finding{Code: CodeUnitSlip, Level: LevelNote, Object: e.k.o.addr, Queue: e.k.name(), Pool: e.k.q.NodePool, Resource: string(r) + "." + field.String(),
 					Message: fmt.Sprintf("%s: the %s %s of %s is %s of the %d queues %s (%s); %s",
-						e.k.q.Name, r, field, quota.Amount(r, e.v), how, len(es), where, quota.Amount(r, median.v), unitHint[r]),
+						e.k.name(), r, field, quota.Amount(r, e.v), how, len(es), where, quota.Amount(r, median.v), unitHint[r]),
 					Where: c.fieldLoc(e.k.o, e.k.i, r, field)})
 			}
 		}
@@ -127,9 +127,9 @@ func (c *checker) checkPriorityWithoutGuarantee() {
 			if !d.IsZero() || l.IsZero() || badNegative(l) {
 				continue
 			}
-			c.add(Finding{Code: CodePriorityWithoutGuarantee, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(quota.GPU),
+			c.add(Finding{Code: CodePriorityWithoutGuarantee, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(quota.GPU),
 				Message: fmt.Sprintf("%s: priority %d puts this queue before its lower-priority siblings for idle cards only: with a gpu guarantee of 0 it never reclaims cards another queue uses within its guarantee (KAI reclaims only up to a queue's deserved), and non-preemptible workloads never run in it (they must fit in the guarantee)",
-					q.Name, *q.Priority),
+					o.name(qi), *q.Priority),
 				Where: c.loc.at(o.field(qi, tenancy.FieldPriority))})
 		}
 	}

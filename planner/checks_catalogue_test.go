@@ -77,6 +77,28 @@ func catListNode(name, pool string, alloc snapshot.ResourceList, pressure map[st
 	return snapshot.Node{Name: name, Labels: map[string]string{"gpu": pool}, Allocatable: alloc, Capacity: alloc, Ready: true, Pressure: pressure}
 }
 
+// catNoName clears the names of the queues of each object named (a
+// department, or a project): KRM derives their Queues' names.
+func catNoName(names ...string) func(*snapshot.State) {
+	clear := func(qs []tenancy.Queue) {
+		for i := range qs {
+			qs[i].Name = ""
+		}
+	}
+	return func(s *snapshot.State) {
+		for i := range s.Departments {
+			if slices.Contains(names, s.Departments[i].Metadata.Name) {
+				clear(s.Departments[i].Spec.Queues)
+			}
+		}
+		for i := range s.Projects {
+			if slices.Contains(names, s.Projects[i].Metadata.Name) {
+				clear(s.Projects[i].Spec.Queues)
+			}
+		}
+	}
+}
+
 // catRoot makes the projects named root projects: spec.parent "".
 func catRoot(names ...string) func(*snapshot.State) {
 	return func(s *snapshot.State) {
@@ -192,6 +214,23 @@ var catalogueCases = []struct {
 			catProj("b", "d", "", catQ("b-q", "h100", catGPU("100000", "-1"))),
 		codes: []string{"projects-over-department", "unlimited-under-finite", "unassigned-share", "project-limit-over-department"}},
 
+	// Queue names as KRM derives them for an entry without a name
+	// (krm-facts 3): <owner> on the default pool, else <owner>-<pool>.
+	{name: "a derived queue name colliding with a written one",
+		yaml: catH100 + catDept("research", catQ("unnamed", "h100", catGPU("4", "4")), catQ("unnamed-too", "default", catGPU("0", "0"))) +
+			catProj("p", "research", "", catQ("research-h100", "h100", catGPU("2", "4"))) + catProj("q", "research", "", catQ("research", "h100", catGPU("0", "0"))),
+		mods:  []func(*snapshot.State){catNoName("research")},
+		codes: []string{"duplicate-queue-name", "two-queues-one-pool"},
+		want: []string{
+			"error duplicate-queue-name: research: the queue name is also used by department research (department research's queue on default has no name, so KRM names it research); queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (research-xxxx)",
+			"error duplicate-queue-name: research-h100: the queue name is also used by department research (department research's queue on h100 has no name, so KRM names it research-h100); queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (research-h100-xxxx)",
+		}},
+	{name: "a derived queue name over 58 characters",
+		yaml:  catDept(strings.Repeat("d", 55), catQ("unnamed", "h100", catGPU("0", "0"))) + catH100,
+		mods:  []func(*snapshot.State){catNoName(strings.Repeat("d", 55))},
+		codes: []string{"queue-name-too-long"},
+		want:  []string{"warning queue-name-too-long: " + strings.Repeat("d", 55) + "-h100: the queue has no name, and the one KRM derives (" + strings.Repeat("d", 55) + "-h100) is 60 characters; KRM cuts a queue name over 58 characters to 58 and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says"}},
+
 	// Advisory notes.
 	{name: "a project's cpu in cores among siblings in millicores",
 		yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 40000, limit: -1, overQuotaWeight: 1}"))) +
@@ -302,7 +341,7 @@ var catalogueCases = []struct {
 	{name: "queue name over 58 characters",
 		yaml:  catH100 + catDept("d", catQ(strings.Repeat("q", 59), "h100", catGPU("4", "4")), catQ(strings.Repeat("r", 58), "default", catGPU("0", "0"))),
 		codes: []string{"queue-name-too-long"},
-		want:  []string{"warning queue-name-too-long: " + strings.Repeat("q", 59) + ": the queue name is 59 characters; KRM appends a random suffix to a queue name over 58 characters, so the scheduler's queue will not be called what the file says"}},
+		want:  []string{"warning queue-name-too-long: " + strings.Repeat("q", 59) + ": the queue name is 59 characters; KRM cuts a queue name over 58 characters to 58 and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says"}},
 
 	// Pool capacity.
 	{name: "departments guaranteed 24 cards on a pool of 16",

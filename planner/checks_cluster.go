@@ -57,7 +57,7 @@ func (c *checker) poolOverCapacity(pool string) {
 		}
 		orphans = orphans || t.o.addr.Kind == tenancy.KindProject
 		if v.IsUnlimited() {
-			unlimited = append(unlimited, t.q.Name)
+			unlimited = append(unlimited, t.name())
 		}
 		sum = sum.Add(v)
 	}
@@ -120,9 +120,9 @@ func (c *checker) checkPoolNodes() {
 			if l.IsNegative() || l.Cmp(cards) <= 0 {
 				continue
 			}
-			c.add(Finding{Code: CodeDepartmentLimitOverPool, Level: LevelWarning, Object: t.o.addr, Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
+			c.add(Finding{Code: CodeDepartmentLimitOverPool, Level: LevelWarning, Object: t.o.addr, Queue: t.name(), Pool: pool, Resource: string(quota.GPU),
 				Message: fmt.Sprintf("%s: the department's gpu limit of %s is above the %s of pool %s — %s of it can never be reached",
-					t.q.Name, quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
+					t.name(), quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
 				Where: c.fieldLoc(t.o, t.i, quota.GPU, tenancy.Limit)})
 		}
 	}
@@ -313,7 +313,7 @@ func (c *checker) namespaceFinding(p *tenancy.Project, ns *snapshot.Namespace, k
 }
 
 // checkLiveQueues compares the tenancy with the scheduler's Queues (matched
-// by name) when they were read: usage against the limits and guarantees of
+// by KAI Queue name, derived for a queue without one) when they were read: usage against the limits and guarantees of
 // the state checked, and the Queue's numbers against the source the plan
 // starts from, unless the Queue carries KRM's manual-override label
 // (KRMConfig's resourceManualOverrideLabelKey=true, any case: KRM then
@@ -338,7 +338,7 @@ func (c *checker) checkLiveQueues() {
 	for _, o := range c.owners() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
-			if lq := live[q.Name]; lq != nil && len(q.Name) <= maxQueueName {
+			if lq := live[o.name(qi)]; lq != nil && len(o.name(qi)) <= maxQueueName {
 				for _, r := range quota.Resources {
 					c.usage(o, qi, q, lq, r)
 				}
@@ -347,21 +347,21 @@ func (c *checker) checkLiveQueues() {
 	}
 	for _, o := range ownersOf(c.before) {
 		for qi := range o.queues {
-			q := &o.queues[qi]
-			if len(q.Name) > maxQueueName {
+			q, name := &o.queues[qi], o.name(qi)
+			if len(name) > maxQueueName {
 				continue
 			}
-			lq := live[q.Name]
+			lq := live[name]
 			if lq == nil {
-				c.add(Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
-					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", q.Name),
+				c.add(Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", name),
 					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue
 			}
 			if key := c.before.KRMConfig.OverrideKey(); tenancy.IsManualOverride(lq.Labels[key]) {
-				c.add(Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
+				c.add(Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler's Queue carries %s=%s, so KRM no longer writes it from the spec: its numbers are the ones set by hand, and a change to this queue in the source does not reach the scheduler until the label is removed",
-						q.Name, key, lq.Labels[key]),
+						name, key, lq.Labels[key]),
 					Where: c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue // its numbers differ on purpose
 			}
@@ -385,7 +385,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 		if np {
 			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", CodeNonPreemptibleOverGuarantee
 		}
-		base := Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
+		base := Finding{Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r)}
 		if err != nil {
 			name := snapshot.StatusResourceName[r]
 			text := lq.Allocated[name]
@@ -394,7 +394,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 			}
 			f := base
 			f.Code, f.Level, f.Resource = CodeUsageUnreadable, LevelNote, string(r)+"."+status
-			f.Message = fmt.Sprintf("%s: the scheduler's Queue status.%s holds %s %q, which is not a Kubernetes quantity; the %s usage was not compared", q.Name, status, name, text, r)
+			f.Message = fmt.Sprintf("%s: the scheduler's Queue status.%s holds %s %q, which is not a Kubernetes quantity; the %s usage was not compared", o.name(qi), status, name, text, r)
 			c.add(f)
 			continue
 		}
@@ -407,10 +407,10 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 		gap := quota.Amount(r, used.Sub(bound))
 		if np {
 			f.Message = fmt.Sprintf("%s: non-preemptible workloads use %s, above the queue's %s guarantee of %s — %s over; nothing is evicted, so the change waits for those workloads to finish",
-				q.Name, quota.Amount(r, used), r, quota.Amount(r, bound), gap)
+				o.name(qi), quota.Amount(r, used), r, quota.Amount(r, bound), gap)
 		} else {
 			f.Message = fmt.Sprintf("%s: the queue uses %s, above its %s limit of %s — %s over; KAI's scheduler gives it no more %s until its usage is below the limit",
-				q.Name, quota.Amount(r, used), r, quota.Amount(r, bound), gap, idleName[r])
+				o.name(qi), quota.Amount(r, used), r, quota.Amount(r, bound), gap, idleName[r])
 		}
 		c.add(f)
 	}
@@ -444,8 +444,8 @@ func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.L
 	if len(have) == 0 {
 		return
 	}
-	c.add(Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+	c.add(Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
 		Message: fmt.Sprintf("%s: the scheduler's Queue has %s %s, the source has %s %s — not reconciled or synced yet, or the Queue was edited directly",
-			q.Name, r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
+			o.name(qi), r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
 		Where: where})
 }

@@ -69,9 +69,9 @@ func (c *checker) checkOmittedLimits() {
 				if q.Resources.Get(r) == nil {
 					what = fmt.Sprintf("the %s block is omitted, and KRM reads it as deserved 0, limit 0 and overQuotaWeight 0", r)
 				}
-				c.add(Finding{Code: CodeLimitOmitted, Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeLimitOmitted, Level: LevelWarning, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s — a ceiling of zero, not unconstrained: pods that request %s %s will be refused; write -1 for no ceiling",
-						q.Name, what, r, where),
+						o.name(qi), what, r, where),
 					Where: c.resourceLoc(o, qi, r)})
 			}
 		}
@@ -104,9 +104,9 @@ func (c *checker) checkZeroWeights() {
 					what = fmt.Sprintf("the %s overQuotaWeight is omitted, which KRM reads as 0", r)
 					where = c.resourceLoc(o, qi, r)
 				}
-				c.add(Finding{Code: CodeZeroWeight, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeZeroWeight, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s, so KAI's scheduler never gives this queue a share of idle %s, although its limit (%s) is above its guarantee (%s)",
-						q.Name, what, idleName[r], quota.Amount(r, l), quota.Amount(r, d)),
+						o.name(qi), what, idleName[r], quota.Amount(r, l), quota.Amount(r, d)),
 					Where: where})
 			}
 		}
@@ -143,9 +143,9 @@ func (c *checker) checkUnassignedShare() {
 				if sum.Cmp(have) >= 0 {
 					continue // fits exactly, or projects-over-department / unlimited-under-finite
 				}
-				c.add(Finding{Code: CodeUnassignedShare, Level: LevelNote, Object: dept.addr, Queue: dq.Name, Pool: dq.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeUnassignedShare, Level: LevelNote, Object: dept.addr, Queue: dept.name(qi), Pool: dq.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: the projects are guaranteed %s of the department's %s — %s not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
-						dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, have.Sub(sum))),
+						dept.name(qi), quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, have.Sub(sum))),
 					Where: c.fieldLoc(dept, qi, r, tenancy.Deserved)})
 			}
 		}
@@ -163,9 +163,9 @@ func (c *checker) checkUnassignedShare() {
 // it, as intended.
 func (c *checker) checkProjectQueuesUnderDepartment() {
 	for _, oq := range c.orphans {
-		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.q.Name, Pool: oq.q.NodePool,
+		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.name(), Pool: oq.q.NodePool,
 			Message: fmt.Sprintf("%s: department %s has no queue on node pool %s, so this queue becomes a root queue, outside any department's share",
-				oq.q.Name, oq.o.parent, oq.q.NodePool),
+				oq.name(), oq.o.parent, oq.q.NodePool),
 			Where: c.loc.at(oq.o.field(oq.i, tenancy.FieldQueueNodePool))})
 	}
 	for _, p := range c.projs {
@@ -189,9 +189,9 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 				if dlOmitted {
 					theirs = "0 (omitted, which KRM reads as 0)"
 				}
-				c.add(Finding{Code: CodeProjectLimitOverDepartment, Level: LevelWarning, Object: p.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeProjectLimitOverDepartment, Level: LevelWarning, Object: p.addr, Queue: p.name(qi), Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s above department queue %s's limit of %s; the department wins, so this queue never gets more than %s",
-						q.Name, mine, dq.q.Name, theirs, quota.Amount(r, dl)),
+						p.name(qi), mine, dq.name(), theirs, quota.Amount(r, dl)),
 					Where: append(c.fieldLoc(p, qi, r, tenancy.Limit), c.fieldLoc(dq.o, dq.i, r, tenancy.Limit)...)})
 			}
 		}
@@ -224,18 +224,25 @@ func (c *checker) checkDefaultNodePools() {
 	}
 }
 
-// checkQueueNameLength: KRM accepts a queue name of any length, but gives
-// the scheduler's Queue of a name over 58 characters a random suffix, so
-// the queue is not called what the file says.
+// checkQueueNameLength: KRM accepts a queue name of any length, but cuts
+// a name over 58 characters (as written, or derived for a queue without
+// one) to 58 and appends "-" and 4 random characters when it creates the
+// Queue (generateQueueNameForResource, krm-facts 3), so the queue is not
+// called what the file says.
 func (c *checker) checkQueueNameLength() {
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
-			if len(q.Name) <= maxQueueName {
+			name := o.name(qi)
+			if len(name) <= maxQueueName {
 				continue
 			}
-			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
-				Message: fmt.Sprintf("%s: the queue name is %d characters; KRM appends a random suffix to a queue name over %d characters, so the scheduler's queue will not be called what the file says",
-					q.Name, len(q.Name), maxQueueName),
+			what := "the queue name is"
+			if q.Name == "" {
+				what = fmt.Sprintf("the queue has no name, and the one KRM derives (%s-%s) is", o.addr.Name, q.NodePool)
+			}
+			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: name, Pool: q.NodePool,
+				Message: fmt.Sprintf("%s: %s %d characters; KRM cuts a queue name over %d characters to %d and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says",
+					name, what, len(name), maxQueueName, maxQueueName),
 				Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))})
 		}
 	}
@@ -307,8 +314,8 @@ func (c *checker) checkNames() {
 	}
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
-			if errs := dns1123Subdomain(q.Name); len(errs) > 0 {
-				bad(Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Message: q.Name + ": ", Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))},
+			if errs := dns1123Subdomain(o.name(qi)); len(errs) > 0 {
+				bad(Finding{Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Message: o.name(qi) + ": ", Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))},
 					"the queue name", "Kubernetes object name (KRM creates a cluster-scoped KAI Queue of this name)", errs)
 			}
 		}

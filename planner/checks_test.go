@@ -80,7 +80,7 @@ func TestSpineChecks(t *testing.T) {
 		{"unknown parent", h100 + dept("d", q("d-q", "h100", "{deserved: 1, limit: 1}")) + proj("a", "research", "", q("a-q", "h100", "{deserved: 1, limit: 1}")),
 			[]string{`error unknown-parent: project a: parent department "research" does not exist; KRM's webhook rejects a project under an unknown department`}},
 		{"queue name used twice", h100 + dept("d", q("shared", "h100", "{deserved: 2, limit: 2}")) + proj("a", "d", "", q("shared", "h100", "{deserved: 1, limit: 1}")),
-			[]string{"error duplicate-queue-name: shared: the queue name is also used by department d; queue names are cluster-wide, so both would share one queue"}},
+			[]string{"error duplicate-queue-name: shared: the queue name is also used by department d; queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (shared-xxxx)"}},
 		{"two projects on one namespace", h100 + dept("d", q("d-q", "h100", "{deserved: 2, limit: 2}")) +
 			proj("a", "d", "team", q("a-q", "h100", "{deserved: 1, limit: 1}")) + proj("b", "d", "team", q("b-q", "h100", "{deserved: 1, limit: 1}")),
 			[]string{"error shared-namespace: project b: namespace team is already the namespace of project a; a namespace belongs to one project"}},

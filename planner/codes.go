@@ -81,7 +81,7 @@ var Codes = []CodeInfo{
 	{CodeNegativeWeight, LevelError, "an overQuotaWeight is negative"},
 	{CodeUnknownPool, LevelError, "a queue is on a node pool that does not exist; KRM's webhook rejects it"},
 	{CodeUnknownParent, LevelError, "a project's parent department does not exist; KRM's webhook rejects it"},
-	{CodeDuplicateQueueName, LevelError, "two queues have one name: queue names are cluster-wide, so they would share one KAI Queue"},
+	{CodeDuplicateQueueName, LevelError, "two queues have one KAI Queue name (as written, or derived from the owner for a queue without one): KRM gives the second a random suffix"},
 	{CodeSharedNamespace, LevelError, "two projects have one namespace"},
 	{CodeTwoQueuesOnePool, LevelError, "an object has two queues on one node pool; KRM's webhook rejects it"},
 	{CodeDuplicateLabelPair, LevelError, "two node pools select the same label pair; KRM's webhook rejects the second"},

@@ -81,14 +81,40 @@ func (p *Project) NamespaceName(prefix string) string {
 	return prefix + "-" + p.Metadata.Name
 }
 
-// Queue is one entry of spec.queues: KRM turns it into a KAI Queue of the
-// same name on the node pool. Priority nil means KAI's default, 100.
+// Queue is one entry of spec.queues: KRM turns it into a KAI Queue on the
+// node pool, of the same name, or of a name derived from the owner's when
+// Name is empty (KAIName). Name is kept as written, so a patch tests what
+// the cluster holds. Priority nil means KAI's default, 100.
 type Queue struct {
 	Name      string    `json:"name"`
 	NodePool  string    `json:"nodepool"`
 	Priority  *int32    `json:"priority,omitempty"`
 	Resources Resources `json:"resources"`
 }
+
+// DefaultPoolName is the node pool KRM treats as the default one
+// (--default-nodepool-name): its queues' derived names carry no pool.
+const DefaultPoolName = "default"
+
+// QueueName is the name of the KAI Queue KRM makes for a queue entry
+// named name on pool of the object owner (KRM's GetQueueName): name as
+// written, or, when it is empty, <owner> on the default pool and
+// <owner>-<pool> on another. KRM then suffixes a name over 58 characters,
+// or one another object's Queue has, with "-" and 4 random characters
+// when it creates the Queue (krm-facts 3); the suffix cannot be known
+// from the spec.
+func QueueName(owner, name, pool string) string {
+	switch {
+	case name != "":
+		return name
+	case pool == DefaultPoolName:
+		return owner
+	}
+	return owner + "-" + pool
+}
+
+// KAIName is QueueName of q for its owner.
+func (q *Queue) KAIName(owner string) string { return QueueName(owner, q.Name, q.NodePool) }
 
 // DefaultPriority is the priority KAI gives a queue that states none.
 const DefaultPriority = 100
