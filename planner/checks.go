@@ -299,6 +299,7 @@ var checks = []check{
 	{(*checker).checkProjectNamespaces, false},
 	{(*checker).checkLiveQueues, false},
 	{(*checker).checkGitOps, false}, // checks_gitops.go
+	{(*checker).checkKustomizePatches, false},
 }
 
 func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker {

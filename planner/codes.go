@@ -56,6 +56,7 @@ const (
 	CodeUnitSlip                 Code = "unit-slip"
 	CodePriorityWithoutGuarantee Code = "priority-without-guarantee"
 	CodeManualOverride           Code = "manual-override"
+	CodeKustomizePatch           Code = "kustomize-patch"
 )
 
 // CodeInfo is one row of the catalogue.
@@ -118,6 +119,7 @@ var Codes = []CodeInfo{
 	{CodeNamespacesNotRead, LevelNote, "the namespaces were not read, so they were not checked"},
 	{CodeServerDryRun, LevelNote, "what the server dry run checked"},
 	{CodeUnitSlip, LevelNote, "a cpu or memory value is about 1000 times off its siblings', as one in the wrong unit is (cores for millicores, GB for MB)"},
+	{CodeKustomizePatch, LevelNote, "a kustomization among the tenancy files patches objects krmplan reads: the plan is of the files as written, not of what is applied"},
 	{CodeManualOverride, LevelNote, "the scheduler's Queue carries KRM's manual-override label: its numbers are not the spec's"},
 	{CodePriorityWithoutGuarantee, LevelNote, "a queue with a priority above 100 but a gpu guarantee of 0: it never reclaims cards, and non-preemptible work never runs in it"},
 }

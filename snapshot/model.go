@@ -104,6 +104,9 @@ type OtherDocument struct {
 	Name       string `json:"name,omitempty"`
 	File       string `json:"file"`
 	Line       int    `json:"line"`
+	// Patches are the patches of a kustomization document (kustomize's
+	// Kustomization or Component): what each selects.
+	Patches []PatchTarget `json:"patches,omitempty"`
 }
 
 // Node is a cluster node as far as a pool's capacity goes: what KAI's
