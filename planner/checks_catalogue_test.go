@@ -315,7 +315,7 @@ func TestCatalogue(t *testing.T) {
 			}},
 		{name: "the KRMConfig's project label key",
 			yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
-				"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
+				"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
 			mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
 			codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
 			want:  []string{"warning namespace-not-labelled: project a: namespace a is not labelled example.com/project=a; KRM binds a namespace to its project by that label"}},

@@ -155,6 +155,9 @@ func (t *Tenancy) Duplicates() []*ParseError {
 	for i := range t.Projects {
 		check("Project", t.Projects[i].Metadata.Name, t.Projects[i].Origin)
 	}
+	for _, s := range t.singletons {
+		check(s.kind, s.name, s.origin)
+	}
 	return out
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/quota"
 	"go.yaml.in/yaml/v3"
 )
@@ -26,13 +27,20 @@ type Tenancy struct {
 	ManagedNodes *ManagedNodesConfig
 	KRMConfig    *KRMConfig
 	Other        []OtherDocument
+	// singletons are the declarations of ManagedNodes and KRMConfig, for
+	// Duplicates.
+	singletons []singletonDecl
 }
 
-// ParseError is a problem in a tenancy file, at a line.
+// ParseError is a problem in a tenancy file, at a line. Msg starts with
+// the object and queue it is about ("Department eng, queue eng-h100: …")
+// when there is one; Object ("Kind/name") and Queue name them apart.
 type ParseError struct {
-	File string
-	Line int // 1-based; 0 when the whole file is concerned
-	Msg  string
+	File   string
+	Line   int // 1-based; 0 when the whole file is concerned
+	Msg    string
+	Object string
+	Queue  string
 }
 
 func (e *ParseError) Error() string {
@@ -42,16 +50,37 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
+// MaxTenancyFileSize is the largest tenancy file krmplan reads (256 MB):
+// a larger one is refused before it is read. A tenancy of 50,000 projects
+// is about 45 MB.
+const MaxTenancyFileSize = 256 << 20
+
 // ParseTenancy reads every document of one tenancy file (name is the
-// repository-relative path used in positions and errors) into t. NodePool,
-// Department, Project, ManagedNodesConfig and KRMConfig documents of
-// kai.resources/v1alpha1 are read; other kinds go to t.Other. Errors are
-// *ParseError: a YAML syntax error, a quota value that is not a number (a
-// quoted "4" is a string, which KRM rejects), a wrong shape.
+// repository-relative path used in positions and errors) into t, as
+// kubectl reads the file: NodePool, Department, Project, ManagedNodesConfig
+// and KRMConfig documents of kai.resources/v1alpha1 are read (only the
+// ManagedNodesConfig named kai-managed-nodes-config and the KRMConfig named
+// krm-config count; another is kept in t.Other, which KRM ignores); other
+// kinds go to t.Other. Errors are *ParseError: a YAML syntax error; a
+// spelling that kubectl (sigs.k8s.io/yaml, YAML 1.1) and YAML 1.2 tools
+// read differently; a value kubectl sends that KRM's schema refuses (a
+// quoted "4" is a string, which KRM rejects); an unknown field or a key
+// set twice in a KRM object; a document kubectl reads otherwise than
+// yaml.v3 (an alias of an earlier document's anchor, a second document
+// after "..." without "---"); aliases and merge keys that expand beyond
+// kubectl's bound; a file over MaxTenancyFileSize.
 func (t *Tenancy) ParseTenancy(name string, src []byte) error {
+	if len(src) > MaxTenancyFileSize {
+		return &ParseError{File: name, Msg: fmt.Sprintf("the file is %s; krmplan reads tenancy files of up to %s", sizeMB(int64(len(src))), sizeMB(MaxTenancyFileSize))}
+	}
 	lines := NewLineIndex(src)
+	separators, err := streamCheck(name, lines)
+	if err != nil {
+		return err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var read []readDoc
+	lastChunk := -1
+	check := &docCheck{file: name, lines: lines}
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -64,75 +93,65 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 		if len(doc.Content) == 0 || emptyDocument(doc.Content[0]) {
 			continue // a document with nothing in it: "---" alone, or comments only
 		}
-		r := &docReader{file: name, lines: lines}
-		if err := r.read(t, doc.Content[0]); err != nil {
+		root := doc.Content[0]
+		// kubectl cuts the file at its "---" lines and reads the first
+		// document of each piece.
+		chunk, _ := slices.BinarySearch(separators, root.Line)
+		if chunk == lastChunk {
+			return &ParseError{File: name, Line: root.Line, Msg: "this document follows the end marker ... of the one before without a --- line: kubectl reads only the first document between two --- lines and drops this one; put --- before it"}
+		}
+		lastChunk = chunk
+		r := &docReader{file: name, lines: lines, check: check}
+		if err := r.read(t, root); err != nil {
 			return err
 		}
-		read = markSharedAcross(read, readDoc{root: doc.Content[0], values: r.values}, lines)
 	}
 }
 
-// readDoc is a document ParseTenancy has read and the positions of its
-// values.
-type readDoc struct {
-	root   *yaml.Node
-	values map[string]Pos
+// sizeMB writes a byte count in MB (10^6 bytes), as the messages give
+// file sizes.
+func sizeMB(n int64) string {
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
-// markSharedAcross marks the values of the earlier documents (anchored:
-// those that hold an anchor) that lie inside an anchor (&name) which an
-// alias of doc names: yaml.v3 resolves an alias to an anchor of an earlier
-// document of the stream, so editing such a value would change doc too.
-// SharedAnchors sees aliases within one document only. It returns
-// anchored with doc added when doc holds an anchor; the others are not
-// kept, so a tenancy's parsed documents are not all held at once.
-func markSharedAcross(anchored []readDoc, doc readDoc, lines *LineIndex) []readDoc {
-	var targets []*yaml.Node
-	hasAnchor := false
-	walkNodes(doc.root, 0, func(n *yaml.Node) {
-		hasAnchor = hasAnchor || n.Anchor != ""
-		if n.Kind == yaml.AliasNode && n.Alias != nil && n.Alias.Line < doc.root.Line {
-			targets = append(targets, n.Alias)
-		}
-	})
-	for _, a := range targets {
-		// The document that holds the anchor: the last to start before it.
-		i := len(anchored) - 1
-		for i >= 0 && anchored[i].root.Line > a.Line {
-			i--
-		}
-		if i < 0 {
+// streamCheck refuses what kubectl's document splitter
+// (k8s.io/apimachinery's YAMLReader) reads otherwise than a YAML parser: a
+// line that starts with "---" and has more than a comment after it (kubectl
+// stops: invalid Yaml document separator), and a directive (%YAML, %TAG),
+// which the splitter cuts from its document. It returns the lines of the
+// separators, in order.
+func streamCheck(name string, lines *LineIndex) ([]int, error) {
+	src := lines.src
+	var seps []int
+	for l, start := range lines.starts {
+		if start >= len(src) || (src[start] != '-' && src[start] != '%') {
 			continue
 		}
-		starts := map[int]bool{}
-		walkNodes(a, 0, func(n *yaml.Node) {
-			if off := lines.offset(n.Line, n.Column); n.Kind == yaml.ScalarNode && off >= 0 {
-				starts[skipProperties(lines.src, off)] = true
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src) - start
+		}
+		line := src[start : start+end]
+		switch {
+		case bytes.HasPrefix(line, []byte("---")):
+			rest := bytes.TrimSpace(line[3:])
+			if len(rest) > 0 && rest[0] != '#' {
+				return nil, &ParseError{File: name, Line: l + 1, Msg: fmt.Sprintf("kubectl reads a line that starts with --- as a document separator and refuses text after it (%q): put the text on the next line", clip(string(rest), 40))}
 			}
-		})
-		for path, p := range anchored[i].values {
-			if starts[p.Start] && !p.Alias && p.Anchor == "" {
-				p.Anchor, p.AnchorLine = a.Anchor, a.Line
-				anchored[i].values[path] = p
-			}
+			seps = append(seps, l+1)
+		case bytes.HasPrefix(line, []byte("%YAML ")) || bytes.HasPrefix(line, []byte("%TAG ")):
+			return nil, &ParseError{File: name, Line: l + 1, Msg: "kubectl does not read YAML directives (%YAML, %TAG): its document splitter cuts them from their document; remove the line"}
 		}
 	}
-	if hasAnchor {
-		anchored = append(anchored, doc)
-	}
-	return anchored
+	return seps, nil
 }
 
-// walkNodes calls fn for n and every node inside it, not following
-// aliases (nor deeper than SharedAnchors goes).
-func walkNodes(n *yaml.Node, depth int, fn func(*yaml.Node)) {
-	if n == nil || depth > 512 {
-		return
+// clip shortens s to n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	fn(n)
-	for _, c := range n.Content {
-		walkNodes(c, depth+1, fn)
-	}
+	return s[:n-3] + "..."
 }
 
 // emptyDocument reports whether a document's root is yaml.v3's null
@@ -301,10 +320,25 @@ type docReader struct {
 	anchorLine map[*yaml.Node]int
 	// shared maps the nodes inside an anchor that an alias uses to it.
 	shared map[*yaml.Node]*yaml.Node
+	// object names the KRM object being read ("Department eng"),
+	// queueName the queue, for messages.
+	object, queueName string
+	// check is the file's docCheck, reused from document to document.
+	check *docCheck
 }
 
+// errf is a ParseError at n's line that names the object and queue.
 func (r *docReader) errf(n *yaml.Node, format string, args ...any) error {
-	return &ParseError{File: r.file, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+	c := docCheck{object: r.object, queue: r.queueName}
+	return &ParseError{File: r.file, Line: n.Line, Msg: c.context() + fmt.Sprintf(format, args...), Object: objectKey(r.object), Queue: r.queueName}
+}
+
+// objectKey turns "Department eng" into ObjectKey's "Department/eng".
+func objectKey(object string) string {
+	if kind, name, ok := strings.Cut(object, " "); ok && !strings.HasPrefix(name, "(") {
+		return ObjectKey(kind, name)
+	}
+	return ""
 }
 
 // deref follows an alias to the node it names.
@@ -511,145 +545,28 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 	r.values[path] = p
 }
 
-// number reads a quota value; a string, even "4", is refused as KRM does.
+// number reads a quota value as kubectl sends it. docCheck has refused
+// what is not a number to kubectl or is another one to YAML 1.2 (a string,
+// even "4", as KRM does); what is left is the range of quota.Parse.
 func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
 	v := deref(n)
-	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") {
-		if v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
-			var re *quota.RangeError
-			if _, err := quota.Parse(v.Value); err == nil || errors.As(err, &re) {
-				return nil, r.errf(n, "%s is the string %q; KRM rejects a string there, write the number unquoted", path, v.Value)
-			}
-			return nil, r.errf(n, "%s: %q is not a number", path, v.Value)
+	k := kubeyaml.Kubectl(kubeyaml.ScalarOf(v, r.lines.src, r.check.start(v)))
+	if v.Kind != yaml.ScalarNode || (k.Kind != kubeyaml.Int && k.Kind != kubeyaml.Float) {
+		if k.Kind == kubeyaml.Null && v.Kind == yaml.ScalarNode {
+			return nil, r.errf(n, "%s is empty (null): the API server drops it and KRM reads 0; write 0, or remove the key", path)
 		}
 		return nil, r.errf(n, "%s must be a number", path)
 	}
-	q, err := quota.Parse(v.Value)
+	q, err := quota.Parse(k.Text)
 	if err != nil {
+		var re *quota.RangeError
+		if errors.As(err, &re) {
+			re.Text = v.Value
+		}
 		return nil, r.errf(n, "%s: %v", path, err)
 	}
 	r.pos(path, n)
 	return &q, nil
-}
-
-func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
-	r.values = map[string]Pos{}
-	r.shared = SharedAnchors(root)
-	top, err := r.fields(root, "a document")
-	if err != nil {
-		return err
-	}
-	var apiVersion, kind string
-	var meta, spec *yaml.Node
-	versionAt, kindAt := root, root
-	for _, kv := range top {
-		switch kv[0].Value {
-		case "apiVersion":
-			apiVersion, _ = r.str(kv[1], "apiVersion")
-			versionAt = kv[1]
-		case "kind":
-			kind, _ = r.str(kv[1], "kind")
-			kindAt = kv[1]
-		case "metadata":
-			meta = kv[1]
-		case "spec":
-			spec = kv[1]
-		}
-	}
-	known := apiVersion == KRMAPIVersion
-	if !known && krmKind(kind) && meantForKRM(apiVersion) {
-		if apiVersion == "" {
-			return r.errf(versionAt, "%s has no apiVersion; krmplan reads %s (KRM's only version)", kind, KRMAPIVersion)
-		}
-		return r.errf(versionAt, "%s has apiVersion %s; krmplan reads %s (KRM's only version)", kind, apiVersion, KRMAPIVersion)
-	}
-	if group, _, _ := strings.Cut(apiVersion, "/"); strings.EqualFold(group, krmGroup) && !krmKind(kind) {
-		if near := nearKRMKind(kind); near != "" {
-			return r.errf(kindAt, "%s has no kind %s (did you mean %s?); krmplan reads %s", apiVersion, kind, near, strings.Join(krmKinds, ", "))
-		}
-	}
-	if !known || !krmKind(kind) {
-		// Another kind (a Kustomization, a ConfigMap, another group's
-		// NodePool) is kept aside, with whatever name it has.
-		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: otherName(meta), File: r.file, Line: root.Line})
-		return nil
-	}
-	m, err := r.meta(meta, root)
-	if err != nil {
-		return err
-	}
-	origin := &Origin{File: r.file, Line: root.Line, Values: r.values}
-	switch {
-	case kind == "NodePool":
-		p := NodePool{Metadata: m, Origin: origin}
-		if err := r.nodePoolSpec(spec, &p.Spec); err != nil {
-			return err
-		}
-		t.NodePools = append(t.NodePools, p)
-	case kind == "Department":
-		d := Department{Metadata: m, Origin: origin}
-		if err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) { return false, nil }, &d.Spec.Queues); err != nil {
-			return err
-		}
-		t.Departments = append(t.Departments, d)
-	case kind == "Project":
-		p := Project{Metadata: m, Origin: origin}
-		err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
-			var err error
-			switch k {
-			case "parent":
-				p.Spec.Parent, err = r.str(v, "spec.parent")
-				r.pos("/spec/parent", v)
-			case "namespace":
-				p.Spec.Namespace, err = r.str(v, "spec.namespace")
-				r.pos("/spec/namespace", v)
-			case "defaultNodePools":
-				p.Spec.DefaultNodePools, err = r.strList(v, "spec.defaultNodePools")
-			default:
-				return false, nil
-			}
-			return true, err
-		}, &p.Spec.Queues)
-		if err != nil {
-			return err
-		}
-		if p.Spec.Parent == "" {
-			return r.errf(root, "project %s has no spec.parent", m.Name)
-		}
-		t.Projects = append(t.Projects, p)
-	case kind == "ManagedNodesConfig":
-		c := &ManagedNodesConfig{Metadata: m, Origin: origin}
-		if err := r.managedNodes(spec, c); err != nil {
-			return err
-		}
-		t.ManagedNodes = c
-	case kind == "KRMConfig":
-		c := &KRMConfig{Metadata: m}
-		if spec != nil {
-			kvs, err := r.fields(spec, "spec")
-			if err != nil {
-				return err
-			}
-			for _, kv := range kvs {
-				if kv[0].Value != "global" {
-					continue
-				}
-				global, err := r.fields(kv[1], "spec.global")
-				if err != nil {
-					return err
-				}
-				for _, g := range global {
-					if g[0].Value == "namespaceProjectLabelKey" {
-						if c.ProjectLabelKey, err = r.str(g[1], "spec.global.namespaceProjectLabelKey"); err != nil {
-							return err
-						}
-					}
-				}
-			}
-		}
-		t.KRMConfig = c
-	}
-	return nil
 }
 
 // krmGroup is the API group of KRM's kinds.
@@ -725,7 +642,7 @@ func otherName(meta *yaml.Node) string {
 func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
 	var m Meta
 	if n == nil {
-		return m, r.errf(doc, "the document has no metadata")
+		return m, r.errf(doc, "the document has no metadata; kubectl refuses an object without metadata.name")
 	}
 	kvs, err := r.fields(n, "metadata")
 	if err != nil {
@@ -817,10 +734,17 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 
 func (r *docReader) queue(path string, n *yaml.Node) (Queue, error) {
 	var q Queue
+	r.queueName = ""
 	kvs, err := r.fields(n, "a queue")
 	if err != nil {
 		return q, err
 	}
+	for _, kv := range kvs {
+		if v := deref(kv[1]); kv[0].Value == "name" && v.Kind == yaml.ScalarNode {
+			r.queueName = v.Value
+		}
+	}
+	defer func() { r.queueName = "" }()
 	for _, kv := range kvs {
 		k, v := kv[0].Value, kv[1]
 		switch k {
@@ -832,8 +756,9 @@ func (r *docReader) queue(path string, n *yaml.Node) (Queue, error) {
 			r.pos(path+"/nodepool", v)
 		case "priority":
 			d := deref(v)
-			p, perr := strconv.ParseInt(d.Value, 10, 32)
-			if d.Kind != yaml.ScalarNode || d.Tag != "!!int" || perr != nil {
+			k := kubeyaml.Kubectl(kubeyaml.ScalarOf(d, r.lines.src, r.check.start(d)))
+			p, perr := strconv.ParseInt(k.Text, 10, 32)
+			if d.Kind != yaml.ScalarNode || k.Kind != kubeyaml.Int || perr != nil {
 				return q, r.errf(v, "%s/priority: %q is not a whole number (int32)", path, d.Value)
 			}
 			p32 := int32(p)

@@ -65,7 +65,7 @@ func TestOtherKindsNeedNoMetadata(t *testing.T) {
 	if !reflect.DeepEqual(ten.Other, want) || len(ten.Departments) != 1 || len(ten.NodePools) != 0 {
 		t.Errorf("other = %+v, departments %d, pools %d", ten.Other, len(ten.Departments), len(ten.NodePools))
 	}
-	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nspec: {queues: []}\n"); err != "t.yaml:1: the document has no metadata" {
+	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nspec: {queues: []}\n"); err != "t.yaml:1: Department (no metadata.name): the document has no metadata; kubectl refuses an object without metadata.name" {
 		t.Errorf("a KRM kind without metadata: %q", err)
 	}
 }
@@ -99,11 +99,18 @@ func TestQuotaNumberRange(t *testing.T) {
 	q := func(gpu string) string {
 		return strings.Replace(yamlDept, "{deserved: 4, limit: 4}", gpu, 1)
 	}
+	// A number beyond a float64 is not "the string": it is too large.
+	// One that a float64 rounds is sent rounded, so it is refused with
+	// both readings; 18 digits of an integer stay exact (int64).
 	for gpu, want := range map[string]string{
-		"{deserved: 1e30, limit: -1}":                                  `t.yaml:6: /spec/queues/0/resources/gpu/deserved: "1e30" is too large: quota numbers must be below 10^18 in magnitude`,
-		"{deserved: 0.0000000000000000001, limit: -1}":                 `t.yaml:6: /spec/queues/0/resources/gpu/deserved: "0.0000000000000000001" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
-		`{deserved: 1, limit: "1e30"}`:                                 `t.yaml:6: /spec/queues/0/resources/gpu/limit is the string "1e30"; KRM rejects a string there, write the number unquoted`,
-		"{deserved: 999999999999999999.000000000000000001, limit: -1}": "",
+		"{deserved: 1e30, limit: -1}":                  `t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved: "1e30" is too large: quota numbers must be below 10^18 in magnitude`,
+		"{deserved: 1e309, limit: -1}":                 `t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved: "1e309" is too large: quota numbers must be below 10^18 in magnitude`,
+		"{deserved: 0.0000000000000000001, limit: -1}": `t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved: "0.0000000000000000001" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
+		`{deserved: 1, limit: "1e30"}`:                 `t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit is the string "1e30"; KRM rejects a string there, write the number unquoted`,
+		"{deserved: 999999999999999999.000000000000000001, limit: -1}": "t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `999999999999999999.000000000000000001`: " +
+			"kubectl reads the number 1000000000000000000 (kubectl sends it as a float64, which keeps 15 to 17 significant digits), " +
+			"YAML 1.2 tools the number 999999999999999999.000000000000000001; write it with at most 15 significant digits",
+		"{deserved: 999999999999999999, limit: -1}": "",
 	} {
 		if _, err := parseErr(q(gpu)); err != want {
 			t.Errorf("%s:\n got %q\nwant %q", gpu, err, want)

@@ -119,6 +119,17 @@ func Kubectl(s Scalar) Value {
 	if tag == "" && !s.Plain {
 		return Value{Kind: String, Text: s.Value}
 	}
+	if tag == "" {
+		// The spellings of nearly every tenancy value, read without
+		// converting: words, and numbers in plain decimal that an int64 or
+		// a float64 gives back as written.
+		if s.Value != "" && hints[s.Value[0]] == 0 {
+			return Value{Kind: String, Text: s.Value}
+		}
+		if k := plainDecimal(s.Value); k != 0 {
+			return Value{Kind: k, Text: s.Value}
+		}
+	}
 	if tag == tagBinary {
 		b, err := base64.StdEncoding.DecodeString(s.Value)
 		if err != nil {
@@ -368,7 +379,11 @@ func Key(s Scalar) (key string, ok bool, reason string) {
 	case String, Int, Bool:
 		return v.Text, true, ""
 	case Float:
-		switch k := strconv.FormatFloat(v.float, 'g', -1, 32); k {
+		f := v.float
+		if v.Err == "" {
+			f, _ = strconv.ParseFloat(v.Text, 64)
+		}
+		switch k := strconv.FormatFloat(f, 'g', -1, 32); k {
 		case "+Inf":
 			return ".inf", true, ""
 		case "-Inf":
@@ -401,4 +416,54 @@ func validUTF8(b []byte) string {
 		b = b[n:]
 	}
 	return out.String()
+}
+
+// plainDecimal reports the kind of a number that kubectl sends exactly as
+// it is written: Int for -?(0|[1-9][0-9]*) of at most 18 digits (an
+// int64), Float for the same with a fraction that does not end in 0, of at
+// most 15 significant digits and not below 1e-6 (encoding/json then writes
+// a float64's shortest text, which is those digits). 0 otherwise.
+func plainDecimal(s string) Kind {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	whole := s[start:i]
+	if whole == "" || (len(whole) > 1 && whole[0] == '0') {
+		return 0
+	}
+	if i == len(s) {
+		if len(whole) > 18 || (whole == "0" && start == 1) {
+			return 0 // beyond int64, or -0 (sent as 0)
+		}
+		return Int
+	}
+	if s[i] != '.' {
+		return 0
+	}
+	frac := s[i+1:]
+	if frac == "" || frac[len(frac)-1] == '0' || len(whole) > 15 {
+		return 0
+	}
+	for j := 0; j < len(frac); j++ {
+		if frac[j] < '0' || frac[j] > '9' {
+			return 0
+		}
+	}
+	digits := len(whole) + len(frac)
+	if whole == "0" {
+		zeros := len(frac) - len(strings.TrimLeft(frac, "0"))
+		if zeros >= 6 {
+			return 0
+		}
+		digits = len(frac) - zeros
+	}
+	if digits > 15 {
+		return 0
+	}
+	return Float
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -179,6 +180,30 @@ func TestKubectlAgreesWithSigsYAML(t *testing.T) {
 func TestKubectlAgreesOnRandomScalars(t *testing.T) {
 	const alphabet = "0123456789+-._eExXoObByYnNtTfF~:aIinfl "
 	r := rand.New(rand.NewPCG(1, 2))
+	// Decimals around the fast path's bounds (15 significant digits, 1e-6,
+	// 18 integer digits).
+	for range 20000 {
+		var b strings.Builder
+		if r.IntN(2) == 0 {
+			b.WriteByte('-')
+		}
+		b.WriteString(strconv.Itoa(r.IntN(10)))
+		for range r.IntN(19) {
+			b.WriteByte(byte('0' + r.IntN(10)))
+		}
+		if r.IntN(3) > 0 {
+			b.WriteByte('.')
+			for range r.IntN(3) {
+				b.WriteByte('0')
+			}
+			for range 1 + r.IntN(17) {
+				b.WriteByte(byte('0' + r.IntN(10)))
+			}
+		}
+		if msg := agree(b.String()); msg != "" {
+			t.Error(msg)
+		}
+	}
 	for range 20000 {
 		var b strings.Builder
 		for range 1 + r.IntN(8) {
