@@ -296,18 +296,18 @@ variable "c" { default = { x = 1, "a b" = [true, null] } }
 	}
 }
 
-func TestDiagnostics(t *testing.T) {
-	tests := []struct {
-		name     string
-		src      string
-		vars     []string
-		varFiles []VarFile
-		want     []diag
-		detail   string // a text the first diagnostic's detail must contain
-	}{
-		{
-			name: "missing variable",
-			src: `variable "cards" {
+// diagnosticsCases are the cases of TestDiagnostics.
+var diagnosticsCases = []struct {
+	name     string
+	src      string
+	vars     []string
+	varFiles []VarFile
+	want     []diag
+	detail   string // a text the first diagnostic's detail must contain
+}{
+	{
+		name: "missing variable",
+		src: `variable "cards" {
   type = number
 }
 department "d" {
@@ -315,60 +315,60 @@ department "d" {
     gpu { deserved = var.cards }
   }
 }`,
-			want:   []diag{{"No value for required variable", 1, `variable "cards"`}},
-			detail: `--var cards=`,
+		want:   []diag{{"No value for required variable", 1, `variable "cards"`}},
+		detail: `--var cards=`,
+	},
+	{
+		name: "undeclared --var",
+		src:  `variable "cards" { default = 1 }`,
+		vars: []string{"card=4"},
+		want: []diag{{"Value for undeclared variable", 1, "4"}},
+	},
+	{
+		name: "malformed --var",
+		src:  `variable "cards" { default = 1 }`,
+		vars: []string{"cards"},
+		want: []diag{{"Invalid --var option", 1, "cards"}},
+	},
+	{
+		name:   "--var of the wrong type",
+		src:    `variable "cards" { type = number }`,
+		vars:   []string{"cards=h100"},
+		want:   []diag{{"Invalid value for variable", 1, "h100"}},
+		detail: "type constraint (number): a number is required",
+	},
+	{
+		name:     "var file: undeclared and wrong type",
+		src:      `variable "cards" { type = list(number) }`,
+		varFiles: []VarFile{{Name: "v.hcl", Src: []byte("cards = [1, \"x\"]\nother = 2\n")}},
+		want: []diag{
+			{"Invalid value for variable", 1, `[1, "x"]`},
+			{"Value for undeclared variable", 2, "other"},
 		},
-		{
-			name: "undeclared --var",
-			src:  `variable "cards" { default = 1 }`,
-			vars: []string{"card=4"},
-			want: []diag{{"Value for undeclared variable", 1, "4"}},
-		},
-		{
-			name: "malformed --var",
-			src:  `variable "cards" { default = 1 }`,
-			vars: []string{"cards"},
-			want: []diag{{"Invalid --var option", 1, "cards"}},
-		},
-		{
-			name:   "--var of the wrong type",
-			src:    `variable "cards" { type = number }`,
-			vars:   []string{"cards=h100"},
-			want:   []diag{{"Invalid value for variable", 1, "h100"}},
-			detail: "type constraint (number): a number is required",
-		},
-		{
-			name:     "var file: undeclared and wrong type",
-			src:      `variable "cards" { type = list(number) }`,
-			varFiles: []VarFile{{Name: "v.hcl", Src: []byte("cards = [1, \"x\"]\nother = 2\n")}},
-			want: []diag{
-				{"Invalid value for variable", 1, `[1, "x"]`},
-				{"Value for undeclared variable", 2, "other"},
-			},
-		},
-		{
-			name: "bad default",
-			src:  "variable \"cards\" {\n  type    = number\n  default = \"many\"\n}",
-			want: []diag{{"Invalid default value for variable", 3, `"many"`}},
-		},
-		{
-			name: "duplicate variable",
-			src:  "variable \"a\" { default = 1 }\nvariable \"a\" { default = 2 }\n",
-			want: []diag{{`Duplicate variable "a"`, 2, `variable "a"`}},
-		},
-		{
-			name: "unknown resource key, attribute form",
-			src: `department "d" {
+	},
+	{
+		name: "bad default",
+		src:  "variable \"cards\" {\n  type    = number\n  default = \"many\"\n}",
+		want: []diag{{"Invalid default value for variable", 3, `"many"`}},
+	},
+	{
+		name: "duplicate variable",
+		src:  "variable \"a\" { default = 1 }\nvariable \"a\" { default = 2 }\n",
+		want: []diag{{`Duplicate variable "a"`, 2, `variable "a"`}},
+	},
+	{
+		name: "unknown resource key, attribute form",
+		src: `department "d" {
   queue "a" {
     gpu = { deserved = 1, limt = 3 }
   }
 }`,
-			want:   []diag{{"Unsupported argument", 3, "limt"}},
-			detail: `Did you mean "limit"?`,
-		},
-		{
-			name: "unknown resource key, block form",
-			src: `department "d" {
+		want:   []diag{{"Unsupported argument", 3, "limt"}},
+		detail: `Did you mean "limit"?`,
+	},
+	{
+		name: "unknown resource key, block form",
+		src: `department "d" {
   queue "a" {
     cpu {
       deserved = 1
@@ -376,16 +376,16 @@ department "d" {
     }
   }
 }`,
-			want: []diag{{"Unsupported argument", 5, "weight"}},
-		},
-		{
-			name: "duplicate key in a resource object",
-			src:  "department \"d\" {\n  queue \"a\" { gpu = { limit = 1, limit = 2 } }\n}",
-			want: []diag{{"Duplicate argument", 2, "limit"}},
-		},
-		{
-			name: "resource given twice",
-			src: `department "d" {
+		want: []diag{{"Unsupported argument", 5, "weight"}},
+	},
+	{
+		name: "duplicate key in a resource object",
+		src:  "department \"d\" {\n  queue \"a\" { gpu = { limit = 1, limit = 2 } }\n}",
+		want: []diag{{"Duplicate argument", 2, "limit"}},
+	},
+	{
+		name: "resource given twice",
+		src: `department "d" {
   queue "a" {
     gpu = { deserved = 1 }
     gpu { limit = 2 }
@@ -393,85 +393,85 @@ department "d" {
     cpu { limit = 3 }
   }
 }`,
-			want: []diag{
-				{"Duplicate gpu setting", 4, "gpu"},
-				{"Duplicate cpu setting", 6, "cpu"},
-			},
-			detail: "on line 3",
+		want: []diag{
+			{"Duplicate gpu setting", 4, "gpu"},
+			{"Duplicate cpu setting", 6, "cpu"},
 		},
-		{
-			name: "duplicate queue label",
-			src: `department "d" {
+		detail: "on line 3",
+	},
+	{
+		name: "duplicate queue label",
+		src: `department "d" {
   queue "h100" { name = "a" }
   queue "h100" { name = "b" }
 }`,
-			want:   []diag{{`Duplicate queue "h100"`, 3, `queue "h100"`}},
-			detail: "defined on line 2",
-		},
-		{
-			name: "duplicate objects",
-			src: `node_pool "a" {}
+		want:   []diag{{`Duplicate queue "h100"`, 3, `queue "h100"`}},
+		detail: "defined on line 2",
+	},
+	{
+		name: "duplicate objects",
+		src: `node_pool "a" {}
 node_pool "a" {}
 department "d" {}
 project "p" {}
 department "d" {}
 project "p" {}`,
-			want: []diag{
-				{`Duplicate node_pool "a"`, 2, `node_pool "a"`},
-				{`Duplicate department "d"`, 5, `department "d"`},
-				{`Duplicate project "p"`, 6, `project "p"`},
-			},
-			detail: "defined on line 1",
+		want: []diag{
+			{`Duplicate node_pool "a"`, 2, `node_pool "a"`},
+			{`Duplicate department "d"`, 5, `department "d"`},
+			{`Duplicate project "p"`, 6, `project "p"`},
 		},
-		{
-			name: "string where a number is expected",
-			src: `department "d" {
+		detail: "defined on line 1",
+	},
+	{
+		name: "string where a number is expected",
+		src: `department "d" {
   queue "a" {
     gpu = { deserved = "4" }
     cpu { limit = true }
     memory { over_quota_weight = null }
   }
 }`,
-			want: []diag{
-				{`Invalid value for "deserved"`, 3, `"4"`},
-				{`Invalid value for "limit"`, 4, "true"},
-				{`Invalid value for "over_quota_weight"`, 5, "null"},
-			},
-			detail: `A number is required, but this is a string ("4").`,
+		want: []diag{
+			{`Invalid value for "deserved"`, 3, `"4"`},
+			{`Invalid value for "limit"`, 4, "true"},
+			{`Invalid value for "over_quota_weight"`, 5, "null"},
 		},
-		{
-			name: "number where a string is expected",
-			src:  `project "p" { namespace = 4 }`,
-			want: []diag{{`Invalid value for "namespace"`, 1, "4"}},
-		},
-		{
-			name:   "non-integer priority",
-			src:    "project \"p\" {\n  queue \"a\" { priority = 100.5 }\n}",
-			want:   []diag{{`Invalid value for "priority"`, 2, "100.5"}},
-			detail: "A whole number is required, but the value is 100.5.",
-		},
-		{
-			name: "priority out of int32 range",
-			src:  "project \"p\" {\n  queue \"a\" { priority = 2147483648 }\n}",
-			want: []diag{{`Invalid value for "priority"`, 2, "2147483648"}},
-		},
-		{
-			name: "inexact, infinite and huge numbers",
-			src: `department "d" {
+		detail: `A number is required, but this is a string ("4").`,
+	},
+	{
+		name: "number where a string is expected",
+		src:  `project "p" { namespace = 4 }`,
+		want: []diag{{`Invalid value for "namespace"`, 1, "4"}},
+	},
+	{
+		name:   "non-integer priority",
+		src:    "project \"p\" {\n  queue \"a\" { priority = 100.5 }\n}",
+		want:   []diag{{`Invalid value for "priority"`, 2, "100.5"}},
+		detail: "A whole number is required, but the value is 100.5.",
+	},
+	{
+		name: "priority out of int32 range",
+		src:  "project \"p\" {\n  queue \"a\" { priority = 2147483648 }\n}",
+		want: []diag{{`Invalid value for "priority"`, 2, "2147483648"}},
+	},
+	{
+		name: "inexact, infinite and huge numbers",
+		src: `department "d" {
   queue "a" {
     gpu = { deserved = 1 / 3, limit = pow(10, 400), over_quota_weight = 1e18 }
   }
 }`,
-			want: []diag{
-				{`Invalid value for "deserved"`, 3, "1 / 3"},
-				{`Invalid value for "limit"`, 3, "pow(10, 400)"},
-				{`Invalid value for "over_quota_weight"`, 3, "1e18"},
-			},
-			detail: "more than 18 digits after the decimal point",
+		want: []diag{
+			{`Invalid value for "deserved"`, 3, "1 / 3"},
+			{`Invalid value for "limit"`, 3, "pow(10, 400)"},
+			{`Invalid value for "over_quota_weight"`, 3, "1e18"},
 		},
-		{
-			name: "locals cycle",
-			src: `locals {
+		detail: "more than 18 digits after the decimal point",
+	},
+	{
+		name: "locals cycle",
+		src: `locals {
   a = local.b + 1
   b = local.c
   c = local.a * 2
@@ -480,65 +480,68 @@ project "p" {}`,
 department "d" {
   queue "a" { gpu = { deserved = local.d } }
 }`,
-			want:   []diag{{"Circular reference in locals", 4, "local.a"}},
-			detail: "local.a → local.b → local.c → local.a",
-		},
-		{
-			name: "self reference",
-			src:  `locals { a = local.a }`,
-			want: []diag{{"Circular reference in locals", 1, "local.a"}},
-		},
-		{
-			name: "duplicate local",
-			src:  "locals { a = 1 }\nlocals { a = 2 }",
-			want: []diag{{`Duplicate local "a"`, 2, "a"}},
-		},
-		{
-			name: "unknown block type and attribute",
-			src: `department "d" {
+		want:   []diag{{"Circular reference in locals", 4, "local.a"}},
+		detail: "local.a → local.b → local.c → local.a",
+	},
+	{
+		name: "self reference",
+		src:  `locals { a = local.a }`,
+		want: []diag{{"Circular reference in locals", 1, "local.a"}},
+	},
+	{
+		name: "duplicate local",
+		src:  "locals { a = 1 }\nlocals { a = 2 }",
+		want: []diag{{`Duplicate local "a"`, 2, "a"}},
+	},
+	{
+		name: "unknown block type and attribute",
+		src: `department "d" {
   color = "red"
   queue "a" {
     gpus { deserved = 1 }
   }
 }
 tenant "x" {}`,
-			want: []diag{
-				{"Unsupported argument", 2, "color"},
-				{"Unsupported block type", 4, "gpus"},
-				{"Unsupported block type", 7, "tenant"},
-			},
+		want: []diag{
+			{"Unsupported argument", 2, "color"},
+			{"Unsupported block type", 4, "gpus"},
+			{"Unsupported block type", 7, "tenant"},
 		},
-		{
-			name: "undefined local and function error",
-			src: `department "d" {
+	},
+	{
+		name: "undefined local and function error",
+		src: `department "d" {
   queue "a" {
     gpu = { deserved = local.nope, limit = max("x") }
   }
 }`,
-			want: []diag{
-				{"Unsupported attribute", 3, ".nope"},
-				{"Invalid function argument", 3, "x"},
-			},
+		want: []diag{
+			{"Unsupported attribute", 3, ".nope"},
+			{"Invalid function argument", 3, "x"},
 		},
-		{
-			name: "syntax error",
-			src:  "department \"d\" {\n  queue \"a\" {\n",
-			want: []diag{{"Unclosed configuration block", 2, "{"}},
+	},
+	{
+		name: "syntax error",
+		src:  "department \"d\" {\n  queue \"a\" {\n",
+		want: []diag{{"Unclosed configuration block", 2, "{"}},
+	},
+	{
+		name: "resource is not an object",
+		src:  "department \"d\" {\n  queue \"a\" { gpu = 4 }\n}",
+		want: []diag{{`Invalid value for "gpu"`, 2, "4"}},
+	},
+	{
+		name: "empty names",
+		src:  "department \"\" {}\nproject \"p\" { department = \"\" }",
+		want: []diag{
+			{"Invalid department name", 1, `""`},
+			{`Invalid value for "department"`, 2, `""`},
 		},
-		{
-			name: "resource is not an object",
-			src:  "department \"d\" {\n  queue \"a\" { gpu = 4 }\n}",
-			want: []diag{{`Invalid value for "gpu"`, 2, "4"}},
-		},
-		{
-			name: "empty names",
-			src:  "department \"\" {}\nproject \"p\" { department = \"\" }",
-			want: []diag{
-				{"Invalid department name", 1, `""`},
-				{`Invalid value for "department"`, 2, `""`},
-			},
-		},
-	}
+	},
+}
+
+func TestDiagnostics(t *testing.T) {
+	tests := diagnosticsCases
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ov, diags := load(t, tt.src, tt.vars, tt.varFiles)

@@ -123,218 +123,231 @@ func catOnly(fs []Finding, codes ...string) []string {
 	return out
 }
 
+// The tenancy and cluster data that many of the catalogue's cases share:
+// the h100 pool, ten projects of 0.1 h100 card each, 16 h100 cards on two
+// Ready nodes (and a node without cards), the same with one node not
+// Ready, and departments guaranteed 24 cards of them.
+var (
+	catH100    = catPool("h100", "h100")
+	catTenOf01 = func() string {
+		s := ""
+		for i := 0; i < 10; i++ {
+			s += catProj(fmt.Sprintf("p%d", i), "d", "", catQ(fmt.Sprintf("p%d-q", i), "h100", catGPU("0.1", "1")))
+		}
+		return s
+	}()
+	catSixteen        = catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", true, false), catNode("cpu-1", "", "0", true, false))
+	catSixteenOneDown = catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", false, false))
+	catOver24         = catH100 + catDept("a", catQ("a-h100", "h100", catGPU("12", "16"))) + catDept("b", catQ("b-h100", "h100", catGPU("12", "16")))
+)
+
+// catalogueCases are the cases of TestCatalogue.
+var catalogueCases = []struct {
+	name  string
+	yaml  string
+	mods  []func(*snapshot.State)
+	codes []string
+	want  []string
+}{
+	// Exact arithmetic (the acceptance cases of the issue).
+	{name: "10 projects of 0.1 under 1 fit, nothing unassigned",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("1", "1"))) + catTenOf01,
+		codes: []string{"projects-over-department", "unassigned-share"}},
+	{name: "three projects of 0.34 under 1 are 0.02 over",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("1", "1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0.34", "1"))) +
+			catProj("b", "d", "", catQ("b-q", "h100", catGPU("0.34", "1"))) + catProj("c", "d", "", catQ("c-q", "h100", catGPU("0.34", "1"))),
+		codes: []string{"projects-over-department", "unassigned-share"},
+		want:  []string{"error projects-over-department: d-q: the projects are guaranteed 1.02 cards in total, but the department only has 1 card — 0.02 cards of those guarantees cannot be met"}},
+	{name: "0.1 + 0.2 under 0.3 fit",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("0.3", "1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0.1", "1"))) + catProj("b", "d", "", catQ("b-q", "h100", catGPU("0.2", "1"))),
+		codes: []string{"projects-over-department", "unassigned-share"}},
+	{name: "gpu deserved 4 with the limit omitted",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 4}"))),
+		codes: []string{"deserved-over-limit", "limit-omitted"},
+		want:  []string{"error deserved-over-limit: d-q: the gpu guarantee of 4 cards is above its own limit of 0 (the gpu limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling) — 4 cards of it can never be used"}},
+	{name: "an unlimited project guarantee under a department of 10 cpu",
+		yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 10, limit: 10, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: -1, limit: -1, overQuotaWeight: 1}"))),
+		codes: []string{"unlimited-under-finite", "projects-over-department", "unassigned-share"},
+		want:  []string{"error unlimited-under-finite: a-q: the cpu guarantee is unlimited (-1), but department queue d-q only has 10 millicores to share"}},
+	{name: "a department of -1 holds children of any size",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("-1", "-1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("-1", "-1"))) +
+			catProj("b", "d", "", catQ("b-q", "h100", catGPU("100000", "-1"))),
+		codes: []string{"projects-over-department", "unlimited-under-finite", "unassigned-share", "project-limit-over-department"}},
+
+	// Omitted fields.
+	{name: "omitted cpu limit and omitted memory block",
+		yaml:  catDept("d", catQ("d-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: 0, overQuotaWeight: 1}}")),
+		codes: []string{"limit-omitted"},
+		want: []string{
+			"warning limit-omitted: d-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this department's queues will be refused; write -1 for no ceiling",
+			"warning limit-omitted: d-q: the memory block is omitted, and KRM reads it as deserved 0, limit 0 and overQuotaWeight 0 — a ceiling of zero, not unconstrained: pods that request memory in this department's queues will be refused; write -1 for no ceiling",
+		}},
+	{name: "omitted project cpu limit",
+		yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: -1, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{overQuotaWeight: 1}"))),
+		codes: []string{"limit-omitted"},
+		want:  []string{"warning limit-omitted: a-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this queue will be refused; write -1 for no ceiling"}},
+	{name: "an omitted cpu limit under a cpu guarantee is deserved-over-limit only",
+		yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 500, overQuotaWeight: 1}"))),
+		codes: []string{"limit-omitted", "deserved-over-limit"},
+		want:  []string{"error deserved-over-limit: d-q: the cpu guarantee of 500 millicores is above its own limit of 0 (the cpu limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling) — 500 millicores of it can never be used"}},
+
+	// Idle share.
+	{name: "weight 0, written and omitted",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 2, limit: 4, overQuotaWeight: 0}"))) +
+			catProj("a", "d", "", catQ("a-q", "h100", catGPUOnly("{deserved: 2, limit: -1}"))) +
+			catProj("b", "d", "", catQ("b-q", "h100", catGPUOnly("{deserved: 0, limit: 0}"))),
+		codes: []string{"zero-weight"},
+		want: []string{
+			"note zero-weight: a-q: the gpu overQuotaWeight is omitted, which KRM reads as 0, so KAI's scheduler never gives this queue a share of idle cards, although its limit (unlimited) is above its guarantee (2 cards)",
+			"note zero-weight: d-q: the gpu overQuotaWeight is 0, so KAI's scheduler never gives this queue a share of idle cards, although its limit (4 cards) is above its guarantee (2 cards)",
+		}},
+	{name: "unassigned share",
+		yaml: catH100 + catPool("a100", "a100") + catDept("d", catQ("d-h100", "h100", catGPU("4", "4")), catQ("d-a100", "a100", catGPU("0.5", "1"))) +
+			catProj("a", "d", "", catQ("a-q", "h100", catGPU("2.5", "4"))),
+		codes: []string{"unassigned-share"},
+		want: []string{
+			"note unassigned-share: d-a100: the projects are guaranteed 0 cards of the department's 0.5 cards — 0.5 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
+			"note unassigned-share: d-h100: the projects are guaranteed 2.5 cards of the department's 4 cards — 1.5 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
+		}},
+
+	// Project queues against their department.
+	{name: "project queue on a pool where its department has none",
+		yaml:  catH100 + catPool("a100", "a100") + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4")), catQ("a-a100", "a100", catGPU("1", "1"))),
+		codes: []string{"project-outside-department"},
+		want:  []string{"warning project-outside-department: a-a100: department d has no queue on node pool a100, so this queue becomes a root queue, outside any department's share"}},
+	{name: "department limit 4, project limit 8",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "8"))),
+		codes: []string{"project-limit-over-department"},
+		want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit of 8 cards is above department queue d-q's limit of 4 cards; the department wins, so this queue never gets more than 4 cards"}},
+	{name: "unlimited project limit under a finite department limit",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "-1"))),
+		codes: []string{"project-limit-over-department"},
+		want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit is unlimited (-1), above department queue d-q's limit of 6 cards; the department wins, so this queue never gets more than 6 cards"}},
+	{name: "project limit under an omitted department gpu limit",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 0, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0", "2"))),
+		codes: []string{"project-limit-over-department"},
+		want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit of 2 cards is above department queue d-q's limit of 0 (omitted, which KRM reads as 0); the department wins, so this queue never gets more than 0 cards"}},
+	{name: "an omitted department cpu limit is not repeated per project",
+		yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 0, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: 0, limit: -1, overQuotaWeight: 1}"))),
+		codes: []string{"project-limit-over-department", "limit-omitted"},
+		want:  []string{"warning limit-omitted: d-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this department's queues will be refused; write -1 for no ceiling"}},
+	{name: "defaultNodePools entry without a queue",
+		yaml: catH100 + catPool("a100", "a100") + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) +
+			catProj("a", "d", "  defaultNodePools: [h100, a100]\n", catQ("a-q", "h100", catGPU("4", "4"))),
+		codes: []string{"default-pool-without-queue"},
+		want:  []string{"error default-pool-without-queue: project a: defaultNodePools lists node pool a100, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue"}},
+	{name: "queue name over 58 characters",
+		yaml:  catH100 + catDept("d", catQ(strings.Repeat("q", 59), "h100", catGPU("4", "4")), catQ(strings.Repeat("r", 58), "default", catGPU("0", "0"))),
+		codes: []string{"queue-name-too-long"},
+		want:  []string{"warning queue-name-too-long: " + strings.Repeat("q", 59) + ": the queue name is 59 characters; KRM appends a random suffix to a queue name over 58 characters, so the scheduler's queue will not be called what the file says"}},
+
+	// Pool capacity.
+	{name: "departments guaranteed 24 cards on a pool of 16",
+		yaml: catOver24, mods: []func(*snapshot.State){catSixteen},
+		codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
+		want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over"}},
+	{name: "the same with one node not Ready: over the pool's cards, Ready or not",
+		yaml: catOver24, mods: []func(*snapshot.State){catSixteenOneDown},
+		codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
+		want: []string{
+			"error pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over",
+			"warning pool-cards-unschedulable: pool h100: not all of the pool's 16 cards are schedulable right now: node gpu-2 is not Ready (8 cards)",
+		}},
+	{name: "112 cards on a pool of 16 with one node not Ready",
+		yaml:  catH100 + catDept("a", catQ("a-h100", "h100", catGPU("100", "-1"))) + catDept("b", catQ("b-h100", "h100", catGPU("12", "-1"))),
+		mods:  []func(*snapshot.State){catSixteenOneDown},
+		codes: []string{"pool-over-capacity"},
+		want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 112 cards, the pool has 16 cards — 96 cards over"}},
+	{name: "within the pool's cards but over those schedulable now",
+		yaml:  catH100 + catDept("a", catQ("a-h100", "h100", catGPU("6", "16"))) + catDept("b", catQ("b-h100", "h100", catGPU("6", "16"))),
+		mods:  []func(*snapshot.State){catSixteenOneDown},
+		codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
+		want: []string{
+			"warning pool-cards-unschedulable: pool h100: not all of the pool's 16 cards are schedulable right now: node gpu-2 is not Ready (8 cards)",
+			"warning pool-over-capacity: pool h100: departments are guaranteed 12 cards, within the pool's 16 cards, but only 8 cards are schedulable right now — 4 cards over until its nodes are settled: node gpu-2 is not Ready (8 cards)",
+		}},
+	{name: "within the schedulable cards",
+		yaml:  catH100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "8"))),
+		mods:  []func(*snapshot.State){catSixteenOneDown},
+		codes: []string{"pool-over-capacity"}},
+	{name: "one card schedulable, a root project queue, a short node",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("1", "1"))) + catProj("p", "b", "", catQ("p-h100", "h100", catGPU("1", "1"))) + catDept("b", catQ("b-default", "default", catGPU("0", "0"))),
+		mods: []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "1", true, false),
+			snapshot.Node{Name: "gpu-2", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(2), Allocatable: quota.FromInt(0), Ready: true})},
+		codes: []string{"pool-over-capacity"},
+		want:  []string{"warning pool-over-capacity: pool h100: departments and project queues outside a department are guaranteed 2 cards, within the pool's 3 cards, but only 1 card is schedulable right now — 1 card over until its nodes are settled: node gpu-2 has 0 of its 2 cards allocatable"}},
+	{name: "an unlimited department guarantee on a pool of known size",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("-1", "-1"))) + catDept("b", catQ("b-h100", "h100", catGPU("2", "2"))), mods: []func(*snapshot.State){catSixteen},
+		codes: []string{"pool-over-capacity"},
+		want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed unlimited cards (-1 on a-h100), the pool has 16 cards"}},
+	{name: "a root project queue counts against the pool",
+		yaml: catH100 + catPool("a100", "a100") + catDept("a", catQ("a-h100", "h100", catGPU("12", "16"))) +
+			catProj("p", "a", "", catQ("p-h100", "h100", catGPU("12", "12")), catQ("p-a100", "a100", catGPU("1", "1"))),
+		mods:  []func(*snapshot.State){catSixteen},
+		codes: []string{"pool-over-capacity"},
+		want:  []string{"error pool-over-capacity: pool a100: departments and project queues outside a department are guaranteed 1 card, the pool has 0 cards — 1 card over"}},
+	{name: "pool default is the nodes of no other pool",
+		yaml:  catH100 + catDept("a", catQ("a-h100", "h100", catGPU("16", "16")), catQ("a-default", "default", catGPU("2", "2"))),
+		mods:  []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "16", true, false), catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
+		codes: []string{"pool-over-capacity", "department-limit-over-pool"}},
+	{name: "the default pool over its cards",
+		yaml:  catDept("a", catQ("a-default", "default", catGPU("3", "3"))),
+		mods:  []func(*snapshot.State){catNodes(catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
+		codes: []string{"pool-over-capacity", "department-limit-over-pool"},
+		want: []string{
+			"error pool-over-capacity: pool default: departments are guaranteed 3 cards, the pool has 2 cards — 1 card over",
+			"warning department-limit-over-pool: a-default: the department's gpu limit of 3 cards is above the 2 cards of pool default — 1 card of it can never be reached",
+		}},
+	{name: "cordoned and short nodes",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("4", "-1"))),
+		mods: []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "8", true, true), catNode("gpu-2", "h100", "8", false, true),
+			snapshot.Node{Name: "gpu-3", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(8), Allocatable: quota.FromInt(6), Ready: true},
+			catNode("gpu-4", "h100", "0", false, false))},
+		codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
+		want:  []string{"warning pool-cards-unschedulable: pool h100: not all of the pool's 24 cards are schedulable right now: node gpu-1 is cordoned (8 cards); node gpu-2 is not Ready and cordoned (8 cards); node gpu-3 has 6 of its 8 cards allocatable"}},
+	{name: "department limit above the pool's cards",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "20"))), mods: []func(*snapshot.State){catSixteen},
+		codes: []string{"department-limit-over-pool", "pool-over-capacity"},
+		want:  []string{"warning department-limit-over-pool: a-h100: the department's gpu limit of 20 cards is above the 16 cards of pool h100 — 4 cards of it can never be reached"}},
+
+	// Namespaces.
+	{name: "namespaces missing, unlabelled, labelled for another project",
+		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
+			catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "", catQ("c-q", "default", catGPU("0", "0"))) +
+			catProj("e", "d", "", catQ("e-q", "default", catGPU("0", "0"))),
+		mods:  []func(*snapshot.State){catNamespaces(catNS("team-b", "team", "b"), catNS("c", "kai/project", "a"), catNS("e", "kai/project", "e"))},
+		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
+		want: []string{
+			"warning namespace-missing: project a: namespace a does not exist; KRM accepts the project, but its workloads need that namespace, labelled kai/project=a",
+			"warning namespace-not-labelled: project b: namespace team-b is not labelled kai/project=b; KRM binds a namespace to its project by that label",
+			"warning namespace-labelled-other-project: project c: namespace c is labelled kai/project=a, which binds it to project a, not to c",
+		}},
+	{name: "the KRMConfig's project label key",
+		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
+			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
+		mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
+		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
+		want:  []string{"warning namespace-not-labelled: project a: namespace a is not labelled example.com/project=a; KRM binds a namespace to its project by that label"}},
+
+	// Partial reads: never silent.
+	{name: "sources not read",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
+		codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown"},
+		want: []string{
+			"note namespaces-not-read: namespace checks not run: namespaces not read (test) — whether each project's namespace exists and is labelled kai/project=<project> was not checked",
+			"note queues-not-read: usage checks not run: queues not read (test) — usage against the limits, non-preemptible usage against the guarantees and the scheduler's Queue numbers were not compared",
+			"note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards",
+		}},
+	{name: "sources read, nothing to say",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
+		mods: []func(*snapshot.State){catSixteen, catNamespaces(catNS("a", "kai/project", "a")),
+			catQueues(snapshot.LiveQueue{Name: "d-q"}, snapshot.LiveQueue{Name: "a-q"})},
+		codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown", "live-queue-missing", "usage-over-limit"}},
+}
+
 func TestCatalogue(t *testing.T) {
-	h100 := catPool("h100", "h100")
-	tenOf01 := ""
-	for i := 0; i < 10; i++ {
-		tenOf01 += catProj(fmt.Sprintf("p%d", i), "d", "", catQ(fmt.Sprintf("p%d-q", i), "h100", catGPU("0.1", "1")))
-	}
-	sixteen := catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", true, false), catNode("cpu-1", "", "0", true, false))
-	sixteenOneDown := catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", false, false))
-	over24 := h100 + catDept("a", catQ("a-h100", "h100", catGPU("12", "16"))) + catDept("b", catQ("b-h100", "h100", catGPU("12", "16")))
-	for _, tc := range []struct {
-		name  string
-		yaml  string
-		mods  []func(*snapshot.State)
-		codes []string
-		want  []string
-	}{
-		// Exact arithmetic (the acceptance cases of the issue).
-		{name: "10 projects of 0.1 under 1 fit, nothing unassigned",
-			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("1", "1"))) + tenOf01,
-			codes: []string{"projects-over-department", "unassigned-share"}},
-		{name: "three projects of 0.34 under 1 are 0.02 over",
-			yaml: h100 + catDept("d", catQ("d-q", "h100", catGPU("1", "1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0.34", "1"))) +
-				catProj("b", "d", "", catQ("b-q", "h100", catGPU("0.34", "1"))) + catProj("c", "d", "", catQ("c-q", "h100", catGPU("0.34", "1"))),
-			codes: []string{"projects-over-department", "unassigned-share"},
-			want:  []string{"error projects-over-department: d-q: the projects are guaranteed 1.02 cards in total, but the department only has 1 card — 0.02 cards of those guarantees cannot be met"}},
-		{name: "0.1 + 0.2 under 0.3 fit",
-			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("0.3", "1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0.1", "1"))) + catProj("b", "d", "", catQ("b-q", "h100", catGPU("0.2", "1"))),
-			codes: []string{"projects-over-department", "unassigned-share"}},
-		{name: "gpu deserved 4 with the limit omitted",
-			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 4}"))),
-			codes: []string{"deserved-over-limit", "limit-omitted"},
-			want:  []string{"error deserved-over-limit: d-q: the gpu guarantee of 4 cards is above its own limit of 0 (the gpu limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling) — 4 cards of it can never be used"}},
-		{name: "an unlimited project guarantee under a department of 10 cpu",
-			yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 10, limit: 10, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: -1, limit: -1, overQuotaWeight: 1}"))),
-			codes: []string{"unlimited-under-finite", "projects-over-department", "unassigned-share"},
-			want:  []string{"error unlimited-under-finite: a-q: the cpu guarantee is unlimited (-1), but department queue d-q only has 10 millicores to share"}},
-		{name: "a department of -1 holds children of any size",
-			yaml: h100 + catDept("d", catQ("d-q", "h100", catGPU("-1", "-1"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("-1", "-1"))) +
-				catProj("b", "d", "", catQ("b-q", "h100", catGPU("100000", "-1"))),
-			codes: []string{"projects-over-department", "unlimited-under-finite", "unassigned-share", "project-limit-over-department"}},
-
-		// Omitted fields.
-		{name: "omitted cpu limit and omitted memory block",
-			yaml:  catDept("d", catQ("d-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: 0, overQuotaWeight: 1}}")),
-			codes: []string{"limit-omitted"},
-			want: []string{
-				"warning limit-omitted: d-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this department's queues will be refused; write -1 for no ceiling",
-				"warning limit-omitted: d-q: the memory block is omitted, and KRM reads it as deserved 0, limit 0 and overQuotaWeight 0 — a ceiling of zero, not unconstrained: pods that request memory in this department's queues will be refused; write -1 for no ceiling",
-			}},
-		{name: "omitted project cpu limit",
-			yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: -1, limit: -1, overQuotaWeight: 1}"))) +
-				catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{overQuotaWeight: 1}"))),
-			codes: []string{"limit-omitted"},
-			want:  []string{"warning limit-omitted: a-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this queue will be refused; write -1 for no ceiling"}},
-		{name: "an omitted cpu limit under a cpu guarantee is deserved-over-limit only",
-			yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 500, overQuotaWeight: 1}"))),
-			codes: []string{"limit-omitted", "deserved-over-limit"},
-			want:  []string{"error deserved-over-limit: d-q: the cpu guarantee of 500 millicores is above its own limit of 0 (the cpu limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling) — 500 millicores of it can never be used"}},
-
-		// Idle share.
-		{name: "weight 0, written and omitted",
-			yaml: h100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 2, limit: 4, overQuotaWeight: 0}"))) +
-				catProj("a", "d", "", catQ("a-q", "h100", catGPUOnly("{deserved: 2, limit: -1}"))) +
-				catProj("b", "d", "", catQ("b-q", "h100", catGPUOnly("{deserved: 0, limit: 0}"))),
-			codes: []string{"zero-weight"},
-			want: []string{
-				"note zero-weight: a-q: the gpu overQuotaWeight is omitted, which KRM reads as 0, so KAI's scheduler never gives this queue a share of idle cards, although its limit (unlimited) is above its guarantee (2 cards)",
-				"note zero-weight: d-q: the gpu overQuotaWeight is 0, so KAI's scheduler never gives this queue a share of idle cards, although its limit (4 cards) is above its guarantee (2 cards)",
-			}},
-		{name: "unassigned share",
-			yaml: h100 + catPool("a100", "a100") + catDept("d", catQ("d-h100", "h100", catGPU("4", "4")), catQ("d-a100", "a100", catGPU("0.5", "1"))) +
-				catProj("a", "d", "", catQ("a-q", "h100", catGPU("2.5", "4"))),
-			codes: []string{"unassigned-share"},
-			want: []string{
-				"note unassigned-share: d-a100: the projects are guaranteed 0 cards of the department's 0.5 cards — 0.5 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
-				"note unassigned-share: d-h100: the projects are guaranteed 2.5 cards of the department's 4 cards — 1.5 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
-			}},
-
-		// Project queues against their department.
-		{name: "project queue on a pool where its department has none",
-			yaml:  h100 + catPool("a100", "a100") + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4")), catQ("a-a100", "a100", catGPU("1", "1"))),
-			codes: []string{"project-outside-department"},
-			want:  []string{"warning project-outside-department: a-a100: department d has no queue on node pool a100, so this queue becomes a root queue, outside any department's share"}},
-		{name: "department limit 4, project limit 8",
-			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "8"))),
-			codes: []string{"project-limit-over-department"},
-			want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit of 8 cards is above department queue d-q's limit of 4 cards; the department wins, so this queue never gets more than 4 cards"}},
-		{name: "unlimited project limit under a finite department limit",
-			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "-1"))),
-			codes: []string{"project-limit-over-department"},
-			want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit is unlimited (-1), above department queue d-q's limit of 6 cards; the department wins, so this queue never gets more than 6 cards"}},
-		{name: "project limit under an omitted department gpu limit",
-			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 0, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0", "2"))),
-			codes: []string{"project-limit-over-department"},
-			want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit of 2 cards is above department queue d-q's limit of 0 (omitted, which KRM reads as 0); the department wins, so this queue never gets more than 0 cards"}},
-		{name: "an omitted department cpu limit is not repeated per project",
-			yaml:  catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 0, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: 0, limit: -1, overQuotaWeight: 1}"))),
-			codes: []string{"project-limit-over-department", "limit-omitted"},
-			want:  []string{"warning limit-omitted: d-q: the cpu limit is omitted, and KRM reads an omitted limit as 0 — a ceiling of zero, not unconstrained: pods that request cpu in this department's queues will be refused; write -1 for no ceiling"}},
-		{name: "defaultNodePools entry without a queue",
-			yaml: h100 + catPool("a100", "a100") + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) +
-				catProj("a", "d", "  defaultNodePools: [h100, a100]\n", catQ("a-q", "h100", catGPU("4", "4"))),
-			codes: []string{"default-pool-without-queue"},
-			want:  []string{"error default-pool-without-queue: project a: defaultNodePools lists node pool a100, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue"}},
-		{name: "queue name over 58 characters",
-			yaml:  h100 + catDept("d", catQ(strings.Repeat("q", 59), "h100", catGPU("4", "4")), catQ(strings.Repeat("r", 58), "default", catGPU("0", "0"))),
-			codes: []string{"queue-name-too-long"},
-			want:  []string{"warning queue-name-too-long: " + strings.Repeat("q", 59) + ": the queue name is 59 characters; KRM appends a random suffix to a queue name over 58 characters, so the scheduler's queue will not be called what the file says"}},
-
-		// Pool capacity.
-		{name: "departments guaranteed 24 cards on a pool of 16",
-			yaml: over24, mods: []func(*snapshot.State){sixteen},
-			codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
-			want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over"}},
-		{name: "the same with one node not Ready: over the pool's cards, Ready or not",
-			yaml: over24, mods: []func(*snapshot.State){sixteenOneDown},
-			codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
-			want: []string{
-				"error pool-over-capacity: pool h100: departments are guaranteed 24 cards, the pool has 16 cards — 8 cards over",
-				"warning pool-cards-unschedulable: pool h100: not all of the pool's 16 cards are schedulable right now: node gpu-2 is not Ready (8 cards)",
-			}},
-		{name: "112 cards on a pool of 16 with one node not Ready",
-			yaml:  h100 + catDept("a", catQ("a-h100", "h100", catGPU("100", "-1"))) + catDept("b", catQ("b-h100", "h100", catGPU("12", "-1"))),
-			mods:  []func(*snapshot.State){sixteenOneDown},
-			codes: []string{"pool-over-capacity"},
-			want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 112 cards, the pool has 16 cards — 96 cards over"}},
-		{name: "within the pool's cards but over those schedulable now",
-			yaml:  h100 + catDept("a", catQ("a-h100", "h100", catGPU("6", "16"))) + catDept("b", catQ("b-h100", "h100", catGPU("6", "16"))),
-			mods:  []func(*snapshot.State){sixteenOneDown},
-			codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
-			want: []string{
-				"warning pool-cards-unschedulable: pool h100: not all of the pool's 16 cards are schedulable right now: node gpu-2 is not Ready (8 cards)",
-				"warning pool-over-capacity: pool h100: departments are guaranteed 12 cards, within the pool's 16 cards, but only 8 cards are schedulable right now — 4 cards over until its nodes are settled: node gpu-2 is not Ready (8 cards)",
-			}},
-		{name: "within the schedulable cards",
-			yaml:  h100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "8"))),
-			mods:  []func(*snapshot.State){sixteenOneDown},
-			codes: []string{"pool-over-capacity"}},
-		{name: "one card schedulable, a root project queue, a short node",
-			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("1", "1"))) + catProj("p", "b", "", catQ("p-h100", "h100", catGPU("1", "1"))) + catDept("b", catQ("b-default", "default", catGPU("0", "0"))),
-			mods: []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "1", true, false),
-				snapshot.Node{Name: "gpu-2", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(2), Allocatable: quota.FromInt(0), Ready: true})},
-			codes: []string{"pool-over-capacity"},
-			want:  []string{"warning pool-over-capacity: pool h100: departments and project queues outside a department are guaranteed 2 cards, within the pool's 3 cards, but only 1 card is schedulable right now — 1 card over until its nodes are settled: node gpu-2 has 0 of its 2 cards allocatable"}},
-		{name: "an unlimited department guarantee on a pool of known size",
-			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("-1", "-1"))) + catDept("b", catQ("b-h100", "h100", catGPU("2", "2"))), mods: []func(*snapshot.State){sixteen},
-			codes: []string{"pool-over-capacity"},
-			want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed unlimited cards (-1 on a-h100), the pool has 16 cards"}},
-		{name: "a root project queue counts against the pool",
-			yaml: h100 + catPool("a100", "a100") + catDept("a", catQ("a-h100", "h100", catGPU("12", "16"))) +
-				catProj("p", "a", "", catQ("p-h100", "h100", catGPU("12", "12")), catQ("p-a100", "a100", catGPU("1", "1"))),
-			mods:  []func(*snapshot.State){sixteen},
-			codes: []string{"pool-over-capacity"},
-			want:  []string{"error pool-over-capacity: pool a100: departments and project queues outside a department are guaranteed 1 card, the pool has 0 cards — 1 card over"}},
-		{name: "pool default is the nodes of no other pool",
-			yaml:  h100 + catDept("a", catQ("a-h100", "h100", catGPU("16", "16")), catQ("a-default", "default", catGPU("2", "2"))),
-			mods:  []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "16", true, false), catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
-			codes: []string{"pool-over-capacity", "department-limit-over-pool"}},
-		{name: "the default pool over its cards",
-			yaml:  catDept("a", catQ("a-default", "default", catGPU("3", "3"))),
-			mods:  []func(*snapshot.State){catNodes(catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
-			codes: []string{"pool-over-capacity", "department-limit-over-pool"},
-			want: []string{
-				"error pool-over-capacity: pool default: departments are guaranteed 3 cards, the pool has 2 cards — 1 card over",
-				"warning department-limit-over-pool: a-default: the department's gpu limit of 3 cards is above the 2 cards of pool default — 1 card of it can never be reached",
-			}},
-		{name: "cordoned and short nodes",
-			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("4", "-1"))),
-			mods: []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "8", true, true), catNode("gpu-2", "h100", "8", false, true),
-				snapshot.Node{Name: "gpu-3", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(8), Allocatable: quota.FromInt(6), Ready: true},
-				catNode("gpu-4", "h100", "0", false, false))},
-			codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
-			want:  []string{"warning pool-cards-unschedulable: pool h100: not all of the pool's 24 cards are schedulable right now: node gpu-1 is cordoned (8 cards); node gpu-2 is not Ready and cordoned (8 cards); node gpu-3 has 6 of its 8 cards allocatable"}},
-		{name: "department limit above the pool's cards",
-			yaml: h100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "20"))), mods: []func(*snapshot.State){sixteen},
-			codes: []string{"department-limit-over-pool", "pool-over-capacity"},
-			want:  []string{"warning department-limit-over-pool: a-h100: the department's gpu limit of 20 cards is above the 16 cards of pool h100 — 4 cards of it can never be reached"}},
-
-		// Namespaces.
-		{name: "namespaces missing, unlabelled, labelled for another project",
-			yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
-				catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "", catQ("c-q", "default", catGPU("0", "0"))) +
-				catProj("e", "d", "", catQ("e-q", "default", catGPU("0", "0"))),
-			mods:  []func(*snapshot.State){catNamespaces(catNS("team-b", "team", "b"), catNS("c", "kai/project", "a"), catNS("e", "kai/project", "e"))},
-			codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
-			want: []string{
-				"warning namespace-missing: project a: namespace a does not exist; KRM accepts the project, but its workloads need that namespace, labelled kai/project=a",
-				"warning namespace-not-labelled: project b: namespace team-b is not labelled kai/project=b; KRM binds a namespace to its project by that label",
-				"warning namespace-labelled-other-project: project c: namespace c is labelled kai/project=a, which binds it to project a, not to c",
-			}},
-		{name: "the KRMConfig's project label key",
-			yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
-				"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
-			mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
-			codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
-			want:  []string{"warning namespace-not-labelled: project a: namespace a is not labelled example.com/project=a; KRM binds a namespace to its project by that label"}},
-
-		// Partial reads: never silent.
-		{name: "sources not read",
-			yaml:  h100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
-			codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown"},
-			want: []string{
-				"note namespaces-not-read: namespace checks not run: namespaces not read (test) — whether each project's namespace exists and is labelled kai/project=<project> was not checked",
-				"note queues-not-read: usage checks not run: queues not read (test) — usage against the limits, non-preemptible usage against the guarantees and the scheduler's Queue numbers were not compared",
-				"note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards",
-			}},
-		{name: "sources read, nothing to say",
-			yaml: h100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
-			mods: []func(*snapshot.State){sixteen, catNamespaces(catNS("a", "kai/project", "a")),
-				catQueues(snapshot.LiveQueue{Name: "d-q"}, snapshot.LiveQueue{Name: "a-q"})},
-			codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown", "live-queue-missing", "usage-over-limit"}},
-	} {
+	for _, tc := range catalogueCases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := catState(t, tc.yaml, tc.mods...)
 			all := Check(s, nil)

@@ -577,37 +577,8 @@ type scope struct {
 // from (see verifyOrder).
 func (r *relations) scope(changes []Change, st Step) *scope {
 	sc := &scope{pools: map[string]bool{}, depts: map[string]bool{}, projs: map[string]bool{}, nodes: map[int]bool{}}
-	// A pool's capacity is a sum of gpu guarantees: only a step that raises
-	// one (-1 is +∞) or changes structure can newly put the pool over.
-	structural := st.Action == StepCreate
-	raised := map[string]bool{}
-	for _, i := range st.Changes {
-		c := changes[i]
-		if c.NewQueue || (c.Resource == "" && c.Field != "priority") {
-			structural = true
-		}
-		if c.Field == string(quota.GPU)+"."+snapshot.FieldDeserved && !c.Shrinks {
-			raised[c.Pool] = true
-		}
-	}
-	// The object's queues, parents and namespace in the snapshot and the
-	// target: an intermediate state has one or the other.
-	var queues []snapshot.Queue
-	var parents, namespaces []string
-	for _, x := range []*index{r.before, r.target} {
-		switch st.Kind {
-		case KindDepartment:
-			if d := x.dept(st.Object); d != nil {
-				queues = append(queues, d.Spec.Queues...)
-			}
-		case KindProject:
-			if p := x.proj(st.Object); p != nil {
-				queues = append(queues, p.Spec.Queues...)
-				parents = append(parents, p.Spec.Parent)
-				namespaces = append(namespaces, p.NamespaceName())
-			}
-		}
-	}
+	structural, raised := stepEffect(changes, st)
+	queues, parents, namespaces := r.stepObject(st)
 	switch st.Kind {
 	case KindNodePool:
 		sc.all = true // a new pool changes which nodes are in the default pool
@@ -639,24 +610,68 @@ func (r *relations) scope(changes []Change, st Step) *scope {
 		}
 	}
 	if structural {
-		r.names()
-		for _, q := range queues {
-			for _, o := range r.byQueue[q.Name] {
-				kind, name, _ := strings.Cut(o, "/")
-				if kind == KindDepartment {
-					sc.depts[name] = true
-				} else {
-					sc.projs[name] = true
-				}
-			}
+		r.namesakes(sc, queues, namespaces)
+	}
+	return sc
+}
+
+// stepEffect says what a step can newly break. A pool's capacity is a sum
+// of gpu guarantees: only a step that raises one (-1 is +∞) or changes
+// structure can newly put the pool over.
+func stepEffect(changes []Change, st Step) (structural bool, raised map[string]bool) {
+	structural = st.Action == StepCreate
+	raised = map[string]bool{}
+	for _, i := range st.Changes {
+		c := changes[i]
+		if c.NewQueue || (c.Resource == "" && c.Field != "priority") {
+			structural = true
 		}
-		for _, ns := range namespaces {
-			for _, p := range r.byNS[ns] {
-				sc.projs[p] = true
+		if c.Field == string(quota.GPU)+"."+snapshot.FieldDeserved && !c.Shrinks {
+			raised[c.Pool] = true
+		}
+	}
+	return structural, raised
+}
+
+// stepObject is the step's object's queues, parents and namespace in the
+// snapshot and the target: an intermediate state has one or the other.
+func (r *relations) stepObject(st Step) (queues []snapshot.Queue, parents, namespaces []string) {
+	for _, x := range []*index{r.before, r.target} {
+		switch st.Kind {
+		case KindDepartment:
+			if d := x.dept(st.Object); d != nil {
+				queues = append(queues, d.Spec.Queues...)
+			}
+		case KindProject:
+			if p := x.proj(st.Object); p != nil {
+				queues = append(queues, p.Spec.Queues...)
+				parents = append(parents, p.Spec.Parent)
+				namespaces = append(namespaces, p.NamespaceName())
 			}
 		}
 	}
-	return sc
+	return queues, parents, namespaces
+}
+
+// namesakes adds to sc the objects that share a queue name or a namespace
+// with the step's object: a structural step can make them clash.
+func (r *relations) namesakes(sc *scope, queues []snapshot.Queue, namespaces []string) {
+	r.names()
+	for _, q := range queues {
+		for _, o := range r.byQueue[q.Name] {
+			kind, name, _ := strings.Cut(o, "/")
+			if kind == KindDepartment {
+				sc.depts[name] = true
+			} else {
+				sc.projs[name] = true
+			}
+		}
+	}
+	for _, ns := range namespaces {
+		for _, p := range r.byNS[ns] {
+			sc.projs[p] = true
+		}
+	}
 }
 
 // closure adds what a pool's capacity is computed from: the pool, the

@@ -212,90 +212,113 @@ func Parse(name string, src []byte) (*Profile, error) {
 	if diags := gohcl.DecodeBody(f.Body, nil, &raw); diags.HasErrors() {
 		return nil, &Error{Diags: diags}
 	}
-	p := &Profile{File: name}
-	var errs hcl.Diagnostics
-	bad := func(r hcl.Range, summary, detail string) {
-		rr := r
-		errs = append(errs, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &rr})
-	}
-	checkPath := func(r hcl.Range, what, p string) string {
-		clean := path.Clean(strings.TrimSuffix(p, "/"))
-		if p == "" || path.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../") {
-			bad(r, "Invalid path", fmt.Sprintf("%s %q must be a path inside the repository, relative to its root.", what, p))
-		}
-		return clean
-	}
+	pr := &parser{p: &Profile{File: name}}
 	for _, e := range raw.Expectations {
-		ex := Expectations{File: checkPath(e.DefRange, "expectations", e.File), Line: e.DefRange.Start.Line}
-		seen := map[string]bool{}
-		for _, v := range e.Variables {
-			if seen[v.Name] {
-				bad(v.DefRange, "Duplicate variable", fmt.Sprintf("variable %q is named twice for %s.", v.Name, e.File))
-			}
-			seen[v.Name] = true
-			if !ValidField(v.Field) {
-				bad(v.DefRange, "Invalid field", fmt.Sprintf("field %q: write <resource>.<field> with resource gpu, cpu or memory and field deserved, limit or overQuotaWeight (e.g. \"gpu.deserved\").", v.Field))
-			}
-			if v.Queue == "" {
-				bad(v.DefRange, "Missing queue", fmt.Sprintf("variable %q needs queue = \"<queue name>\".", v.Name))
-			}
-			ex.Variables = append(ex.Variables, Variable{Name: v.Name, Queue: v.Queue, Field: NormalizeField(v.Field), Line: v.DefRange.Start.Line})
-		}
-		p.Expectations = append(p.Expectations, ex)
+		pr.expectations(e)
 	}
 	for _, m := range raw.Mirrors {
-		mi := Mirror{Resource: DefaultMirrorResource, Follows: "limit", Line: m.DefRange.Start.Line}
-		if m.Path != nil {
-			mi.Path = checkPath(m.DefRange, "resource_quota_mirror path", *m.Path)
-		}
-		if m.Name != nil {
-			mi.Name = *m.Name
-		}
-		if m.Resource != nil {
-			mi.Resource = *m.Resource
-		}
-		if m.Follows != nil {
-			mi.Follows = *m.Follows
-		}
-		if mi.Follows != "limit" && mi.Follows != "deserved" {
-			bad(m.DefRange, "Invalid follows", fmt.Sprintf("follows = %q: a mirror follows the gpu \"limit\" or \"deserved\".", mi.Follows))
-		}
-		if m.Pool != nil {
-			mi.Pool = *m.Pool
-		}
-		p.Mirrors = append(p.Mirrors, mi)
+		pr.mirror(m)
 	}
 	for _, r := range raw.Reminders {
 		rm := Reminder{File: r.File, Line: r.DefRange.Start.Line}
 		if r.Note != nil {
 			rm.Note = *r.Note
 		}
-		p.Reminders = append(p.Reminders, rm)
+		pr.p.Reminders = append(pr.p.Reminders, rm)
 	}
 	if raw.CPUMemoryNote != nil {
-		p.CPUMemoryNote = *raw.CPUMemoryNote
+		pr.p.CPUMemoryNote = *raw.CPUMemoryNote
 	}
 	for i, pl := range raw.Placement {
 		if i > 0 {
-			bad(pl.DefRange, "Duplicate placement", "only one placement block is allowed.")
+			pr.bad(pl.DefRange, "Duplicate placement", "only one placement block is allowed.")
 			continue
 		}
-		p.Placement = &Placement{}
-		for _, f := range []struct {
-			v    *string
-			slot *string
-			what string
-		}{{pl.NodePool, &p.Placement.NodePool, "node_pool"}, {pl.Department, &p.Placement.Department, "department"}, {pl.Project, &p.Placement.Project, "project"}} {
-			if f.v != nil {
-				*f.slot = checkPath(pl.DefRange, "placement "+f.what, *f.v)
-			}
-		}
+		pr.placement(pl)
 	}
-	if errs.HasErrors() {
+	if pr.errs.HasErrors() {
+		errs := pr.errs
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Subject.Start.Byte < errs[j].Subject.Start.Byte })
 		return nil, &Error{Diags: errs}
 	}
-	return p, nil
+	return pr.p, nil
+}
+
+// parser checks the decoded blocks into a Profile, collecting every
+// problem.
+type parser struct {
+	p    *Profile
+	errs hcl.Diagnostics
+}
+
+func (pr *parser) bad(r hcl.Range, summary, detail string) {
+	rr := r
+	pr.errs = append(pr.errs, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &rr})
+}
+
+// checkPath cleans p, refusing a path outside the repository.
+func (pr *parser) checkPath(r hcl.Range, what, p string) string {
+	clean := path.Clean(strings.TrimSuffix(p, "/"))
+	if p == "" || path.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../") {
+		pr.bad(r, "Invalid path", fmt.Sprintf("%s %q must be a path inside the repository, relative to its root.", what, p))
+	}
+	return clean
+}
+
+func (pr *parser) expectations(e hclExpectations) {
+	ex := Expectations{File: pr.checkPath(e.DefRange, "expectations", e.File), Line: e.DefRange.Start.Line}
+	seen := map[string]bool{}
+	for _, v := range e.Variables {
+		if seen[v.Name] {
+			pr.bad(v.DefRange, "Duplicate variable", fmt.Sprintf("variable %q is named twice for %s.", v.Name, e.File))
+		}
+		seen[v.Name] = true
+		if !ValidField(v.Field) {
+			pr.bad(v.DefRange, "Invalid field", fmt.Sprintf("field %q: write <resource>.<field> with resource gpu, cpu or memory and field deserved, limit or overQuotaWeight (e.g. \"gpu.deserved\").", v.Field))
+		}
+		if v.Queue == "" {
+			pr.bad(v.DefRange, "Missing queue", fmt.Sprintf("variable %q needs queue = \"<queue name>\".", v.Name))
+		}
+		ex.Variables = append(ex.Variables, Variable{Name: v.Name, Queue: v.Queue, Field: NormalizeField(v.Field), Line: v.DefRange.Start.Line})
+	}
+	pr.p.Expectations = append(pr.p.Expectations, ex)
+}
+
+func (pr *parser) mirror(m hclMirror) {
+	mi := Mirror{Resource: DefaultMirrorResource, Follows: "limit", Line: m.DefRange.Start.Line}
+	if m.Path != nil {
+		mi.Path = pr.checkPath(m.DefRange, "resource_quota_mirror path", *m.Path)
+	}
+	if m.Name != nil {
+		mi.Name = *m.Name
+	}
+	if m.Resource != nil {
+		mi.Resource = *m.Resource
+	}
+	if m.Follows != nil {
+		mi.Follows = *m.Follows
+	}
+	if mi.Follows != "limit" && mi.Follows != "deserved" {
+		pr.bad(m.DefRange, "Invalid follows", fmt.Sprintf("follows = %q: a mirror follows the gpu \"limit\" or \"deserved\".", mi.Follows))
+	}
+	if m.Pool != nil {
+		mi.Pool = *m.Pool
+	}
+	pr.p.Mirrors = append(pr.p.Mirrors, mi)
+}
+
+func (pr *parser) placement(pl hclPlacement) {
+	p := pr.p
+	p.Placement = &Placement{}
+	for _, f := range []struct {
+		v    *string
+		slot *string
+		what string
+	}{{pl.NodePool, &p.Placement.NodePool, "node_pool"}, {pl.Department, &p.Placement.Department, "department"}, {pl.Project, &p.Placement.Project, "project"}} {
+		if f.v != nil {
+			*f.slot = pr.checkPath(pl.DefRange, "placement "+f.what, *f.v)
+		}
+	}
 }
 
 var resources = []string{"gpu", "cpu", "memory"}

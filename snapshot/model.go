@@ -326,6 +326,14 @@ type NodeSelectorRequirement struct {
 	Values   []string `json:"values,omitempty" yaml:"values"`
 }
 
+// The names of the singletons KRM reads: the one ManagedNodesConfig and
+// the one KRMConfig it acts on. Another object of these kinds is ignored
+// by KRM; the readers keep it in Other, and the checks say so.
+const (
+	ManagedNodesConfigName = "kai-managed-nodes-config"
+	KRMConfigName          = "krm-config"
+)
+
 // KRMConfig is the cluster's KRM configuration, as far as krmplan uses it.
 type KRMConfig struct {
 	Metadata Meta `json:"metadata"`

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 )
 
 // parallelParseMin is the size from which a tenancy file is parsed on
@@ -60,7 +62,7 @@ func documentParts(src []byte, n int) []part {
 	var parts []part
 	start, line := 0, 1
 	for k := 1; k < n; k++ {
-		cut := markerAfter(src, max(k*len(src)/n, start+1))
+		cut := yamlsrc.MarkerAfter(src, max(k*len(src)/n, start+1))
 		if cut < 0 {
 			break
 		}
@@ -69,29 +71,6 @@ func documentParts(src []byte, n int) []part {
 		start = cut
 	}
 	return append(parts, part{start, len(src), line})
-}
-
-// markerAfter returns the offset of the first line at or after from that
-// begins with "---" followed by a space, a tab or the line's end, or -1.
-// yaml.v3 reads such a line as the start of a document wherever it stands:
-// it ends a block or plain scalar (whose lines are indented under their
-// key, so a "---" inside their text never starts a line), and inside a
-// quoted scalar or a flow collection it is an error, which sends parseFile
-// back to the whole file. So no cut falls inside a document
-// (TestParseFileInPartsBlockScalarMarker).
-func markerAfter(src []byte, from int) int {
-	for i := from; i < len(src); {
-		j := bytes.Index(src[i:], []byte("\n---"))
-		if j < 0 {
-			return -1
-		}
-		at := i + j + 1
-		if after := at + 3; after == len(src) || bytes.IndexByte([]byte(" \t\r\n"), src[after]) >= 0 {
-			return at
-		}
-		i = at
-	}
-	return -1
 }
 
 // join appends the objects of p, read from a part that starts lines lines
@@ -141,16 +120,4 @@ func (o *Origin) shift(lines, off int) {
 		v.End += off
 		o.Values[k] = v
 	}
-}
-
-// DocumentMarkers returns the offsets of the lines of src after the first
-// that begin with the document marker "---" (as markerAfter finds them):
-// cutting a file that yaml.v3 reads at these offsets never cuts a document,
-// so each piece parses alone to the documents the whole file has there.
-func DocumentMarkers(src []byte) []int {
-	var out []int
-	for at := markerAfter(src, 0); at >= 0; at = markerAfter(src, at+1) {
-		out = append(out, at)
-	}
-	return out
 }

@@ -117,17 +117,3 @@ func TestParseFileInPartsBlockScalarMarker(t *testing.T) {
 		})
 	}
 }
-
-// TestDocumentMarkers: every "---" line after the first, not "----", not
-// "--- " inside a line, and a marker followed by text or a CR.
-func TestDocumentMarkers(t *testing.T) {
-	src := []byte("---\na: 1\n---\nb: |\n  ---\n----\n--- # c\n---\r\nx: --- y\n---")
-	got := snapshot.DocumentMarkers(src)
-	want := []int{9, 29, 37, 51}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-	if got := snapshot.DocumentMarkers([]byte("a: 1\n")); len(got) != 0 {
-		t.Errorf("no marker: got %v", got)
-	}
-}

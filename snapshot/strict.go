@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/krmplan/krmplan/internal/kubeyaml"
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -21,7 +22,7 @@ import (
 // expansion, so that no document costs more here than kubectl allows.
 type docCheck struct {
 	file  string
-	lines *LineIndex
+	lines *yamlsrc.LineIndex
 	// strict is set for a KRM object: a duplicate key or an unknown field
 	// is an error there. Other documents are only checked for what would
 	// stop kubectl.
@@ -186,7 +187,7 @@ func (c *docCheck) node(n *yaml.Node, s *fieldSchema) error {
 // start is the byte offset of node n, for kubeyaml.ScalarOf, which needs
 // it only when n may carry the tag "!": -1 when n's line has no "!".
 func (c *docCheck) start(n *yaml.Node) int {
-	src := c.lines.src
+	src := c.lines.Src()
 	from := c.lines.StartOf(n.Line)
 	to := c.lines.StartOf(n.Line + 1)
 	if bytes.IndexByte(src[from:to], '!') < 0 {
@@ -406,7 +407,7 @@ func (c *docCheck) key(k *yaml.Node) (keySet, bool, error) {
 	if k.Kind != yaml.ScalarNode {
 		return keySet{}, false, c.errf(at, "%s has a key that is a %s; kubectl refuses it (invalid map key)", c.pointer(), kindWord(k))
 	}
-	s := kubeyaml.ScalarOf(k, c.lines.src, c.start(k))
+	s := kubeyaml.ScalarOf(k, c.lines.Src(), c.start(k))
 	if kubeyaml.IsMerge(s) != (k.Tag == "!!merge") {
 		return keySet{}, false, c.errf(at, "%s: the key %s is a merge key to kubectl (go-yaml v2) and not to YAML 1.2 tools, or the other way round; write << plainly", c.pointer(), c.written(k))
 	}
@@ -498,12 +499,12 @@ func nearestName(name string, known []string) string {
 // written is n's text as the file has it, shortened for a message.
 func (c *docCheck) written(n *yaml.Node) string {
 	text := n.Value
-	if off := c.lines.offset(n.Line, n.Column); off >= 0 && n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+	if off := c.lines.Offset(n.Line, n.Column); off >= 0 && n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
 		end := off
-		for end < len(c.lines.src) && c.lines.src[end] != '\n' && c.lines.src[end] != '\r' {
+		for end < len(c.lines.Src()) && c.lines.Src()[end] != '\n' && c.lines.Src()[end] != '\r' {
 			end++
 		}
-		line := string(c.lines.src[off:end])
+		line := string(c.lines.Src()[off:end])
 		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 && n.Style&yaml.TaggedStyle == 0 && strings.HasPrefix(line, n.Value) {
 			line = n.Value
 		}

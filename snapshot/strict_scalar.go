@@ -18,7 +18,7 @@ import (
 // field left out (the API server drops it) and is the typed reader's
 // business.
 func (c *docCheck) scalar(n *yaml.Node, s *fieldSchema) error {
-	sc := kubeyaml.ScalarOf(n, c.lines.src, c.start(n))
+	sc := kubeyaml.ScalarOf(n, c.lines.Src(), c.start(n))
 	k := kubeyaml.Kubectl(sc)
 	if k.Err != "" {
 		return c.errf(n, "%s is %s, which kubectl cannot send: %s", c.pointer(), c.written(n), c.kubectlError(k))

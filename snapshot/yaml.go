@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/krmplan/krmplan/internal/kubeyaml"
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/quota"
 	"go.yaml.in/yaml/v3"
 )
@@ -73,7 +73,7 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 	if len(src) > MaxTenancyFileSize {
 		return &ParseError{File: name, Msg: fmt.Sprintf("the file is %s; krmplan reads tenancy files of up to %s", sizeMB(int64(len(src))), sizeMB(MaxTenancyFileSize))}
 	}
-	lines := NewLineIndex(src)
+	lines := yamlsrc.NewLineIndex(src)
 	separators, err := streamCheck(name, lines)
 	if err != nil {
 		return err
@@ -120,10 +120,11 @@ func sizeMB(n int64) string {
 // stops: invalid Yaml document separator), and a directive (%YAML, %TAG),
 // which the splitter cuts from its document. It returns the lines of the
 // separators, in order.
-func streamCheck(name string, lines *LineIndex) ([]int, error) {
-	src := lines.src
+func streamCheck(name string, lines *yamlsrc.LineIndex) ([]int, error) {
+	src := lines.Src()
 	var seps []int
-	for l, start := range lines.starts {
+	for l := range lines.Starts() {
+		start := lines.StartOf(l + 1)
 		if start >= len(src) || (src[start] != '-' && src[start] != '%') {
 			continue
 		}
@@ -172,7 +173,7 @@ var yamlErrorPrefix = regexp.MustCompile(`^line ([0-9]+): `)
 // line early, and the collection's line, not the problem's), and some
 // errors have no line at all (a problem on the first line, a character
 // the reader refuses, an unknown alias). problemLine finds the line.
-func syntaxError(name string, lines *LineIndex, err error) *ParseError {
+func syntaxError(name string, lines *yamlsrc.LineIndex, err error) *ParseError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	reported := 0
 	if m := yamlErrorPrefix.FindStringSubmatch(msg); m != nil {
@@ -195,16 +196,16 @@ func syntaxError(name string, lines *LineIndex, err error) *ParseError {
 // lines further) and then halves the last stretch: the file's start is
 // decoded a few times, and only after an error. It returns 0 when no text
 // up to the file's end fails with msg (the whole file always does).
-func problemLine(lines *LineIndex, msg string, from int) int {
-	src := lines.src
-	last := len(lines.starts)
-	if last > 1 && lines.starts[last-1] == len(src) {
+func problemLine(lines *yamlsrc.LineIndex, msg string, from int) int {
+	src := lines.Src()
+	last := lines.Starts()
+	if last > 1 && lines.StartOf(last) == len(src) {
 		last-- // the file ends with a line break: no line after it
 	}
 	fails := func(k int) bool { // the text up to the end of line k fails with msg
 		text := src
-		if k < len(lines.starts) {
-			text = src[:lines.starts[k]]
+		if k < lines.Starts() {
+			text = src[:lines.StartOf(k+1)]
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(text))
 		for {
@@ -245,74 +246,9 @@ func problemLine(lines *LineIndex, msg string, from int) int {
 	return hi
 }
 
-// LineIndex turns yaml.v3's line and column (counted in characters, the
-// byte order mark not counted) into byte offsets of the source.
-type LineIndex struct {
-	src    []byte
-	starts []int
-}
-
-// NewLineIndex indexes the line starts of src.
-func NewLineIndex(src []byte) *LineIndex {
-	starts := []int{0}
-	for i, b := range src {
-		if b == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return &LineIndex{src: src, starts: starts}
-}
-
-// Offset returns the byte offset of the 1-based line and character column
-// as yaml.v3 reports them, -1 for a line outside the source.
-func (li *LineIndex) Offset(line, col int) int { return li.offset(line, col) }
-
-// LineOf returns the 1-based line of byte offset off.
-func (li *LineIndex) LineOf(off int) int {
-	lo, hi := 0, len(li.starts)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if li.starts[mid] <= off {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo + 1
-}
-
-// Starts is the number of lines that start in the source: its lines, and
-// one more after a final newline.
-func (li *LineIndex) Starts() int { return len(li.starts) }
-
-// StartOf returns the byte offset where the 1-based line l starts (the
-// byte order mark counted), the source's length past the last line.
-func (li *LineIndex) StartOf(l int) int {
-	if l > len(li.starts) {
-		return len(li.src)
-	}
-	return li.starts[max(l, 1)-1]
-}
-
-// offset returns the byte offset of the 1-based line and character column.
-func (li *LineIndex) offset(line, col int) int {
-	if line < 1 || line > len(li.starts) {
-		return -1
-	}
-	off := li.starts[line-1]
-	if line == 1 && bytes.HasPrefix(li.src, []byte("\ufeff")) {
-		off += 3 // the scanner does not count the byte order mark as a column
-	}
-	for c := 1; c < col && off < len(li.src); c++ {
-		_, w := utf8.DecodeRune(li.src[off:])
-		off += w
-	}
-	return off
-}
-
 type docReader struct {
 	file  string
-	lines *LineIndex
+	lines *yamlsrc.LineIndex
 	// values collects the positions of the document's scalars by JSON pointer.
 	values map[string]Pos
 	// anchorLine maps the alias nodes made for values reached through an
@@ -449,49 +385,6 @@ func (r *docReader) strList(n *yaml.Node, what string) ([]string, error) {
 	return out, nil
 }
 
-// SharedAnchors maps every node inside an anchored node (&name) that an
-// alias of the document refers to, to that anchored node (the innermost
-// one); nil when the document has no alias. Editing such a node's bytes
-// changes every alias of it.
-func SharedAnchors(root *yaml.Node) map[*yaml.Node]*yaml.Node {
-	used := map[*yaml.Node]bool{}
-	var find func(n *yaml.Node, depth int)
-	find = func(n *yaml.Node, depth int) {
-		if n == nil || depth > 512 {
-			return
-		}
-		if n.Kind == yaml.AliasNode {
-			used[n.Alias] = true
-			return
-		}
-		for _, c := range n.Content {
-			find(c, depth+1)
-		}
-	}
-	find(root, 0)
-	if len(used) == 0 {
-		return nil
-	}
-	out := map[*yaml.Node]*yaml.Node{}
-	var mark func(n, anchor *yaml.Node, depth int)
-	mark = func(n, anchor *yaml.Node, depth int) {
-		if n == nil || n.Kind == yaml.AliasNode || depth > 512 {
-			return
-		}
-		if used[n] {
-			anchor = n
-		}
-		if anchor != nil {
-			out[n] = anchor
-		}
-		for _, c := range n.Content {
-			mark(c, anchor, depth+1)
-		}
-	}
-	mark(root, nil, 0)
-	return out
-}
-
 // skipProperties moves past a node's anchor (&name) and tag (!tag), which
 // yaml.v3 counts as the start of the node, to the value's first byte.
 func skipProperties(src []byte, start int) int {
@@ -508,30 +401,30 @@ func skipProperties(src []byte, start int) int {
 
 // pos records where scalar n is written, under the JSON pointer path.
 func (r *docReader) pos(path string, n *yaml.Node) {
-	start := r.lines.offset(n.Line, n.Column)
+	start := r.lines.Offset(n.Line, n.Column)
 	if start < 0 {
 		return
 	}
 	v := deref(n)
 	if n.Kind != yaml.AliasNode && (n.Anchor != "" || (n.Tag != "" && n.Style&yaml.TaggedStyle != 0)) {
-		start = skipProperties(r.lines.src, start)
+		start = skipProperties(r.lines.Src(), start)
 	}
 	text := v.Value
 	if n.Kind == yaml.AliasNode {
 		text = "*" + n.Value
 	} else if v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		q := r.lines.src[start]
-		if end := bytes.IndexByte(r.lines.src[start+1:], q); end >= 0 {
-			text = string(r.lines.src[start : start+end+2])
+		q := r.lines.Src()[start]
+		if end := bytes.IndexByte(r.lines.Src()[start+1:], q); end >= 0 {
+			text = string(r.lines.Src()[start : start+end+2])
 		}
 	}
-	if start >= 0 && start+len(text) <= len(r.lines.src) && string(r.lines.src[start:start+len(text)]) != text {
+	if start >= 0 && start+len(text) <= len(r.lines.Src()) && string(r.lines.Src()[start:start+len(text)]) != text {
 		// A multi-line or escaped scalar: its written form is not its value.
 		// Keep the value; an edit will find the bytes differ and refuse.
 		text = v.Value
 	}
 	line := r.lines.LineOf(start)
-	p := Pos{Line: line, Column: n.Column + (start - r.lines.offset(n.Line, n.Column)), Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
+	p := Pos{Line: line, Column: n.Column + (start - r.lines.Offset(n.Line, n.Column)), Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
 	if p.Alias {
 		p.Line, p.Column = n.Line, n.Column
 		if l, ok := r.anchorLine[n]; ok {
@@ -550,7 +443,7 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 // even "4", as KRM does); what is left is the range of quota.Parse.
 func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
 	v := deref(n)
-	k := kubeyaml.Kubectl(kubeyaml.ScalarOf(v, r.lines.src, r.check.start(v)))
+	k := kubeyaml.Kubectl(kubeyaml.ScalarOf(v, r.lines.Src(), r.check.start(v)))
 	if v.Kind != yaml.ScalarNode || (k.Kind != kubeyaml.Int && k.Kind != kubeyaml.Float) {
 		if k.Kind == kubeyaml.Null && v.Kind == yaml.ScalarNode {
 			return nil, r.errf(n, "%s is empty (null): the API server drops it and KRM reads 0; write 0, or remove the key", path)
@@ -756,7 +649,7 @@ func (r *docReader) queue(path string, n *yaml.Node) (Queue, error) {
 			r.pos(path+"/nodepool", v)
 		case "priority":
 			d := deref(v)
-			k := kubeyaml.Kubectl(kubeyaml.ScalarOf(d, r.lines.src, r.check.start(d)))
+			k := kubeyaml.Kubectl(kubeyaml.ScalarOf(d, r.lines.Src(), r.check.start(d)))
 			p, perr := strconv.ParseInt(k.Text, 10, 32)
 			if d.Kind != yaml.ScalarNode || k.Kind != kubeyaml.Int || perr != nil {
 				return q, r.errf(v, "%s/priority: %q is not a whole number (int32)", path, d.Value)

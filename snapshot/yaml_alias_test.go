@@ -80,18 +80,6 @@ spec:
 	}
 }
 
-func TestLineIndexOffset(t *testing.T) {
-	src := []byte("\ufeffa: é\nb: 1\r\nc: «x» 2\n")
-	li := NewLineIndex(src)
-	for _, tc := range []struct{ line, col, want int }{
-		{1, 1, 3}, {1, 4, 6}, {2, 4, 12}, {3, 8, 24}, {9, 1, -1},
-	} {
-		if got := li.Offset(tc.line, tc.col); got != tc.want {
-			t.Errorf("Offset(%d, %d) = %d, want %d", tc.line, tc.col, got, tc.want)
-		}
-	}
-}
-
 func git(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)

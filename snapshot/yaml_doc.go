@@ -3,6 +3,7 @@ package snapshot
 import (
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -104,7 +105,7 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 	if err := c.document(root, schema); err != nil {
 		return err
 	}
-	r.shared = SharedAnchors(root)
+	r.shared = yamlsrc.SharedAnchors(root)
 	top, err := r.fields(root, "a document")
 	if err != nil {
 		return err

@@ -52,6 +52,24 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 	if cmd == nil {
 		return args, nil
 	}
+	flags, positional, err := splitCommandArgs(cmd, args[ci+1:])
+	if err != nil {
+		return nil, err
+	}
+	out := append([]string(nil), args[:ci+1]...)
+	out = append(out, flags...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+		out = append(out, positional...)
+	}
+	return out, nil
+}
+
+// splitCommandArgs sorts the arguments after the command into its flags
+// (with their values) and the positional arguments (everything after
+// "--" among them), refusing a flag the command does not have and one
+// that lacks its value.
+func splitCommandArgs(cmd *cli.Command, rest []string) (flags, positional []string, err error) {
 	takesValue := map[string]bool{"help": false, "h": false}
 	for _, f := range cmd.Flags {
 		_, isBool := f.(*cli.BoolFlag)
@@ -68,8 +86,6 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 		_, ok := takesValue[name]
 		return ok
 	}
-	var flags, positional []string
-	rest := args[ci+1:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if a == "--" {
@@ -84,25 +100,19 @@ func reorderArgs(app *cli.App, args []string) ([]string, error) {
 		name := strings.TrimLeft(typed, "-")
 		wantsValue, known := takesValue[name]
 		if !known {
-			return nil, usageError(cmd.Name, "flag provided but not defined: "+typed)
+			return nil, nil, usageError(cmd.Name, "flag provided but not defined: "+typed)
 		}
 		flags = append(flags, a)
 		if !wantsValue || hasValue {
 			continue
 		}
 		if i+1 >= len(rest) || rest[i+1] == "--" || isFlag(rest[i+1]) {
-			return nil, cli.Exit("flag needs an argument: "+typed, 1)
+			return nil, nil, cli.Exit("flag needs an argument: "+typed, 1)
 		}
 		flags = append(flags, rest[i+1])
 		i++
 	}
-	out := append([]string(nil), args[:ci+1]...)
-	out = append(out, flags...)
-	if len(positional) > 0 {
-		out = append(out, "--")
-		out = append(out, positional...)
-	}
-	return out, nil
+	return flags, positional, nil
 }
 
 // usageError is a mistake in the command line, with a pointer to the

@@ -9,8 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/render/views"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -77,7 +78,7 @@ func checkCommand(e *env) *cli.Command {
 
 // checkResult is what check found.
 type checkResult struct {
-	source   render.CheckSource
+	source   views.CheckSource
 	findings []planner.Finding
 	errors   int
 }
@@ -87,7 +88,7 @@ type checkResult struct {
 // parsed is an error finding on its line, and the checks then do not run:
 // on half a tenancy they would report objects as missing.
 func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error) {
-	res := &checkResult{source: render.CheckSource{Kind: "files", Files: []string{}}}
+	res := &checkResult{source: views.CheckSource{Kind: "files", Files: []string{}}}
 	var st *snapshot.State
 	if atRef {
 		if ref == "" {
@@ -105,7 +106,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 			return nil, err
 		}
 		st = s
-		res.source = render.CheckSource{Kind: "git", Repo: s.Source.Repo, Ref: s.Source.Ref, Commit: s.Source.Commit, Files: []string{}}
+		res.source = views.CheckSource{Kind: "git", Repo: s.Source.Repo, Ref: s.Source.Ref, Commit: s.Source.Commit, Files: []string{}}
 		for _, f := range s.Source.Files {
 			res.source.Files = append(res.source.Files, f.Path)
 		}
@@ -249,7 +250,7 @@ func levelRank(l planner.Level) int {
 // returns exit 1 when there is an error.
 func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkResult) error {
 	var shown []planner.Finding
-	var count render.CheckCount
+	var count views.CheckCount
 	for _, f := range res.findings {
 		switch f.Level {
 		case planner.LevelError:
@@ -264,8 +265,8 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		}
 	}
 	hidden := len(res.findings) - len(shown)
-	summary := fmt.Sprintf("check: %s, %s, %s in %s", plural(count.Errors, "error"), plural(count.Warnings, "warning"),
-		plural(count.Notes, "note"), plural(len(res.source.Files), "file"))
+	summary := fmt.Sprintf("check: %s, %s, %s in %s", words.Count(count.Errors, "error"), words.Count(count.Warnings, "warning"),
+		words.Count(count.Notes, "note"), words.Count(len(res.source.Files), "file"))
 	if hidden > 0 {
 		summary += fmt.Sprintf(" (%d not shown: --min-level %s shows them)", hidden, checkLevels[len(checkLevels)-1])
 	}
@@ -273,9 +274,9 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 	var err error
 	switch format {
 	case "json":
-		doc := render.CheckJSON{FormatVersion: render.JSONFormatVersion, Source: res.source, Passed: res.errors == 0,
-			Summary: count, Diagnostics: render.DiagnosticsOf(shown)}
-		err = render.WriteJSON(e.stdout, doc)
+		doc := views.CheckJSON{FormatVersion: views.JSONFormatVersion, Source: res.source, Passed: res.errors == 0,
+			Summary: count, Diagnostics: views.DiagnosticsOf(shown)}
+		err = views.WriteJSON(e.stdout, doc)
 		fmt.Fprintln(e.stderr, summary)
 	case "github":
 		for _, f := range shown {
@@ -283,7 +284,7 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		}
 		fmt.Fprintln(e.stderr, summary)
 	default:
-		err = render.Findings(e.stdout, shown, nil, render.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+		err = views.Findings(e.stdout, shown, nil, views.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
 		if err == nil {
 			_, err = fmt.Fprintln(e.stdout, summary)
 		}
@@ -295,13 +296,6 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		return exitCode(1)
 	}
 	return nil
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // annotation is a finding as a GitHub Actions workflow command:

@@ -13,7 +13,9 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/atomicfile"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/render/commit"
+	"github.com/krmplan/krmplan/render/script"
+	"github.com/krmplan/krmplan/render/views"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -153,98 +155,118 @@ func planCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "kubeconfig", Usage: "--server-dry-run: the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
 			&cli.StringFlag{Name: "context", Usage: "--server-dry-run: the kubeconfig context (default: the snapshot's context)"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := requireFlag(c, "state", "state.json"); err != nil {
-				return err
-			}
-			file, err := oneArg(c, "desired.hcl")
-			if err != nil {
-				return err
-			}
-			format := c.String("format")
-			if err := checkFormat(format, viewFormats); err != nil {
-				return err
-			}
-			out := c.String("out")
-			inputs := []input{{"--state", c.String("state")}, {"desired file", file}}
-			for _, vf := range c.StringSlice("var-file") {
-				inputs = append(inputs, input{"--var-file", vf})
-			}
-			if c.Bool("server-dry-run") {
-				inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
-			}
-			if err := checkOut(out, inputs...); err != nil {
-				return err
-			}
-			// The snapshot (tens of megabytes for a big tenancy) is read
-			// while the desired file is; its errors still come first.
-			type loaded struct {
-				st  *snapshot.State
-				err error
-			}
-			state := make(chan loaded, 1)
-			go func() {
-				st, err := snapshot.Load(c.String("state"))
-				state <- loaded{st, err}
-			}()
-			ov, diags, err := loadDesired(file, c.StringSlice("var"), c.StringSlice("var-file"))
-			ls := <-state
-			if ls.err != nil {
-				return cli.Exit(ls.err.Error(), 1)
-			}
-			if err != nil {
-				return cli.Exit(err.Error(), 1)
-			}
-			st := ls.st
-			style := render.NewStyle(colorOn(e.stdout, c.Bool("no-color")))
-			files := map[string][]byte{}
-			for name, f := range ov.Files {
-				files[name] = f.Bytes
-			}
-			// An existing --out file is left as it was.
-			notSaved := func() {
-				if out != "" {
-					fmt.Fprintln(e.stderr, "No plan was saved.")
-				}
-			}
-			if diags.HasErrors() {
-				render.Diagnostics(e.stderr, diags, files, render.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
-				notSaved()
-				return exitCode(1)
-			}
-			p, pdiags := planner.Build(st, ov)
-			diags = append(diags, pdiags...)
-			if len(diags) > 0 {
-				render.Diagnostics(e.stderr, diags, files, render.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
-			}
-			if p == nil {
-				notSaved()
-				return exitCode(1)
-			}
-			if err := serverDryRun(c, e, p); err != nil {
-				return err
-			}
-			if err := writeView(e, format, p, style); err != nil {
-				return err
-			}
-			if out != "" {
-				if err := writeOut(e, out, p.File(), 0o644); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", out)
-			}
-			switch {
-			case !p.Renderable:
-				return exitCode(1)
-			case c.Bool("expect-no-changes") && len(p.Changes) > 0:
-				return cli.Exit(fmt.Sprintf("--expect-no-changes: the plan has changes (%d to add, %d to change); the tenancy does not match %s",
-					p.Summary.Add, p.Summary.Change, file), 1)
-			case c.Bool("detailed-exitcode") && len(p.Changes) > 0:
-				return exitCode(2)
-			}
-			return nil
-		},
+		Action: func(c *cli.Context) error { return runPlan(c, e) },
 	}
+}
+
+// runPlan is the plan command: plan the desired file against the
+// snapshot, show the plan, save it with --out, and exit as the flags ask.
+func runPlan(c *cli.Context, e *env) error {
+	file, err := planArgs(c)
+	if err != nil {
+		return err
+	}
+	st, ov, diags, err := planInputs(c, file)
+	if err != nil {
+		return err
+	}
+	out := c.String("out")
+	style := views.NewStyle(colorOn(e.stdout, c.Bool("no-color")))
+	files := map[string][]byte{}
+	for name, f := range ov.Files {
+		files[name] = f.Bytes
+	}
+	// An existing --out file is left as it was.
+	notSaved := func() {
+		if out != "" {
+			fmt.Fprintln(e.stderr, "No plan was saved.")
+		}
+	}
+	if diags.HasErrors() {
+		views.Diagnostics(e.stderr, diags, files, views.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+		notSaved()
+		return exitCode(1)
+	}
+	p, pdiags := planner.Build(st, ov)
+	diags = append(diags, pdiags...)
+	if len(diags) > 0 {
+		views.Diagnostics(e.stderr, diags, files, views.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+	}
+	if p == nil {
+		notSaved()
+		return exitCode(1)
+	}
+	if err := serverDryRun(c, e, p); err != nil {
+		return err
+	}
+	if err := writeView(e, c.String("format"), p, style); err != nil {
+		return err
+	}
+	if out != "" {
+		if err := writeOut(e, out, p.File(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", out)
+	}
+	switch {
+	case !p.Renderable:
+		return exitCode(1)
+	case c.Bool("expect-no-changes") && len(p.Changes) > 0:
+		return cli.Exit(fmt.Sprintf("--expect-no-changes: the plan has changes (%d to add, %d to change); the tenancy does not match %s",
+			p.Summary.Add, p.Summary.Change, file), 1)
+	case c.Bool("detailed-exitcode") && len(p.Changes) > 0:
+		return exitCode(2)
+	}
+	return nil
+}
+
+// planArgs checks the plan command's arguments and flags and returns the
+// desired file: --state, one desired file, a known --format, and an --out
+// that is none of the inputs.
+func planArgs(c *cli.Context) (string, error) {
+	if err := requireFlag(c, "state", "state.json"); err != nil {
+		return "", err
+	}
+	file, err := oneArg(c, "desired.hcl")
+	if err != nil {
+		return "", err
+	}
+	if err := checkFormat(c.String("format"), viewFormats); err != nil {
+		return "", err
+	}
+	inputs := []input{{"--state", c.String("state")}, {"desired file", file}}
+	for _, vf := range c.StringSlice("var-file") {
+		inputs = append(inputs, input{"--var-file", vf})
+	}
+	if c.Bool("server-dry-run") {
+		inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
+	}
+	return file, checkOut(c.String("out"), inputs...)
+}
+
+// planInputs reads the snapshot and loads the desired file (with its
+// variables). The snapshot (tens of megabytes for a big tenancy) is read
+// while the desired file is; its errors still come first. err is a file
+// that cannot be read (exit 1); diags are the desired file's problems.
+func planInputs(c *cli.Context, file string) (*snapshot.State, *config.Overlay, hcl.Diagnostics, error) {
+	type loaded struct {
+		st  *snapshot.State
+		err error
+	}
+	state := make(chan loaded, 1)
+	go func() {
+		st, err := snapshot.Load(c.String("state"))
+		state <- loaded{st, err}
+	}()
+	ov, diags, err := loadDesired(file, c.StringSlice("var"), c.StringSlice("var-file"))
+	ls := <-state
+	if ls.err != nil {
+		return nil, nil, nil, cli.Exit(ls.err.Error(), 1)
+	}
+	if err != nil {
+		return nil, nil, nil, cli.Exit(err.Error(), 1)
+	}
+	return ls.st, ov, diags, nil
 }
 
 // loadDesired reads the desired file and the --var-file files and loads
@@ -302,7 +324,7 @@ func showCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return writeView(e, format, p, render.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+			return writeView(e, format, p, views.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
 		},
 	}
 }
@@ -321,77 +343,85 @@ func renderCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "git-repo", Usage: "splice, diff: the repository to read the snapshot's commit from and to create the branch in (default: the repository the snapshot was taken from)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := requireFlag(c, "format", "patch|splice|diff"); err != nil {
-				return err
-			}
-			file, err := oneArg(c, "plan.json")
-			if err != nil {
-				return err
-			}
-			format := c.String("format")
-			if format != "patch" && format != "splice" && format != "diff" {
-				return cli.Exit(fmt.Sprintf("--format %s: use patch, splice or diff", format), 1)
-			}
-			if c.Bool("with-mirrors") && format == "patch" {
-				return cli.Exit("--with-mirrors rewrites files: use it with --format splice or diff", 1)
-			}
-			if c.String("branch") != "" && format != "splice" {
-				return cli.Exit("--branch names the splice's branch: use it with --format splice", 1)
-			}
-			if c.String("git-repo") != "" && format == "patch" {
-				return cli.Exit("--git-repo is the repository of a splice: use it with --format splice or diff", 1)
-			}
-			if c.String("out") != "" && format == "splice" {
-				return cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
-			}
-			if err := checkOut(c.String("out"), input{"plan file", file}); err != nil {
-				return err
-			}
-			p, err := loadPlan(file)
-			if err != nil {
-				return err
-			}
-			if p.Renderable && len(p.Changes) == 0 {
-				return cli.Exit("render refused: the plan has no changes: nothing to render", 1)
-			}
-			prompted := false
-			if c.String("approve") == "" && p.Renderable && isTerminal(e.stdin) && isTerminal(e.stderr) {
-				prompted, err = prompt(e, p, colorOn(e.stderr, c.Bool("no-color")))
-				if err != nil {
-					return err
-				}
-			}
-			if err := render.Approve(p, c.String("approve"), prompted); err != nil {
-				return cli.Exit("render refused: "+err.Error(), 1)
-			}
-			opts := render.SpliceOptions{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo")}
-			switch format {
-			case "patch":
-				perm := os.FileMode(0o755)
-				return writeOut(e, c.String("out"), render.PatchScript(p), perm)
-			case "diff":
-				res, err := render.RenderDiff(p, opts)
-				if err != nil {
-					return cli.Exit("render refused: "+err.Error(), 1)
-				}
-				spliceNotes(e, res.Notes, res.Reminders)
-				return writeOut(e, c.String("out"), res.Diff, 0o644)
-			}
-			res, err := render.RenderSplice(p, c.String("branch"), opts)
-			if err != nil {
-				return cli.Exit("render refused: "+err.Error(), 1)
-			}
-			spliceNotes(e, res.Notes, res.Reminders)
-			repo := opts.Repo
-			if repo == "" {
-				repo = p.Snapshot.Source.Repo
-			}
-			fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, repo)
-			_, err = e.stdout.Write(res.Diff)
-			return err
-		},
+		Action: func(c *cli.Context) error { return runRender(c, e) },
 	}
+}
+
+// runRender is the render command: an approved plan as a patch script, a
+// splice commit or its diff.
+func runRender(c *cli.Context, e *env) error {
+	file, err := renderArgs(c)
+	if err != nil {
+		return err
+	}
+	p, err := loadPlan(file)
+	if err != nil {
+		return err
+	}
+	if p.Renderable && len(p.Changes) == 0 {
+		return cli.Exit("render refused: the plan has no changes: nothing to render", 1)
+	}
+	prompted := false
+	if c.String("approve") == "" && p.Renderable && isTerminal(e.stdin) && isTerminal(e.stderr) {
+		prompted, err = prompt(e, p, colorOn(e.stderr, c.Bool("no-color")))
+		if err != nil {
+			return err
+		}
+	}
+	if err := script.Approve(p, c.String("approve"), prompted); err != nil {
+		return cli.Exit("render refused: "+err.Error(), 1)
+	}
+	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo")}
+	switch c.String("format") {
+	case "patch":
+		perm := os.FileMode(0o755)
+		return writeOut(e, c.String("out"), script.PatchScript(p), perm)
+	case "diff":
+		res, err := commit.Diff(p, opts)
+		if err != nil {
+			return cli.Exit("render refused: "+err.Error(), 1)
+		}
+		spliceNotes(e, res.Notes, res.Reminders)
+		return writeOut(e, c.String("out"), res.Diff, 0o644)
+	}
+	res, err := commit.Splice(p, c.String("branch"), opts)
+	if err != nil {
+		return cli.Exit("render refused: "+err.Error(), 1)
+	}
+	spliceNotes(e, res.Notes, res.Reminders)
+	repo := opts.Repo
+	if repo == "" {
+		repo = p.Snapshot.Source.Repo
+	}
+	fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, repo)
+	_, err = e.stdout.Write(res.Diff)
+	return err
+}
+
+// renderArgs checks the render command's arguments and flags, each flag
+// against the format it belongs to, and returns the plan file.
+func renderArgs(c *cli.Context) (string, error) {
+	if err := requireFlag(c, "format", "patch|splice|diff"); err != nil {
+		return "", err
+	}
+	file, err := oneArg(c, "plan.json")
+	if err != nil {
+		return "", err
+	}
+	format := c.String("format")
+	switch {
+	case format != "patch" && format != "splice" && format != "diff":
+		return "", cli.Exit(fmt.Sprintf("--format %s: use patch, splice or diff", format), 1)
+	case c.Bool("with-mirrors") && format == "patch":
+		return "", cli.Exit("--with-mirrors rewrites files: use it with --format splice or diff", 1)
+	case c.String("branch") != "" && format != "splice":
+		return "", cli.Exit("--branch names the splice's branch: use it with --format splice", 1)
+	case c.String("git-repo") != "" && format == "patch":
+		return "", cli.Exit("--git-repo is the repository of a splice: use it with --format splice or diff", 1)
+	case c.String("out") != "" && format == "splice":
+		return "", cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
+	}
+	return file, checkOut(c.String("out"), input{"plan file", file})
 }
 
 // spliceNotes prints a splice's notes and reminders on stderr (they are in
@@ -407,7 +437,7 @@ func spliceNotes(e *env, notes, reminders []string) {
 
 // prompt shows the plan on stderr and asks for "yes", as terraform apply does.
 func prompt(e *env, p *planner.Plan, color bool) (bool, error) {
-	if err := render.Text(e.stderr, p, render.NewStyle(color)); err != nil {
+	if err := views.Text(e.stderr, p, views.NewStyle(color)); err != nil {
 		return false, err
 	}
 	fmt.Fprint(e.stderr, "\nDo you want to render this plan?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")

@@ -99,6 +99,30 @@ func demoCommand(e *env) *cli.Command {
 // failing plan and the refusal to render it, the clean plan, and its
 // render as patches and as a splice commit.
 func runDemo(e *env, dir string, sc scenario, noColor bool) error {
+	if err := demoRepo(e, dir, sc); err != nil {
+		return err
+	}
+	// The steps run inside dir so that the commands shown are the ones a
+	// person would type there.
+	back, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := os.Chdir(dir); err != nil {
+		return err
+	}
+	defer os.Chdir(back)
+	if err := demoSteps(e, sc, noColor); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\n# Done. Nothing was applied to any cluster, and the repository's work tree, index and HEAD in %s are untouched.\n", dir)
+	return nil
+}
+
+// demoRepo writes the scenario's files into the empty folder dir and
+// commits the tenancy in a new git repository there, showing the git
+// commands.
+func demoRepo(e *env, dir string, sc scenario) error {
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		return cli.Exit(fmt.Sprintf("demo: %s is not empty; give an empty or new folder", dir), 1)
 	}
@@ -114,8 +138,7 @@ func runDemo(e *env, dir string, sc scenario, noColor bool) error {
 	}); err != nil {
 		return err
 	}
-	say := func(format string, args ...any) { fmt.Fprintf(e.stdout, format, args...) }
-	say("# %s\n", sc.intro)
+	fmt.Fprintf(e.stdout, "# %s\n", sc.intro)
 	for _, args := range [][]string{
 		{"init", "--quiet", "--initial-branch=main"},
 		{"config", "user.name", "krmplan demo"},
@@ -123,25 +146,21 @@ func runDemo(e *env, dir string, sc scenario, noColor bool) error {
 		{"add", sc.tenancy},
 		{"commit", "--quiet", "-m", "tenancy"},
 	} {
-		say("$ git %s\n", strings.Join(args, " "))
+		fmt.Fprintf(e.stdout, "$ git %s\n", strings.Join(args, " "))
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return cli.Exit(fmt.Sprintf("demo: git %s: %v\n%s", strings.Join(args, " "), err, out), 1)
 		}
 	}
-	// The steps run inside dir so that the commands shown are the ones a
-	// person would type there.
-	back, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	if err := os.Chdir(dir); err != nil {
-		return err
-	}
-	defer os.Chdir(back)
+	return nil
+}
+
+// demoSteps runs the scenario's krmplan commands in the current folder,
+// each shown with why, and fails when one exits otherwise than expected.
+func demoSteps(e *env, sc scenario, noColor bool) error {
 	step := func(comment string, want int, args ...string) error {
-		say("\n# %s\n$ krmplan %s\n", comment, strings.Join(args, " "))
+		fmt.Fprintf(e.stdout, "\n# %s\n$ krmplan %s\n", comment, strings.Join(args, " "))
 		if noColor && args[0] == "plan" {
 			args = append(args, "--no-color")
 		}
@@ -177,12 +196,8 @@ func runDemo(e *env, dir string, sc scenario, noColor bool) error {
 		"render", "plan.json", "--format", "patch", "--approve", id[:12]); err != nil {
 		return err
 	}
-	if err := step("Or as one commit on a new branch that changes only those numbers.", 0,
-		"render", "plan.json", "--format", "splice", "--approve", id[:12]); err != nil {
-		return err
-	}
-	say("\n# Done. Nothing was applied to any cluster, and the repository's work tree, index and HEAD in %s are untouched.\n", dir)
-	return nil
+	return step("Or as one commit on a new branch that changes only those numbers.", 0,
+		"render", "plan.json", "--format", "splice", "--approve", id[:12])
 }
 
 func planID(path string) (string, error) {

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -31,7 +31,7 @@ func exportCommand(e *env) *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			out, warnings := render.Export(st)
+			out, warnings := config.Export(st)
 			for _, w := range warnings {
 				fmt.Fprintln(e.stderr, "Warning:", w)
 			}

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/render"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/snapshot/live"
 	"github.com/urfave/cli/v2"
 	"k8s.io/client-go/dynamic"
 )
@@ -51,8 +52,8 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 		if err != nil {
 			return nil, clusterExit(err, c.Duration("timeout"))
 		}
-		fmt.Fprintf(e.stderr, "Read %s, %s and %s from %s.\n", liveCount(len(st.NodePools), "node pool"),
-			liveCount(len(st.Departments), "department"), liveCount(len(st.Projects), "project"), clusterName(r))
+		fmt.Fprintf(e.stderr, "Read %s, %s and %s from %s.\n", words.Count(len(st.NodePools), "node pool"),
+			words.Count(len(st.Departments), "department"), words.Count(len(st.Projects), "project"), clusterName(r))
 		reportClusterData(e, st.Nodes, st.LiveQueues, st.Namespaces, st.NotRead)
 		return st, nil
 	}
@@ -122,12 +123,12 @@ func readOverlay(ctx context.Context, c *cli.Context, live bool) liveOverlay {
 }
 
 // clusterReader loads the kubeconfig of --kubeconfig/--context.
-func clusterReader(c *cli.Context) (*snapshot.ClusterReader, error) {
-	t, err := snapshot.LoadKubeconfig(snapshot.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context")})
+func clusterReader(c *cli.Context) (*live.ClusterReader, error) {
+	t, err := live.LoadKubeconfig(live.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context")})
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
-	r, err := snapshot.NewClusterReader(t)
+	r, err := live.NewClusterReader(t)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
@@ -137,14 +138,14 @@ func clusterReader(c *cli.Context) (*snapshot.ClusterReader, error) {
 // clusterExit turns a read error into exit 1, saying which flag bounds a
 // read that timed out.
 func clusterExit(err error, timeout time.Duration) error {
-	var ce *snapshot.ClusterError
+	var ce *live.ClusterError
 	if errors.As(err, &ce) && ce.Timeout {
 		return cli.Exit(fmt.Sprintf("%v; the read is bounded by --timeout %v", err, timeout), 1)
 	}
 	return cli.Exit(err.Error(), 1)
 }
 
-func clusterName(r *snapshot.ClusterReader) string {
+func clusterName(r *live.ClusterReader) string {
 	if r.Context == "" {
 		return r.Server
 	}
@@ -165,7 +166,7 @@ func reportClusterData(e *env, nodes []snapshot.Node, queues []snapshot.LiveQueu
 		noun string
 	}{{snapshot.SourceNodes, len(nodes), "node"}, {snapshot.SourceQueues, len(queues), "Queue"}, {snapshot.SourceNamespaces, len(nss), "namespace"}} {
 		if !skipped[s.what] {
-			read = append(read, liveCount(s.n, s.noun))
+			read = append(read, words.Count(s.n, s.noun))
 		}
 	}
 	if len(read) > 0 {
@@ -174,14 +175,6 @@ func reportClusterData(e *env, nodes []snapshot.Node, queues []snapshot.LiveQueu
 	for _, n := range notRead {
 		fmt.Fprintf(e.stderr, "Not read: %s — %s\n", n.What, n.Reason)
 	}
-}
-
-// liveCount is "1 node", "3 nodes".
-func liveCount(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func joinAnd(xs []string) string {
@@ -202,14 +195,14 @@ func serverDryRun(c *cli.Context, e *env, p *planner.Plan) error {
 	if !c.Bool("server-dry-run") || len(p.Steps) == 0 {
 		return nil
 	}
-	opts := snapshot.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context")}
+	opts := live.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context")}
 	if opts.Context == "" {
 		opts.Context = p.Snapshot.Source.Context
 	}
 	if opts.Context == "" && opts.Kubeconfig == "" {
 		return cli.Exit("--server-dry-run: the snapshot names no cluster context (a git snapshot without a live overlay); pass --context C or --kubeconfig F", 1)
 	}
-	t, err := snapshot.LoadKubeconfig(opts)
+	t, err := live.LoadKubeconfig(opts)
 	if err != nil {
 		return cli.Exit("--server-dry-run: "+err.Error(), 1)
 	}
@@ -222,7 +215,7 @@ func serverDryRun(c *cli.Context, e *env, p *planner.Plan) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), defaultClusterTimeout)
 	defer cancel()
-	fs, err := render.ServerDryRun(ctx, dyn, p.Steps)
+	fs, err := live.ServerDryRun(ctx, dyn, p.Steps)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("--server-dry-run against %s: %v", t.Server, err), 1)
 	}

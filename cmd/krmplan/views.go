@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/render"
+	"github.com/krmplan/krmplan/render/views"
 	"github.com/urfave/cli/v2"
 )
 
@@ -32,12 +32,12 @@ func orList(xs []string) string {
 
 // writeView writes the plan on stdout in format (text, json, markdown);
 // only text is ever coloured.
-func writeView(e *env, format string, p *planner.Plan, style render.Style) error {
+func writeView(e *env, format string, p *planner.Plan, style views.Style) error {
 	switch format {
 	case "json":
-		return render.JSON(e.stdout, p)
+		return views.JSON(e.stdout, p)
 	case "markdown":
-		return render.Markdown(e.stdout, p)
+		return views.Markdown(e.stdout, p)
 	}
-	return render.Text(e.stdout, p, style)
+	return views.Text(e.stdout, p, style)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/krmplan/krmplan/internal/testapiserver"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/snapshot/live"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -158,8 +159,8 @@ func (f *fx) plan(name string) *planner.Plan {
 }
 
 var kindGVR = map[string]schema.GroupVersionResource{
-	"NodePool": snapshot.GVRNodePool, "Department": snapshot.GVRDepartment, "Project": snapshot.GVRProject,
-	"ManagedNodesConfig": snapshot.GVRManagedNodesConfig, "KRMConfig": snapshot.GVRKRMConfig, "Queue": snapshot.GVRQueue,
+	"NodePool": live.GVRNodePool, "Department": live.GVRDepartment, "Project": live.GVRProject,
+	"ManagedNodesConfig": live.GVRManagedNodesConfig, "KRMConfig": live.GVRKRMConfig, "Queue": live.GVRQueue,
 }
 
 // createYAML creates every document of a YAML file (KRM kinds only).
@@ -262,8 +263,8 @@ func (f *fx) node(name string, labels map[string]string, capacity, allocatable s
 		Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: "Test", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}},
 	}
 	if capacity != "" {
-		n.Status.Capacity[snapshot.GPUResourceName] = resource.MustParse(capacity)
-		n.Status.Allocatable[snapshot.GPUResourceName] = resource.MustParse(allocatable)
+		n.Status.Capacity[live.GPUResourceName] = resource.MustParse(capacity)
+		n.Status.Allocatable[live.GPUResourceName] = resource.MustParse(allocatable)
 	}
 	if _, err := f.cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
@@ -289,7 +290,7 @@ func (f *fx) queue(name, parent string, gpu [3]any, allocated, nonPreemptible ma
 	if parent != "" {
 		spec["parentQueue"] = parent
 	}
-	q := f.create(snapshot.GVRQueue, &unstructured.Unstructured{Object: map[string]any{
+	q := f.create(live.GVRQueue, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": map[string]any{"name": name}, "spec": spec}})
 	status := map[string]any{}
 	if allocated != nil {
@@ -299,7 +300,7 @@ func (f *fx) queue(name, parent string, gpu [3]any, allocated, nonPreemptible ma
 		status["allocatedNonPreemptible"] = nonPreemptible
 	}
 	q.Object["status"] = status
-	if _, err := f.dyn.Resource(snapshot.GVRQueue).UpdateStatus(context.Background(), q, metav1.UpdateOptions{}); err != nil {
+	if _, err := f.dyn.Resource(live.GVRQueue).UpdateStatus(context.Background(), q, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatalf("Queue %s status: %v", name, err)
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
-	"github.com/krmplan/krmplan/render"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/snapshot/live"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -55,7 +55,7 @@ func TestLive(t *testing.T) {
 // benchmark-rtx uses 3 cards (borrowing above its guarantee of 1).
 func setup(f *fx) {
 	f.createYAML(filepath.Join(f.root, "examples", "sample", "tenancy.yaml"))
-	f.mergePatch(snapshot.GVRProject, "benchmark", `{"metadata":{"labels":{"argocd.argoproj.io/instance":"tenancy"}}}`)
+	f.mergePatch(live.GVRProject, "benchmark", `{"metadata":{"labels":{"argocd.argoproj.io/instance":"tenancy"}}}`)
 	f.createYAML(f.write("krmconfig.yaml", "apiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec:\n  global: {namespaceProjectLabelKey: kai/project}\n"))
 	f.node("gpu-node-1", map[string]string{"example.com/gpu-class": "rtx-pro-6000", "kubernetes.io/hostname": "gpu-node-1"}, "4", "4", true, false)
 	f.node("cpu-node-1", map[string]string{"kubernetes.io/hostname": "cpu-node-1"}, "", "", true, false)
@@ -97,7 +97,7 @@ func testSnapshot(f *fx) {
 		s.NodePools[0].Metadata.UID == "" || s.NodePools[0].Metadata.ResourceVersion == "" {
 		f.t.Errorf("node pools = %+v", s.NodePools)
 	}
-	if got := f.get(snapshot.GVRDepartment, "platform"); len(s.Departments) != 1 ||
+	if got := f.get(live.GVRDepartment, "platform"); len(s.Departments) != 1 ||
 		s.Departments[0].Metadata.UID != string(got.GetUID()) || s.Departments[0].Metadata.ResourceVersion != got.GetResourceVersion() {
 		f.t.Errorf("department metadata = %+v, want uid %s rv %s", s.Departments, got.GetUID(), got.GetResourceVersion())
 	}
@@ -186,7 +186,7 @@ func testPaging(f *fx) {
 		})
 	}
 	read := func(page int64) *snapshot.State {
-		r, err := snapshot.NewClusterReader(&snapshot.KubeTarget{Config: cfg, Context: "envtest", Server: f.server})
+		r, err := live.NewClusterReader(&live.KubeTarget{Config: cfg, Context: "envtest", Server: f.server})
 		if err != nil {
 			f.t.Fatal(err)
 		}
@@ -268,22 +268,22 @@ func testApply(f *fx) {
 
 	r := f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "apply.sh"), 0, "the patch script")
 	f.wantEqual("kubectl output", r.stdout, "project.kai.resources/workspace patched\nproject.kai.resources/benchmark patched\n")
-	f.wantEqual("workspace deserved", f.queue0(snapshot.GVRProject, "workspace", "deserved"), 2)
-	f.wantEqual("benchmark deserved", f.queue0(snapshot.GVRProject, "benchmark", "deserved"), 2)
+	f.wantEqual("workspace deserved", f.queue0(live.GVRProject, "workspace", "deserved"), 2)
+	f.wantEqual("benchmark deserved", f.queue0(live.GVRProject, "benchmark", "deserved"), 2)
 	managers := map[string]bool{}
-	for _, mf := range f.get(snapshot.GVRProject, "workspace").GetManagedFields() {
+	for _, mf := range f.get(live.GVRProject, "workspace").GetManagedFields() {
 		managers[mf.Manager] = true
 	}
 	if !managers["krmplan"] {
 		f.t.Errorf("workspace field managers %v, want krmplan among them", managers)
 	}
 
-	rvW, rvB := f.rv(snapshot.GVRProject, "workspace"), f.rv(snapshot.GVRProject, "benchmark")
+	rvW, rvB := f.rv(live.GVRProject, "workspace"), f.rv(live.GVRProject, "benchmark")
 	r = f.exec(f.environ(f.env.Kubeconfig), "sh", "apply.sh")
 	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, "The request is invalid") {
 		f.t.Errorf("second run: exit %d, stdout %q, stderr %q; want a refusal of the first patch and nothing patched", r.code, r.stdout, r.stderr)
 	}
-	if f.rv(snapshot.GVRProject, "workspace") != rvW || f.rv(snapshot.GVRProject, "benchmark") != rvB {
+	if f.rv(live.GVRProject, "workspace") != rvW || f.rv(live.GVRProject, "benchmark") != rvB {
 		f.t.Errorf("the second run changed an object")
 	}
 }
@@ -318,7 +318,7 @@ project "workspace" {
 	f.wantEqual("steps", order, []string{"shrinking projects: benchmark", "growing or new projects: kai-verify", "growing or new projects: workspace"})
 	f.must(f.krmplan("render", "back.json", "--format", "patch", "--approve", p.PlanID, "-o", "back.sh"), 0, "render back")
 
-	f.setQueue0(snapshot.GVRProject, "kai-verify", "/resources/gpu/limit", 3)
+	f.setQueue0(live.GVRProject, "kai-verify", "/resources/gpu/limit", 3)
 	r := f.exec(f.environ(f.env.Kubeconfig), "sh", "back.sh")
 	if r.code == 0 {
 		f.t.Fatalf("the script succeeded over a changed value:\n%s", r.stdout)
@@ -327,9 +327,9 @@ project "workspace" {
 	if !strings.Contains(r.stderr, "The request is invalid") {
 		f.t.Errorf("stderr %q, want kubectl's 422 refusal", r.stderr)
 	}
-	f.wantEqual("benchmark deserved (step 1 applied)", f.queue0(snapshot.GVRProject, "benchmark", "deserved"), 1)
-	f.wantEqual("kai-verify limit (the other person's value)", f.queue0(snapshot.GVRProject, "kai-verify", "limit"), 3)
-	f.wantEqual("workspace deserved (step 3 never ran)", f.queue0(snapshot.GVRProject, "workspace", "deserved"), 2)
+	f.wantEqual("benchmark deserved (step 1 applied)", f.queue0(live.GVRProject, "benchmark", "deserved"), 1)
+	f.wantEqual("kai-verify limit (the other person's value)", f.queue0(live.GVRProject, "kai-verify", "limit"), 3)
+	f.wantEqual("workspace deserved (step 3 never ran)", f.queue0(live.GVRProject, "workspace", "deserved"), 2)
 }
 
 // testDryRun: --server-dry-run on a plan the server accepts adds a note
@@ -348,33 +348,33 @@ project "workspace" {
   }
 }
 `)
-	rvW, rvB := f.rv(snapshot.GVRProject, "workspace"), f.rv(snapshot.GVRProject, "benchmark")
+	rvW, rvB := f.rv(live.GVRProject, "workspace"), f.rv(live.GVRProject, "benchmark")
 	r := f.must(f.krmplan("plan", "grow.hcl", "--state", "now.json", "--server-dry-run", "--out", "grow.json", "--no-color"), 0, "plan --server-dry-run")
 	note := "Note: server dry run: the API server accepted all 2 steps (dryRun=All, nothing persisted); each step was checked against the live object as it is now, without the effect of the steps before it, since a dry run persists nothing"
 	f.wantLine("dry run", r.stdout, note)
 	p := f.plan("grow.json")
 	dryRunNotes := 0
 	for _, x := range p.Findings {
-		if x.Code == render.CodeDryRun {
+		if x.Code == live.CodeDryRun {
 			dryRunNotes++
 		}
 	}
 	if !p.Renderable || dryRunNotes != 1 || p.Summary.Notes != 3 {
 		f.t.Errorf("saved plan: renderable %v, %d dry-run notes, summary %+v; want renderable, 1, 3 notes", p.Renderable, dryRunNotes, p.Summary)
 	}
-	if f.rv(snapshot.GVRProject, "workspace") != rvW || f.rv(snapshot.GVRProject, "benchmark") != rvB {
+	if f.rv(live.GVRProject, "workspace") != rvW || f.rv(live.GVRProject, "benchmark") != rvB {
 		f.t.Errorf("the dry run persisted a change")
 	}
 
-	f.setQueue0(snapshot.GVRProject, "workspace", "/resources/gpu/deserved", 2.5)
+	f.setQueue0(live.GVRProject, "workspace", "/resources/gpu/deserved", 2.5)
 	r = f.must(f.krmplan("plan", "grow.hcl", "--state", "now.json", "--server-dry-run", "--no-color"), 1, "plan --server-dry-run over a changed value")
 	f.wantLine("dry run refusal", r.stdout, "Error: step 2/2 (patch Project workspace, growing or new projects): the API server refused it in a dry run: "+
 		"the server rejected our request due to an error in our request — a value this patch tests (a queue name or a number as read) is no longer what the snapshot read: "+
 		"the object changed since the snapshot; take a new snapshot and plan again")
 	f.wantLine("dry run refusal", r.stdout, "Note: server dry run: the API server accepted 1 of 2 steps (dryRun=All, nothing persisted); each step was checked against the live object as it is now, without the effect of the steps before it, since a dry run persists nothing")
 	f.wantLine("dry run refusal", r.stdout, "Not renderable: 1 error; this plan cannot be rendered.")
-	f.wantEqual("workspace deserved", f.queue0(snapshot.GVRProject, "workspace", "deserved"), 2.5)
-	f.wantEqual("benchmark limit", f.queue0(snapshot.GVRProject, "benchmark", "limit"), 4)
+	f.wantEqual("workspace deserved", f.queue0(live.GVRProject, "workspace", "deserved"), 2.5)
+	f.wantEqual("benchmark limit", f.queue0(live.GVRProject, "benchmark", "limit"), 4)
 
 	// A snapshot without a context cannot name the cluster by itself.
 	s := f.state("now.json")
@@ -401,7 +401,7 @@ func testDryRunRefusals(f *fx) {
 		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "research",
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"research"},"spec":{"queues":[]}}`)},
 	}
-	fs, err := render.ServerDryRun(context.Background(), f.dyn, steps)
+	fs, err := live.ServerDryRun(context.Background(), f.dyn, steps)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -418,10 +418,10 @@ func testDryRunRefusals(f *fx) {
 	}
 	f.wantEqual("create refusal", got[1], `error server-dry-run-refused Department/platform: step 2/3 (create Department platform, growing or new departments): the API server refused it in a dry run: departments.kai.resources "platform" already exists`)
 	f.wantEqual("note", got[2], "note server-dry-run : server dry run: the API server accepted 1 of 3 steps (dryRun=All, nothing persisted); each step was checked against the live object as it is now, without the effect of the steps before it, since a dry run persists nothing")
-	if _, err := f.dyn.Resource(snapshot.GVRDepartment).Get(context.Background(), "research", metav1.GetOptions{}); err == nil {
+	if _, err := f.dyn.Resource(live.GVRDepartment).Get(context.Background(), "research", metav1.GetOptions{}); err == nil {
 		f.t.Errorf("the dry-run create of department research persisted it")
 	}
-	if v := f.get(snapshot.GVRNodePool, "rtx-pro-6000").Object["spec"].(map[string]any)["labelValue"]; v != "rtx-pro-6000" {
+	if v := f.get(live.GVRNodePool, "rtx-pro-6000").Object["spec"].(map[string]any)["labelValue"]; v != "rtx-pro-6000" {
 		f.t.Errorf("labelValue = %v", v)
 	}
 }
@@ -546,7 +546,7 @@ func testErrors(f *fx) {
 // testCRDsMissing removes the Queue CRD (the snapshot then records why
 // Queues were not read), then the NodePool CRD (the snapshot fails).
 func testCRDsMissing(f *fx) {
-	f.deleteCRD("queues.scheduling.run.ai", snapshot.GVRQueue)
+	f.deleteCRD("queues.scheduling.run.ai", live.GVRQueue)
 	r := f.must(f.krmplan("snapshot", "-o", "noqueues.json"), 0, "snapshot without the Queue CRD")
 	s := f.state("noqueues.json")
 	f.wantEqual("not_read", s.NotRead, []snapshot.NotRead{{What: snapshot.SourceQueues,
@@ -555,7 +555,7 @@ func testCRDsMissing(f *fx) {
 		f.t.Errorf("stderr %q", r.stderr)
 	}
 
-	f.deleteCRD("nodepools.kai.resources", snapshot.GVRNodePool)
+	f.deleteCRD("nodepools.kai.resources", live.GVRNodePool)
 	r = f.must(f.krmplan("snapshot", "-o", "nokrm.json"), 1, "snapshot without the KRM CRDs")
 	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Error: reading nodepools.kai.resources from context envtest (%s): the KRM CRDs (kai.resources/v1alpha1) are not installed: the server does not serve nodepools.kai.resources; is KAI Resource Management installed, and is this the right cluster?\n", f.server))
 	if m, _ := filepath.Glob(filepath.Join(f.dir, "nokrm.json")); len(m) != 0 {

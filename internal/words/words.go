@@ -1,0 +1,24 @@
+// Package words holds the small phrases that every writer of krmplan's
+// messages and views shares, so that they read alike everywhere.
+package words
+
+import "fmt"
+
+// Count is n and the noun, in the plural unless n is 1: "1 step",
+// "0 steps", "3 steps". The plural adds an s (every noun krmplan counts
+// takes one).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// ShortID is the first 12 characters of a commit or plan id (all of a
+// shorter one), as krmplan names a commit or a plan in a line of text.
+func ShortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,22 @@
+package words
+
+import "testing"
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 steps"}, {1, "1 step"}, {2, "2 steps"}, {1000, "1000 steps"}} {
+		if got := Count(tc.n, "step"); got != tc.want {
+			t.Errorf("Count(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestShortID(t *testing.T) {
+	for in, want := range map[string]string{"": "", "abc": "abc", "0123456789ab": "0123456789ab", "0123456789abcdef": "0123456789ab"} {
+		if got := ShortID(in); got != want {
+			t.Errorf("ShortID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

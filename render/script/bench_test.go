@@ -1,0 +1,19 @@
+package script_test
+
+import (
+	"testing"
+
+	"github.com/krmplan/krmplan/internal/plantest"
+	"github.com/krmplan/krmplan/render/script"
+)
+
+// BenchmarkRenderPatch is the kubectl patch script of the plan.
+func BenchmarkRenderPatch(b *testing.B) {
+	plantest.Sizes(b, func(b *testing.B, n int) {
+		p, _ := plantest.Generated(b, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			script.PatchScript(p)
+		}
+	})
+}

@@ -1,0 +1,376 @@
+package views
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// JSONFormatVersion is the version of the documents that `--format json`
+// writes (docs/json-format.md). The minor number grows when a field is
+// added; the major number only when a field changes meaning or goes away.
+const JSONFormatVersion = "1.0"
+
+// PlanJSON is the document of `plan --format json` and `show --format
+// json`: a stable view of a plan for programs, shaped after Terraform's
+// JSON plan (resource_changes with address and change.actions/before/
+// after). plan.json is the plan file itself; this is its public schema.
+type PlanJSON struct {
+	FormatVersion string `json:"format_version"`
+	PlanID        string `json:"plan_id"`
+	// Renderable is false when a diagnostic is an error: render refuses.
+	Renderable bool `json:"renderable"`
+	// OrderVerified is true when every intermediate state of Steps was
+	// simulated and passed the checks.
+	OrderVerified   bool             `json:"order_verified"`
+	Summary         JSONSummary      `json:"summary"`
+	Snapshot        JSONSnapshot     `json:"snapshot"`
+	Desired         JSONDesired      `json:"desired"`
+	ResourceChanges []ResourceChange `json:"resource_changes"`
+	Diagnostics     []Diagnostic     `json:"diagnostics"`
+	Steps           []JSONStep       `json:"steps"`
+}
+
+// JSONSummary counts objects and diagnostics. Add and Change count objects,
+// as Terraform counts resources; krmplan never destroys, so Destroy is 0.
+type JSONSummary struct {
+	Add      int `json:"add"`
+	Change   int `json:"change"`
+	Destroy  int `json:"destroy"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notes    int `json:"notes"`
+}
+
+// JSONSnapshot names the snapshot a plan was made against.
+type JSONSnapshot struct {
+	Digest string          `json:"digest"`
+	Source snapshot.Source `json:"source"`
+	// NotRead lists the sources the snapshot lacks (nodes, queues,
+	// namespaces) and why; the checks that need them did not run.
+	NotRead []snapshot.NotRead `json:"not_read"`
+}
+
+// JSONDesired names the desired file a plan was made from, and the values
+// of its variables as HCL literals.
+type JSONDesired struct {
+	File      string            `json:"file"`
+	Variables map[string]string `json:"variables"`
+}
+
+// ResourceChange is one object the plan creates or changes, as Terraform
+// writes a resource change.
+type ResourceChange struct {
+	// Address is "<block>.<name>" as desired.hcl names the object:
+	// node_pool.h100, department.research, project.workspace.
+	Address string       `json:"address"`
+	Kind    string       `json:"kind"` // NodePool, Department or Project
+	Name    string       `json:"name"`
+	Change  ObjectChange `json:"change"`
+}
+
+// ObjectChange is what happens to one object: actions ["create"] or ["update"],
+// the whole object before (null when created) and after, and each field
+// that differs.
+type ObjectChange struct {
+	Actions []string        `json:"actions"`
+	Before  json.RawMessage `json:"before"`
+	After   json.RawMessage `json:"after"`
+	Fields  []FieldChange   `json:"fields"`
+}
+
+// FieldChange is one value that the plan sets.
+type FieldChange struct {
+	// Queue and Pool name the queue the field belongs to; both are empty
+	// for an object-level field (a project's parent, namespace,
+	// defaultNodePools, a pool's label pair).
+	Queue string `json:"queue,omitempty"`
+	Pool  string `json:"pool,omitempty"`
+	// Field is the short name: "gpu.deserved", "cpu.limit", "priority",
+	// "name", "parent", ...; Path its JSON pointer inside the object.
+	Field string `json:"field"`
+	Path  string `json:"path"`
+	// Before is null when the field was absent (omitted, or a new object
+	// or queue); -1 is unlimited.
+	Before json.RawMessage `json:"before"`
+	After  json.RawMessage `json:"after"`
+	// Source is where desired.hcl sets the value, when it does.
+	Source *Range `json:"source"`
+}
+
+// Diagnostic is one finding of the checks, shaped after Terraform's JSON
+// diagnostics.
+type Diagnostic struct {
+	// Severity is "error" (blocks render, exit 1), "warning" or "note".
+	Severity string `json:"severity"`
+	// Code is the finding's stable code, e.g. "projects-over-department".
+	Code string `json:"code"`
+	// Summary is the message: it names the queue and the size of the gap.
+	Summary string `json:"summary"`
+	// Address is the object the finding is about ("project.workspace"),
+	// Queue, Pool and Resource where they apply.
+	Address  string `json:"address,omitempty"`
+	Queue    string `json:"queue,omitempty"`
+	Pool     string `json:"pool,omitempty"`
+	Resource string `json:"resource,omitempty"`
+	// AlreadyPresent marks a finding that the snapshot has too: the plan
+	// does not introduce it.
+	AlreadyPresent bool `json:"already_present"`
+	// Before is the snapshot's message of an already present finding
+	// whose numbers this plan changes (omitted otherwise).
+	Before string `json:"before,omitempty"`
+	// Range is the first value that causes the finding (null when none is
+	// known); RelatedRanges are the others.
+	Range         *Range  `json:"range"`
+	RelatedRanges []Range `json:"related_ranges"`
+}
+
+// Range is a place in a file: a line of a tenancy file, or a range of
+// desired.hcl (then with byte offsets and an end).
+type Range struct {
+	Filename string `json:"filename"`
+	Start    Pos    `json:"start"`
+	// End is set for a desired.hcl range; a tenancy file's value only has
+	// its start.
+	End *Pos `json:"end,omitempty"`
+}
+
+// Pos is a 1-based line and column; Column 0 means only the line is
+// known. Byte is the 0-based offset, when known.
+type Pos struct {
+	Line   int  `json:"line"`
+	Column int  `json:"column"`
+	Byte   *int `json:"byte,omitempty"`
+}
+
+// JSONStep is one command of the rendered change, in the order render
+// runs them.
+type JSONStep struct {
+	Index   int    `json:"index"` // 1-based
+	Phase   string `json:"phase"`
+	Action  string `json:"action"` // "patch" or "create"
+	Address string `json:"address"`
+	Kind    string `json:"kind"`
+	Object  string `json:"object"`
+	// Paths are the JSON pointers of the fields the step sets.
+	Paths []string `json:"paths"`
+	// Ops is the JSON patch (RFC 6902) of a patch step; Manifest the whole
+	// object of a create step.
+	Ops      []planner.Op    `json:"ops,omitempty"`
+	Manifest json.RawMessage `json:"manifest,omitempty"`
+}
+
+// blockNames maps a kind to its desired.hcl block type.
+var blockNames = map[string]string{
+	planner.KindNodePool:   "node_pool",
+	planner.KindDepartment: "department",
+	planner.KindProject:    "project",
+}
+
+// Address is "<block>.<name>" for an object of kind (NodePool,
+// Department, Project), as desired.hcl names it.
+func Address(kind, name string) string {
+	b, ok := blockNames[kind]
+	if !ok {
+		b = strings.ToLower(kind)
+	}
+	return b + "." + name
+}
+
+// addressOf turns a finding's "Kind/name" into an address.
+func addressOf(object string) string {
+	kind, name, ok := strings.Cut(object, "/")
+	if !ok {
+		return object
+	}
+	return Address(kind, name)
+}
+
+// NewPlanJSON builds the JSON view of a plan.
+func NewPlanJSON(p *planner.Plan) *PlanJSON {
+	out := &PlanJSON{
+		FormatVersion: JSONFormatVersion,
+		PlanID:        p.PlanID,
+		Renderable:    p.Renderable,
+		OrderVerified: p.OrderVerified,
+		Summary: JSONSummary{Add: p.Summary.Add, Change: p.Summary.Change, Destroy: p.Summary.Destroy,
+			Errors: p.Summary.Errors, Warnings: p.Summary.Warnings, Notes: p.Summary.Notes},
+		Snapshot:        JSONSnapshot{Digest: p.Snapshot.Digest, Source: p.Snapshot.Source, NotRead: p.Snapshot.NotRead},
+		Desired:         JSONDesired{File: p.Desired.File, Variables: p.Desired.Variables},
+		ResourceChanges: []ResourceChange{},
+		Diagnostics:     DiagnosticsOf(p.Findings),
+		Steps:           []JSONStep{},
+	}
+	if out.Snapshot.NotRead == nil {
+		out.Snapshot.NotRead = []snapshot.NotRead{}
+	}
+	if out.Desired.Variables == nil {
+		out.Desired.Variables = map[string]string{}
+	}
+	before, after := specsByObject(&p.Snapshot), specsByObject(AfterState(p))
+	byAddr := map[string]int{}
+	for _, c := range p.Changes {
+		addr := Address(c.Kind, c.Object)
+		i, ok := byAddr[addr]
+		if !ok {
+			action := planner.ActionUpdate
+			if c.Action == planner.ActionCreate && !c.NewQueue {
+				action = planner.ActionCreate
+			}
+			rc := ResourceChange{Address: addr, Kind: c.Kind, Name: c.Object, Change: ObjectChange{
+				Actions: []string{action},
+				Before:  objectJSON(before, c.Kind, c.Object),
+				After:   objectJSON(after, c.Kind, c.Object),
+				Fields:  []FieldChange{},
+			}}
+			out.ResourceChanges = append(out.ResourceChanges, rc)
+			i = len(out.ResourceChanges) - 1
+			byAddr[addr] = i
+		}
+		fc := FieldChange{Queue: c.Queue, Pool: c.Pool, Field: c.Field, Path: c.Path, Before: rawOrNull(c.Before), After: rawOrNull(c.After)}
+		if c.Source != nil {
+			r := rangeOf(*c.Source)
+			fc.Source = &r
+		}
+		out.ResourceChanges[i].Change.Fields = append(out.ResourceChanges[i].Change.Fields, fc)
+	}
+	for n, st := range p.Steps {
+		js := JSONStep{Index: n + 1, Phase: st.Phase, Action: st.Action, Address: Address(st.Kind, st.Object), Kind: st.Kind,
+			Object: st.Object, Paths: []string{}, Ops: st.Ops, Manifest: st.Manifest}
+		for _, ci := range st.Changes {
+			if ci >= 0 && ci < len(p.Changes) {
+				js.Paths = append(js.Paths, p.Changes[ci].Path)
+			}
+		}
+		out.Steps = append(out.Steps, js)
+	}
+	return out
+}
+
+func rawOrNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// specsByObject indexes the specs of s by Address(kind, name), once per
+// view, so that looking up each changed object stays linear.
+func specsByObject(s *snapshot.State) map[string]any {
+	m := make(map[string]any, len(s.NodePools)+len(s.Departments)+len(s.Projects))
+	for i := range s.NodePools {
+		m[Address(planner.KindNodePool, s.NodePools[i].Metadata.Name)] = s.NodePools[i].Spec
+	}
+	for i := range s.Departments {
+		m[Address(planner.KindDepartment, s.Departments[i].Metadata.Name)] = s.Departments[i].Spec
+	}
+	for i := range s.Projects {
+		m[Address(planner.KindProject, s.Projects[i].Metadata.Name)] = s.Projects[i].Spec
+	}
+	return m
+}
+
+// objectJSON is the object kind/name as kubectl shows it (apiVersion,
+// kind, metadata.name, spec), or null when specs has no such object.
+func objectJSON(specs map[string]any, kind, name string) json.RawMessage {
+	spec := specs[Address(kind, name)]
+	if spec == nil {
+		return json.RawMessage("null")
+	}
+	b, err := json.Marshal(map[string]any{
+		"apiVersion": snapshot.KRMAPIVersion,
+		"kind":       kind,
+		"metadata":   map[string]string{"name": name},
+		"spec":       spec,
+	})
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// DiagnosticsOf converts findings to diagnostics, in the findings' order.
+func DiagnosticsOf(fs []planner.Finding) []Diagnostic {
+	out := make([]Diagnostic, 0, len(fs))
+	for _, f := range fs {
+		d := Diagnostic{Severity: string(f.Level), Code: f.Code, Summary: f.Message, Queue: f.Queue, Pool: f.Pool,
+			Resource: f.Resource, AlreadyPresent: f.AlreadyPresent, Before: f.Before, RelatedRanges: []Range{}}
+		if f.Object != "" {
+			d.Address = addressOf(f.Object)
+		}
+		for i, l := range f.Where {
+			r := rangeOf(l)
+			if i == 0 {
+				d.Range = &r
+				continue
+			}
+			d.RelatedRanges = append(d.RelatedRanges, r)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func rangeOf(l planner.Location) Range {
+	r := Range{Filename: l.File, Start: Pos{Line: l.Line, Column: l.Column}}
+	if l.Desired {
+		sb, eb := l.StartByte, l.EndByte
+		r.Start.Byte = &sb
+		r.End = &Pos{Line: l.EndLine, Column: l.EndColumn, Byte: &eb}
+	}
+	return r
+}
+
+// JSON writes the JSON view of a plan (PlanJSON): indented, with a final
+// newline, deterministic.
+func JSON(w io.Writer, p *planner.Plan) error {
+	return WriteJSON(w, NewPlanJSON(p))
+}
+
+// WriteJSON writes v as indented JSON with a final newline, without HTML
+// escaping, the way every krmplan JSON document is written.
+func WriteJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// CheckJSON is the document of `check --format json`: the findings of the
+// tenancy as it is.
+type CheckJSON struct {
+	FormatVersion string `json:"format_version"`
+	// Source names what was checked: kind "files" (the work tree, with
+	// Files) or "git" (Repo, Ref, Commit and Files).
+	Source CheckSource `json:"source"`
+	// Passed is false when a diagnostic is an error (check exits 1).
+	Passed  bool       `json:"passed"`
+	Summary CheckCount `json:"summary"`
+	// Diagnostics are the findings at or above the requested level.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// CheckSource is what `check` read.
+type CheckSource struct {
+	Kind   string   `json:"kind"`
+	Repo   string   `json:"repo,omitempty"`
+	Ref    string   `json:"ref,omitempty"`
+	Commit string   `json:"commit,omitempty"`
+	Files  []string `json:"files"`
+}
+
+// CheckCount counts every finding of a check, shown or not.
+type CheckCount struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notes    int `json:"notes"`
+}

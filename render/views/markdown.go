@@ -1,0 +1,362 @@
+package views
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render/script"
+)
+
+// MarkdownLimit is the size a pull-request comment must stay under
+// (GitHub refuses a comment body of 65,536 characters or more). Markdown
+// counts bytes, which are never fewer than characters.
+const MarkdownLimit = 65536
+
+// MarkerPrefix starts the hidden marker on the first line of the markdown
+// view, `<!-- krmplan:plan-id=<plan id> -->`: a bot finds its own comment
+// by this prefix and updates it instead of adding another.
+const MarkerPrefix = "<!-- krmplan:plan-id="
+
+// Markdown writes the plan as a pull-request comment: the hidden plan-id
+// marker, a one-line verdict, the pool bars in a code block, a table of
+// the changes, the findings, and the rendered kubectl commands in a folded
+// <details> block. It has no colour. The result is always under
+// MarkdownLimit bytes: when the whole plan does not fit, the commands,
+// then changes, then findings, then the bars are left out, and the comment
+// says what was left out and how to see it.
+func Markdown(w io.Writer, p *planner.Plan) error {
+	_, err := w.Write(markdownBytes(p, MarkdownLimit))
+	return err
+}
+
+// mdParts are the pieces of the markdown view, each already escaped.
+type mdParts struct {
+	head     string   // marker, title and verdict
+	bars     string   // the bars code block section, "" when none
+	rows     []string // the changes table rows
+	findings []string // one list item per finding
+	reminder string   // the repository profile's reminders, "" when none
+	script   string   // the details block with the commands
+	foot     string
+}
+
+// markdownBytes assembles the view, leaving parts out until it is under
+// limit bytes.
+func markdownBytes(p *planner.Plan, limit int) []byte {
+	parts := markdownParts(p)
+	nRows, nFind, bars, script := len(parts.rows), len(parts.findings), true, true
+	try := func() []byte { return parts.assemble(nRows, nFind, bars, script) }
+	out := try()
+	if len(out) < limit {
+		return out
+	}
+	script = false
+	if out = try(); len(out) < limit {
+		return out
+	}
+	// Keep as many changes as fit with every finding, then as many
+	// findings as fit with no change row, then drop the bars.
+	fits := func(n int, set func(int)) int {
+		lo, hi := 0, n // the largest k in [0, n] that fits
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			set(mid)
+			if len(try()) < limit {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		set(lo)
+		return lo
+	}
+	all := nRows
+	fits(all, func(k int) { nRows = k })
+	if out = try(); len(out) < limit {
+		return out
+	}
+	nRows = 0
+	fits(len(parts.findings), func(k int) { nFind = k })
+	if out = try(); len(out) < limit {
+		return out
+	}
+	bars = false
+	nFind = 0
+	fits(len(parts.findings), func(k int) { nFind = k })
+	out = try()
+	if len(out) >= limit {
+		// Only the head and the notes are left; cut them at a character.
+		cut := limit - 2
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = append(out[:cut], '\n')
+	}
+	return out
+}
+
+func (m mdParts) assemble(nRows, nFind int, withBars, withScript bool) []byte {
+	var b bytes.Buffer
+	b.WriteString(m.head)
+	var left []string
+	if !withScript && m.script != "" {
+		left = append(left, fmt.Sprintf("the rendered commands (%s characters)", thousands(len(m.script))))
+	}
+	if nRows < len(m.rows) {
+		left = append(left, fmt.Sprintf("%d of %d changes", len(m.rows)-nRows, len(m.rows)))
+	}
+	if nFind < len(m.findings) {
+		left = append(left, fmt.Sprintf("%d of %d findings", len(m.findings)-nFind, len(m.findings)))
+	}
+	if !withBars && m.bars != "" {
+		left = append(left, "the pool bars")
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, "> [!NOTE]\n> Left out to stay under GitHub's limit of %s characters per comment: %s. "+
+			"`krmplan show plan.json` shows the whole plan.\n\n", thousands(MarkdownLimit), strings.Join(left, ", "))
+	}
+	if withBars {
+		b.WriteString(m.bars)
+	}
+	if len(m.rows) > 0 {
+		b.WriteString("#### Changes\n\n| Object | Queue | Field | Before → After |\n| --- | --- | --- | --- |\n")
+		for _, r := range m.rows[:nRows] {
+			b.WriteString(r)
+		}
+		if nRows < len(m.rows) {
+			fmt.Fprintf(&b, "| … | | | %d more changes left out |\n", len(m.rows)-nRows)
+		}
+		b.WriteString("\n")
+	}
+	if len(m.findings) > 0 {
+		b.WriteString("#### Findings\n\n")
+		for _, f := range m.findings[:nFind] {
+			b.WriteString(f)
+		}
+		if nFind < len(m.findings) {
+			fmt.Fprintf(&b, "- … %d more findings left out\n", len(m.findings)-nFind)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(m.reminder)
+	if withScript {
+		b.WriteString(m.script)
+	} else if m.script != "" {
+		b.WriteString("<details>\n<summary>Rendered commands: left out (too long for one comment)</summary>\n\n" +
+			"`krmplan render plan.json --format patch --approve <plan id>` prints them.\n\n</details>\n\n")
+	}
+	b.WriteString(m.foot)
+	return b.Bytes()
+}
+
+func markdownParts(p *planner.Plan) mdParts {
+	m := mdParts{head: mdHead(p), bars: mdBars(p), reminder: mdReminders(p), script: mdScript(p), foot: mdFoot(p)}
+	for _, c := range p.Changes {
+		queue := ""
+		if c.Queue != "" {
+			queue = code(c.Queue) + " (" + esc(c.Pool) + ")"
+		}
+		m.rows = append(m.rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
+			actionMark(c), code(Address(c.Kind, c.Object)), queue, code(c.Field), valueChange(c)))
+	}
+	for _, f := range p.Findings {
+		m.findings = append(m.findings, mdFinding(f))
+	}
+	return m
+}
+
+// mdHead is the marker comment, the title and the verdict line.
+func mdHead(p *planner.Plan) string {
+	s := p.Summary
+	var h strings.Builder
+	fmt.Fprintf(&h, "%s%s -->\n", MarkerPrefix, p.PlanID)
+	fmt.Fprintf(&h, "### krmplan plan `%s`\n\n", words.ShortID(p.PlanID))
+	counts := fmt.Sprintf("%s, %s, %s", words.Count(s.Errors, "error"), words.Count(s.Warnings, "warning"), words.Count(s.Notes, "note"))
+	changes := fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
+	switch {
+	case !p.Renderable:
+		fmt.Fprintf(&h, "❌ **Not renderable**: %s — %s. Render refuses this plan.\n\n", counts, changes)
+	case len(p.Changes) == 0:
+		fmt.Fprintf(&h, "✅ **No changes**: the tenancy already matches the desired file — %s.\n\n", counts)
+	case s.Warnings > 0:
+		fmt.Fprintf(&h, "⚠️ **Renderable, with warnings**: %s — %s.\n\n", changes, counts)
+	default:
+		fmt.Fprintf(&h, "✅ **Renderable**: %s — %s.\n\n", changes, counts)
+	}
+	return h.String()
+}
+
+// mdBars is the pool bars in a fenced block, "" without bars.
+func mdBars(p *planner.Plan) string {
+	var bars bytes.Buffer
+	writeBars(&bars, p, Style{})
+	if bars.Len() == 0 {
+		return ""
+	}
+	text := strings.TrimRight(bars.String(), "\n") + "\n"
+	f := fence(text)
+	return "#### Pool bars\n\n" + f + "text\n" + text + f + "\n\n"
+}
+
+// mdFinding is one finding as a list item, with its locations.
+func mdFinding(f planner.Finding) string {
+	var line strings.Builder
+	fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(f.Code), esc(f.Message))
+	var where []string
+	for _, l := range f.Where {
+		where = append(where, fmt.Sprintf("%s line %d", code(l.File), l.Line))
+	}
+	if len(where) > 0 {
+		fmt.Fprintf(&line, " (%s)", strings.Join(where, ", "))
+	}
+	if f.AlreadyPresent {
+		line.WriteString(" — *already present before this plan*")
+		if f.Before != "" {
+			line.WriteString(", which changes it; before: " + esc(f.Before))
+		}
+	}
+	line.WriteString("\n")
+	return line.String()
+}
+
+// mdReminders is the profile's reminders, "" without any.
+func mdReminders(p *planner.Plan) string {
+	rs := script.ProfileReminders(p)
+	if len(rs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("#### Reminders\n\n")
+	for _, r := range rs {
+		b.WriteString("- " + esc(r) + "\n")
+	}
+	return b.String() + "\n"
+}
+
+// mdScript is the details block with the rendered commands, "" without steps.
+func mdScript(p *planner.Plan) string {
+	switch {
+	case len(p.Steps) == 0:
+		return ""
+	case !p.Renderable:
+		return "<details>\n<summary>Rendered commands: none — render refuses a plan with errors</summary>\n\n" +
+			"Fix the " + words.Count(p.Summary.Errors, "error") + " above and plan again.\n\n</details>\n\n"
+	}
+	cmds := string(script.PatchScript(p))
+	f := fence(cmds)
+	verified := ""
+	if p.OrderVerified {
+		verified = ", every intermediate state verified"
+	}
+	return fmt.Sprintf("<details>\n<summary>Rendered commands: %s as kubectl patches, in order%s</summary>\n\n%ssh\n%s%s\n\n</details>\n\n",
+		words.Count(len(p.Steps), "step"), verified, f, cmds, f)
+}
+
+// mdFoot is the plan id and where the snapshot comes from.
+func mdFoot(p *planner.Plan) string {
+	var foot strings.Builder
+	fmt.Fprintf(&foot, "<sub>Plan id `%s`", p.PlanID)
+	if src := p.Snapshot.Source; src.Kind == "git" && src.Commit != "" {
+		fmt.Fprintf(&foot, " · snapshot of %s at `%s`", esc(src.Ref), words.ShortID(src.Commit))
+	} else if src.Context != "" {
+		fmt.Fprintf(&foot, " · snapshot of cluster context %s", esc(src.Context))
+	}
+	foot.WriteString("</sub>\n")
+	return foot.String()
+}
+
+func actionMark(c planner.Change) string {
+	if c.Action == planner.ActionCreate {
+		return "➕"
+	}
+	return "✏️"
+}
+
+func levelMark(l planner.Level) string {
+	switch l {
+	case planner.LevelError:
+		return "❌ **Error**"
+	case planner.LevelWarning:
+		return "⚠️ **Warning**"
+	}
+	return "ℹ️ **Note**"
+}
+
+// valueChange is "`1` → `2`", or "(absent) → `2`" for a new value.
+func valueChange(c planner.Change) string {
+	before := "(absent)"
+	if len(c.Before) > 0 && string(c.Before) != "null" {
+		before = code(compactJSON(c.Before))
+	}
+	return before + " → " + code(compactJSON(c.After))
+}
+
+func compactJSON(b json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return string(b)
+	}
+	return buf.String()
+}
+
+// mdSpecial are the characters that markdown or HTML could read as syntax
+// inside a table cell or a list item.
+var mdSpecial = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "&", "&amp;", "\n", " ",
+)
+
+// esc escapes text for a markdown table cell or list item.
+func esc(s string) string { return mdSpecial.Replace(s) }
+
+// code is s as a code span, safe in a table cell: a fence longer than any
+// run of backticks in s, and | escaped (GitHub splits cells on it even in
+// code spans).
+func code(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`)
+	if s == "" {
+		return "` `"
+	}
+	ticks := strings.Repeat("`", longestRun(s, '`')+1)
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " "
+	}
+	return ticks + pad + s + pad + ticks
+}
+
+// fence is a code fence longer than any run of backticks in text.
+func fence(text string) string {
+	return strings.Repeat("`", max(3, longestRun(text, '`')+1))
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// thousands writes n with comma separators: 65,536.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	var parts []string
+	for len(s) > 3 {
+		parts = append([]string{s[len(s)-3:]}, parts...)
+		s = s[:len(s)-3]
+	}
+	parts = append([]string{s}, parts...)
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,234 @@
+// Package render shows a plan and turns an approved plan into its outputs:
+// the text view of `plan` and `show`, the kubectl patch script, and the
+// YAML splice with its commit. Views are pure functions of the plan; the
+// commit is the only part that touches a repository.
+package views
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fatih/color"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render/script"
+)
+
+// Style is the colouring of a text view. The zero Style prints no colour.
+type Style struct {
+	add, change, errorC, warnC, noteC, bold, dim *color.Color
+	// barA and barB alternate between the shares of a pool bar.
+	barA, barB *color.Color
+}
+
+// NewStyle returns a Style that colours when on is true.
+func NewStyle(on bool) Style {
+	mk := func(attrs ...color.Attribute) *color.Color {
+		c := color.New(attrs...)
+		if on {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c
+	}
+	return Style{
+		add: mk(color.FgGreen), change: mk(color.FgYellow), errorC: mk(color.FgRed, color.Bold),
+		warnC: mk(color.FgYellow, color.Bold), noteC: mk(color.FgCyan), bold: mk(color.Bold), dim: mk(color.Faint),
+		barA: mk(color.FgBlue), barB: mk(color.FgMagenta),
+	}
+}
+
+func (s Style) paint(c *color.Color, text string) string {
+	if c == nil {
+		return text
+	}
+	return c.Sprint(text)
+}
+
+// Text writes the plan as `krmplan plan` shows it: the changes in
+// Terraform's grammar grouped by object and queue, the pool bars (each
+// pool whose division of cards changes, before and after), the findings
+// with where they come from, then "Plan: N to add, N to change, 0 to
+// destroy." and the plan id.
+func Text(w io.Writer, p *planner.Plan, st Style) error {
+	var b bytes.Buffer
+	writeChanges(&b, p, st)
+	writeBars(&b, p, st)
+	writeFindings(&b, p, st)
+	if rs := script.ProfileReminders(p); len(rs) > 0 {
+		for _, r := range rs {
+			b.WriteString(r + "\n")
+		}
+		b.WriteString("\n")
+	}
+	s := p.Summary
+	if len(p.Changes) > 0 {
+		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", st.paint(st.bold, "Plan:"), s.Add, s.Change, s.Destroy)
+	}
+	switch {
+	case !p.Renderable:
+		fmt.Fprintf(&b, "%s: %s; this plan cannot be rendered.\n", st.paint(st.errorC, "Not renderable"), words.Count(s.Errors, "error"))
+	case len(p.Steps) > 0 && p.OrderVerified:
+		fmt.Fprintf(&b, "Order: %s in phases, every intermediate state verified against the checks.\n", words.Count(len(p.Steps), "step"))
+	}
+	fmt.Fprintf(&b, "Plan id: %s\n", p.PlanID)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
+	if len(p.Changes) == 0 {
+		b.WriteString("No changes. The tenancy already matches the desired file.\n\n")
+		return
+	}
+	b.WriteString("krmplan will perform the following actions:\n\n")
+	i := 0
+	for i < len(p.Changes) {
+		j := i
+		for j < len(p.Changes) && p.Changes[j].Kind == p.Changes[i].Kind && p.Changes[j].Object == p.Changes[i].Object {
+			j++
+		}
+		writeObject(b, p.Changes[i:j], st)
+		i = j
+	}
+}
+
+func writeObject(b *bytes.Buffer, cs []planner.Change, st Style) {
+	first := cs[0]
+	symbol, verb, col := "~", "will be updated in place", st.change
+	created := first.Action == planner.ActionCreate && !first.NewQueue
+	if created {
+		symbol, verb, col = "+", "will be created", st.add
+	}
+	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", first.Kind, first.Object, verb)))
+	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(first.Kind), first.Object)
+	queue := -2
+	for _, c := range cs {
+		if c.QueueIndex != queue {
+			if queue >= 0 {
+				b.WriteString("        }\n")
+			}
+			queue = c.QueueIndex
+			if queue >= 0 {
+				qs, qc := "~", st.change
+				if c.Action == planner.ActionCreate {
+					qs, qc = "+", st.add
+				}
+				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, c.Pool)
+			}
+		}
+		indent := "      "
+		if queue >= 0 {
+			indent = "          "
+		}
+		if c.Action == planner.ActionCreate || string(c.Before) == "null" {
+			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), c.Field, c.After)
+		} else {
+			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), c.Field, c.Before, c.After)
+		}
+	}
+	if queue >= 0 {
+		b.WriteString("        }\n")
+	}
+	b.WriteString("    }\n\n")
+}
+
+func writeFindings(b *bytes.Buffer, p *planner.Plan, st Style) {
+	files := map[string][]byte{p.Desired.File: []byte(p.Desired.Source)}
+	writeFindingList(b, p.Findings, files, st)
+}
+
+// Findings writes findings as the text view does: the level and message,
+// the code, and where each comes from (a tenancy file's line, or a range
+// of an HCL file in files, underlined). `check` uses it for its text
+// format.
+func Findings(w io.Writer, fs []planner.Finding, files map[string][]byte, st Style) error {
+	var b bytes.Buffer
+	writeFindingList(&b, fs, files, st)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]byte, st Style) {
+	for _, f := range fs {
+		label, col := "Note", st.noteC
+		switch f.Level {
+		case planner.LevelError:
+			label, col = "Error", st.errorC
+		case planner.LevelWarning:
+			label, col = "Warning", st.warnC
+		}
+		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), f.Message)
+		tag := "  [" + f.Code + "]"
+		if f.AlreadyPresent {
+			tag += " already present before this plan"
+			if f.Before != "" {
+				tag += ", which changes it; before: " + f.Before
+			}
+		}
+		b.WriteString(st.paint(st.dim, tag) + "\n")
+		last := ""
+		for _, l := range f.Where {
+			if l.Desired {
+				writeSnippet(b, files, l.HCLRange())
+				last = ""
+				continue
+			}
+			on := fmt.Sprintf("  on %s line %d\n", l.File, l.Line)
+			if on != last { // two values on one line are one line to look at
+				b.WriteString(on)
+			}
+			last = on
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeSnippet prints "on FILE line N:" and the source line with the range
+// underlined by carets, like an HCL diagnostic, readable without colour.
+func writeSnippet(b *bytes.Buffer, files map[string][]byte, r hcl.Range) {
+	fmt.Fprintf(b, "  on %s line %d:\n", r.Filename, r.Start.Line)
+	src, ok := files[r.Filename]
+	if !ok || r.Start.Byte > len(src) {
+		return
+	}
+	lineStart := bytes.LastIndexByte(src[:r.Start.Byte], '\n') + 1
+	lineEnd := bytes.IndexByte(src[lineStart:], '\n')
+	if lineEnd < 0 {
+		lineEnd = len(src) - lineStart
+	}
+	line := strings.TrimRight(string(src[lineStart:lineStart+lineEnd]), "\r")
+	num := fmt.Sprintf("%4d: ", r.Start.Line)
+	fmt.Fprintf(b, "%s%s\n", num, line)
+	width := r.End.Byte - r.Start.Byte
+	if r.End.Line != r.Start.Line || width <= 0 {
+		width = len(line) - (r.Start.Byte - lineStart)
+	}
+	pad := len([]rune(string(src[lineStart:r.Start.Byte])))
+	fmt.Fprintf(b, "%s%s%s\n", strings.Repeat(" ", len(num)), strings.Repeat(" ", pad), strings.Repeat("^", max(width, 1)))
+}
+
+// Diagnostics writes HCL diagnostics (from reading desired.hcl or from
+// planning it) with their source lines underlined.
+func Diagnostics(w io.Writer, diags hcl.Diagnostics, files map[string][]byte, st Style) {
+	var b bytes.Buffer
+	for _, d := range diags {
+		label, col := "Error", st.errorC
+		if d.Severity == hcl.DiagWarning {
+			label, col = "Warning", st.warnC
+		}
+		fmt.Fprintf(&b, "%s %s\n", st.paint(col, label+":"), d.Summary)
+		if d.Subject != nil {
+			writeSnippet(&b, files, *d.Subject)
+		}
+		if d.Detail != "" {
+			fmt.Fprintf(&b, "  %s\n", d.Detail)
+		}
+		b.WriteString("\n")
+	}
+	w.Write(b.Bytes())
+}

@@ -1,0 +1,69 @@
+package yamledit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// CommentNotes finds the comments that sit on a changed line or just above
+// it (the run of comment lines directly above, no blank line between): the
+// number changed but the wording beside it did not, so a reviewer should
+// read it again. One note per changed line, e.g.
+//
+//	tenancy.yaml:82: gpu.deserved of queue workspace-rtx changed from 3 to 2, but the comment on line 81 was not reworded: # three of the four cards; the fourth is benchmark's
+//
+// Only value edits count (insertions are new lines without comments).
+func CommentNotes(file string, src []byte, edits []Edit) []string {
+	byLine := map[int][]Edit{}
+	var lines []int
+	for _, e := range edits {
+		if e.Start == e.End || e.Old == e.New || strings.Contains(e.Old, "\n") {
+			continue
+		}
+		if byLine[e.Line] == nil {
+			lines = append(lines, e.Line)
+		}
+		byLine[e.Line] = append(byLine[e.Line], e)
+	}
+	sort.Ints(lines)
+	f := newYAMLFile(file, src)
+	var notes []string
+	for _, l := range lines {
+		es := byLine[l]
+		sort.Slice(es, func(i, j int) bool { return es[i].Start < es[j].Start })
+		text := f.lineText(l)
+		var where, comment string
+		verb := "was"
+		if trail := contentTrail(text); trail > 0 {
+			if c := strings.TrimSpace(text[len(text)-trail:]); strings.HasPrefix(c, "#") {
+				where, comment = "the comment on the same line", c
+			}
+		}
+		if where == "" {
+			top := l
+			for top > 1 && strings.HasPrefix(strings.TrimLeft(f.lineText(top-1), " \t"), "#") {
+				top--
+			}
+			switch {
+			case top == l:
+				continue
+			case top == l-1:
+				where = fmt.Sprintf("the comment on line %d", l-1)
+			default:
+				where, verb = fmt.Sprintf("the comments on lines %d-%d", top, l-1), "were"
+			}
+			comment = strings.TrimSpace(f.lineText(l - 1))
+		}
+		parts := make([]string, 0, len(es))
+		for i, e := range es {
+			if i == 0 {
+				parts = append(parts, fmt.Sprintf("%s changed from %s to %s", e.What, e.Old, e.New))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s from %s to %s", e.What, e.Old, e.New))
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%s:%d: %s, but %s %s not reworded: %s", file, l, strings.Join(parts, ", "), where, verb, comment))
+	}
+	return notes
+}

@@ -1,0 +1,223 @@
+package live
+
+// Conversions of the live objects into the state model. Only spec and the
+// metadata krmplan keeps (name, uid, resourceVersion, GitOps keys) are
+// taken; status is read for Queues (usage) and Nodes (cards, Ready) only.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// GPUResourceName is the extended resource of NVIDIA's device plugin: a
+// node's cards in status.capacity and status.allocatable.
+const GPUResourceName = "nvidia.com/gpu"
+
+// metaOf keeps the metadata krmplan stores of a live object.
+func metaOf(o *unstructured.Unstructured) snapshot.Meta {
+	return snapshot.Meta{Name: o.GetName(), UID: string(o.GetUID()), ResourceVersion: o.GetResourceVersion(),
+		GitOps: GitOpsOf(o.GetLabels(), o.GetAnnotations())}
+}
+
+// GitOpsOf returns the GitOps ownership keys (GitOpsKeys) found among an
+// object's labels and annotations, with their values; nil when there are
+// none. An annotation wins over a label of the same key.
+func GitOpsOf(labels, annotations map[string]string) map[string]string {
+	var out map[string]string
+	for _, k := range snapshot.GitOpsKeys {
+		for _, m := range []map[string]string{annotations, labels} {
+			if v, ok := m[k]; ok {
+				if out == nil {
+					out = map[string]string{}
+				}
+				out[k] = v
+				break
+			}
+		}
+	}
+	return out
+}
+
+// decodeSpec decodes the object's spec into the typed spec. The JSON round
+// trip writes each number as client-go decoded it (int64, or a float64 in
+// its shortest form, which is also what the API server stores), and
+// quota.Value parses that text exactly.
+func decodeSpec(o *unstructured.Unstructured, into any) error {
+	spec, ok := o.Object["spec"]
+	if !ok || spec == nil {
+		return nil
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return fmt.Errorf("%s %s: spec: %w", o.GetKind(), o.GetName(), err)
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		return fmt.Errorf("%s %s: spec: %w", o.GetKind(), o.GetName(), err)
+	}
+	return nil
+}
+
+func nodePoolOf(o *unstructured.Unstructured) (snapshot.NodePool, error) {
+	p := snapshot.NodePool{Metadata: metaOf(o)}
+	return p, decodeSpec(o, &p.Spec)
+}
+
+func departmentOf(o *unstructured.Unstructured) (snapshot.Department, error) {
+	d := snapshot.Department{Metadata: metaOf(o)}
+	if err := decodeSpec(o, &d.Spec); err != nil {
+		return d, err
+	}
+	if d.Spec.Queues == nil {
+		d.Spec.Queues = []snapshot.Queue{}
+	}
+	return d, nil
+}
+
+func projectOf(o *unstructured.Unstructured) (snapshot.Project, error) {
+	p := snapshot.Project{Metadata: metaOf(o)}
+	if err := decodeSpec(o, &p.Spec); err != nil {
+		return p, err
+	}
+	if p.Spec.Queues == nil {
+		p.Spec.Queues = []snapshot.Queue{}
+	}
+	return p, nil
+}
+
+func managedNodesOf(o *unstructured.Unstructured) (*snapshot.ManagedNodesConfig, error) {
+	var spec struct {
+		Criteria struct {
+			Terms []snapshot.NodeSelectorTerm `json:"nodeSelectorTerms"`
+		} `json:"inclusion_criteria"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	return &snapshot.ManagedNodesConfig{Metadata: metaOf(o), Terms: spec.Criteria.Terms}, nil
+}
+
+func krmConfigOf(o *unstructured.Unstructured) *snapshot.KRMConfig {
+	key, _, _ := unstructured.NestedString(o.Object, "spec", "global", "namespaceProjectLabelKey")
+	return &snapshot.KRMConfig{Metadata: metaOf(o), ProjectLabelKey: key}
+}
+
+// liveFields maps the scheduler Queue's field names to a Resource's.
+var liveFields = [][2]string{{"quota", snapshot.FieldDeserved}, {"limit", snapshot.FieldLimit}, {"overQuotaWeight", snapshot.FieldOverQuotaWeight}}
+
+// liveQueueOf converts a KAI Queue (scheduling.run.ai/v2): spec.resources
+// <r>.quota/limit/overQuotaWeight become deserved/limit/overQuotaWeight
+// (the same units, unconverted), and status.allocated and
+// allocatedNonPreemptible are kept as quantity text by resource name.
+func liveQueueOf(o *unstructured.Unstructured) (snapshot.LiveQueue, error) {
+	q := snapshot.LiveQueue{Name: o.GetName()}
+	q.ParentQueue, _, _ = unstructured.NestedString(o.Object, "spec", "parentQueue")
+	res, _, _ := unstructured.NestedMap(o.Object, "spec", "resources")
+	for _, r := range quota.Resources {
+		block, ok := res[string(r)].(map[string]any)
+		if !ok {
+			continue
+		}
+		dst := q.Resources.Ensure(r)
+		for _, f := range liveFields {
+			raw, ok := block[f[0]]
+			if !ok || raw == nil {
+				continue
+			}
+			v, err := numberOf(raw)
+			if err != nil {
+				//lint:ignore ST1005 the message starts with the kind's name, Queue
+				return q, fmt.Errorf("Queue %s: spec.resources.%s.%s: %w", q.Name, r, f[0], err)
+			}
+			*dst.Field(f[1]) = &v
+		}
+	}
+	var err error
+	if q.Allocated, err = quantities(o, "allocated"); err != nil {
+		return q, err
+	}
+	if q.AllocatedNonPreemptible, err = quantities(o, "allocatedNonPreemptible"); err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
+// quantities returns status.<field> as quantity text by resource name,
+// nil when absent.
+func quantities(o *unstructured.Unstructured, field string) (map[string]string, error) {
+	m, ok, _ := unstructured.NestedMap(o.Object, "status", field)
+	if !ok || len(m) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case int64:
+			out[k] = strconv.FormatInt(v, 10)
+		case float64:
+			out[k] = strconv.FormatFloat(v, 'g', -1, 64)
+		default:
+			//lint:ignore ST1005 the message starts with the kind's name, Queue
+			return nil, fmt.Errorf("Queue %s: status.%s[%s] is %v (%T), not a quantity", o.GetName(), field, k, v, v)
+		}
+	}
+	return out, nil
+}
+
+// numberOf reads a JSON number as client-go decodes it (int64 or float64)
+// into an exact Value; anything else (a string) is an error.
+func numberOf(v any) (quota.Value, error) {
+	switch v := v.(type) {
+	case int64:
+		return quota.FromInt(v), nil
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return quota.Value{}, fmt.Errorf("%v is not a number", v)
+		}
+		return quota.Parse(strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return quota.Value{}, fmt.Errorf("%v (%T) is not a number", v, v)
+}
+
+// nodeOf keeps a node's name, labels, nvidia.com/gpu capacity and
+// allocatable (in cards; 0 when the node has none), whether its Ready
+// condition is True, and whether it is cordoned (spec.unschedulable).
+func nodeOf(n *corev1.Node) (snapshot.Node, error) {
+	out := snapshot.Node{Name: n.Name, Labels: nonEmpty(n.Labels), Cordoned: n.Spec.Unschedulable}
+	for _, c := range []struct {
+		list corev1.ResourceList
+		dst  *quota.Value
+		what string
+	}{{n.Status.Capacity, &out.Capacity, "capacity"}, {n.Status.Allocatable, &out.Allocatable, "allocatable"}} {
+		q, ok := c.list[GPUResourceName]
+		if !ok {
+			continue
+		}
+		v, err := snapshot.QuotaFromQuantity(quota.GPU, q.String())
+		if err != nil {
+			return out, fmt.Errorf("node %s: status.%s: %w", n.Name, c.what, err)
+		}
+		*c.dst = v
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Ready = c.Status == corev1.ConditionTrue
+		}
+	}
+	return out, nil
+}
+
+func nonEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}

@@ -1,0 +1,117 @@
+package live
+
+// The server-side dry run of a plan's steps (`krmplan plan --server-dry-run`).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/planner"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+)
+
+// Codes of the dry-run findings.
+const (
+	// CodeDryRunRefused is an error: the API server refused a step.
+	CodeDryRunRefused = "server-dry-run-refused"
+	// CodeDryRun is the note that says what the dry run checked.
+	CodeDryRun = "server-dry-run"
+)
+
+// FieldManager is the field manager krmplan names in its requests and in
+// the patch script (--field-manager=krmplan).
+const FieldManager = "krmplan"
+
+var stepGVR = map[string]schema.GroupVersionResource{
+	planner.KindNodePool:   GVRNodePool,
+	planner.KindDepartment: GVRDepartment,
+	planner.KindProject:    GVRProject,
+}
+
+// ServerDryRun sends each step to the API server in order with
+// dryRun=All: a patch step as its JSON patch (types.JSONPatchType, the
+// test operations included), a create step as a Create of its manifest.
+// Nothing is persisted, so every step is checked against the live object
+// as it is now: step N does not see the effect of step N-1 (a step that
+// depends on an earlier one is not something the planner emits: each
+// patch tests and changes values of its own queue). It returns an error
+// finding (CodeDryRunRefused) for every step the server refuses, naming
+// the step and the object and quoting the server's words — a 422 on a
+// patch with test operations and no further detail is the test failing,
+// i.e. the value changed since the snapshot — and one note (CodeDryRun)
+// saying how many steps were accepted and what a dry run cannot show. An
+// error is returned, and no finding, when the server cannot answer (it is
+// unreachable, ctx is done, a step's kind is unknown).
+func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.Step) ([]planner.Finding, error) {
+	var out []planner.Finding
+	accepted := 0
+	for n, st := range steps {
+		gvr, ok := stepGVR[st.Kind]
+		if !ok {
+			return nil, fmt.Errorf("step %d: unknown kind %q", n+1, st.Kind)
+		}
+		var err error
+		switch st.Action {
+		case planner.StepCreate:
+			var o unstructured.Unstructured
+			if err := json.Unmarshal(st.Manifest, &o.Object); err != nil {
+				return nil, fmt.Errorf("step %d (create %s %s): the manifest is not JSON: %w", n+1, st.Kind, st.Object, err)
+			}
+			_, err = dyn.Resource(gvr).Create(ctx, &o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
+		case planner.StepPatch:
+			ops, merr := json.Marshal(st.Ops)
+			if merr != nil {
+				return nil, fmt.Errorf("step %d (patch %s %s): %w", n+1, st.Kind, st.Object, merr)
+			}
+			_, err = dyn.Resource(gvr).Patch(ctx, st.Object, types.JSONPatchType, ops, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
+		default:
+			return nil, fmt.Errorf("step %d: unknown action %q", n+1, st.Action)
+		}
+		if err == nil {
+			accepted++
+			continue
+		}
+		var status apierrors.APIStatus
+		if ctx.Err() != nil || !errors.As(err, &status) {
+			return nil, fmt.Errorf("dry run of step %d (%s %s %s): %w", n+1, st.Action, st.Kind, st.Object, err)
+		}
+		out = append(out, planner.Finding{Code: CodeDryRunRefused, Level: planner.LevelError, Object: st.Kind + "/" + st.Object,
+			Message: fmt.Sprintf("step %d/%d (%s %s %s, %s): the API server refused it in a dry run: %s%s",
+				n+1, len(steps), st.Action, st.Kind, st.Object, st.Phase, status.Status().Message, staleHint(st, err, status))})
+	}
+	note := fmt.Sprintf("server dry run: the API server accepted %d of %d steps (dryRun=All, nothing persisted)", accepted, len(steps))
+	if accepted == len(steps) {
+		note = fmt.Sprintf("server dry run: the API server accepted all %s (dryRun=All, nothing persisted)", words.Count(len(steps), "step"))
+	}
+	note += "; each step was checked against the live object as it is now, without the effect of the steps before it, since a dry run persists nothing"
+	out = append(out, planner.Finding{Code: CodeDryRun, Level: planner.LevelNote, Message: note})
+	return out, nil
+}
+
+// staleHint explains a refusal that is the JSON-patch test failing: 422
+// Invalid with no cause, on a patch that has test operations. The server's
+// text for it is generic ("the server rejected our request due to an error
+// in our request") and differs between versions, so it is recognised by
+// its shape, not its words.
+func staleHint(st planner.Step, err error, status apierrors.APIStatus) string {
+	if st.Action != planner.StepPatch || !apierrors.IsInvalid(err) {
+		return ""
+	}
+	if d := status.Status().Details; d != nil && len(d.Causes) > 0 {
+		return ""
+	}
+	for _, op := range st.Ops {
+		if op.Op == "test" {
+			return " — a value this patch tests (a queue name or a number as read) is no longer what the snapshot read: the object changed since the snapshot; take a new snapshot and plan again"
+		}
+	}
+	return ""
+}
