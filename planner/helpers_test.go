@@ -15,7 +15,7 @@ func mustState(t testing.TB, yaml string) *snapshot.State {
 		t.Fatalf("parse: %v", err)
 	}
 	s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, NodePools: ten.NodePools, Departments: ten.Departments,
-		Projects: ten.Projects, ManagedNodes: ten.ManagedNodes, KRMConfig: ten.KRMConfig}
+		Projects: ten.Projects, ManagedNodes: ten.ManagedNodes, KRMConfig: ten.KRMConfig, Other: ten.Other}
 	for _, what := range []string{snapshot.SourceNodes, snapshot.SourceQueues, snapshot.SourceNamespaces} {
 		s.NotRead = append(s.NotRead, snapshot.NotRead{What: what, Reason: "test"})
 	}

@@ -38,11 +38,12 @@ var (
 	GVRQueue              = schema.GroupVersionResource{Group: "scheduling.run.ai", Version: "v2", Resource: "queues"}
 )
 
-// The names KRM gives its singletons; when a cluster holds several
-// ManagedNodesConfigs or KRMConfigs, the reader keeps the one of this name.
+// The names KRM gives its singletons: the reader keeps the
+// ManagedNodesConfig and the KRMConfig of these names, and lists the
+// others in Other (KRM ignores them).
 const (
-	ManagedNodesConfigName = "kai-managed-nodes-config"
-	KRMConfigName          = "krm-config"
+	ManagedNodesConfigName = snapshot.ManagedNodesConfigName
+	KRMConfigName          = snapshot.KRMConfigName
 )
 
 // DefaultPageSize is the number of objects the reader asks for per list
@@ -301,28 +302,30 @@ func (r *ClusterReader) readKRM(ctx context.Context, st *snapshot.State) error {
 		}
 		st.Projects = append(st.Projects, p)
 	}
-	if o := singleton(mncs, ManagedNodesConfigName); o != nil {
+	if o := singleton(st, mncs, ManagedNodesConfigName); o != nil {
 		if st.ManagedNodes, err = managedNodesOf(o); err != nil {
 			return r.wrap(ctx, "managednodesconfigs.kai.resources", err)
 		}
 	}
-	if o := singleton(krmcs, KRMConfigName); o != nil {
+	if o := singleton(st, krmcs, KRMConfigName); o != nil {
 		st.KRMConfig = krmConfigOf(o)
 	}
 	return nil
 }
 
-// singleton picks the object named name, else the only one, else nil.
-func singleton(items []unstructured.Unstructured, name string) *unstructured.Unstructured {
+// singleton picks the object named name, nil when there is none; the
+// others, which KRM ignores, are listed in st.Other as a git snapshot
+// lists them.
+func singleton(st *snapshot.State, items []unstructured.Unstructured, name string) *unstructured.Unstructured {
+	var found *unstructured.Unstructured
 	for i := range items {
 		if items[i].GetName() == name {
-			return &items[i]
+			found = &items[i]
+			continue
 		}
+		st.Other = append(st.Other, snapshot.OtherDocument{APIVersion: items[i].GetAPIVersion(), Kind: items[i].GetKind(), Name: items[i].GetName()})
 	}
-	if len(items) == 1 {
-		return &items[0]
-	}
-	return nil
+	return found
 }
 
 func (r *ClusterReader) pageSize() int64 {
