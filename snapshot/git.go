@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
@@ -48,8 +49,12 @@ func FromGit(src GitSource) (*State, error) {
 	var t Tenancy
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
 	for _, f := range files {
-		blob, err := repo.Run(nil, "cat-file", "blob", f.Blob)
-		if err != nil {
+		blob, err := readBlob(repo, f)
+		var tl *TooLargeError
+		switch {
+		case errors.As(err, &tl):
+			return nil, fmt.Errorf("%w at %s", err, ref)
+		case err != nil:
 			return nil, fmt.Errorf("%s at %s: %w", f.Path, ref, err)
 		}
 		if err := t.parseFile(f.Path, blob); err != nil {
@@ -95,7 +100,7 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 			rel = r
 		}
 		rel = strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/")
-		out, err := repo.Line("ls-tree", "-r", "--full-tree", commit, "--", rel)
+		out, err := repo.Line("ls-tree", "-r", "-l", "--full-tree", commit, "--", rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
 		}
@@ -104,14 +109,17 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 		}
 		n := 0
 		for _, line := range strings.Split(out, "\n") {
-			// "<mode> blob <id>\t<path>"
+			// "<mode> blob <id> <size>\t<path>"
 			meta, name, ok := strings.Cut(line, "\t")
 			fs := strings.Fields(meta)
-			if !ok || len(fs) != 3 || fs[1] != "blob" {
+			if !ok || len(fs) != 4 || fs[1] != "blob" {
 				continue
 			}
 			if name != rel && !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
 				continue // in a folder, only YAML files are tenancy
+			}
+			if size, err := strconv.ParseInt(fs[3], 10, 64); err == nil && size > MaxTenancyFileSize {
+				return nil, fmt.Errorf("%w at %s (blob %.12s)", &TooLargeError{File: name, Size: size}, ref, fs[2])
 			}
 			n++
 			if !seen[name] {

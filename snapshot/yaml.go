@@ -50,9 +50,9 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// MaxTenancyFileSize is the largest tenancy file krmplan reads (256 MB):
-// a larger one is refused before it is read. A tenancy of 50,000 projects
-// is about 45 MB.
+// MaxTenancyFileSize is the largest tenancy file krmplan reads (256 MiB):
+// a larger one is refused before it is read (ReadTenancyFile, FromGit). A
+// tenancy of 50,000 projects is about 45 MB.
 const MaxTenancyFileSize = 256 << 20
 
 // ParseTenancy reads every document of one tenancy file (name is the
@@ -71,7 +71,8 @@ const MaxTenancyFileSize = 256 << 20
 // kubectl's bound; a file over MaxTenancyFileSize.
 func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 	if len(src) > MaxTenancyFileSize {
-		return &ParseError{File: name, Msg: fmt.Sprintf("the file is %s; krmplan reads tenancy files of up to %s", sizeMB(int64(len(src))), sizeMB(MaxTenancyFileSize))}
+		tl := &TooLargeError{File: name, Size: int64(len(src))}
+		return &ParseError{File: name, Msg: strings.TrimPrefix(tl.Error(), name+": ")}
 	}
 	lines := yamlsrc.NewLineIndex(src)
 	separators, err := streamCheck(name, lines)
@@ -106,12 +107,6 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 			return err
 		}
 	}
-}
-
-// sizeMB writes a byte count in MB (10^6 bytes), as the messages give
-// file sizes.
-func sizeMB(n int64) string {
-	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
 // streamCheck refuses what kubectl's document splitter

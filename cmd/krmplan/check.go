@@ -118,7 +118,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		var t snapshot.Tenancy
 		for _, f := range files {
 			res.source.Files = append(res.source.Files, f)
-			b, err := os.ReadFile(f)
+			b, err := snapshot.ReadTenancyFile(f)
 			if err != nil {
 				return nil, err
 			}
