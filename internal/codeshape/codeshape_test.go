@@ -29,7 +29,7 @@ const (
 // rewriting at the same time; split it there and remove the entry (an
 // entry that no longer applies fails the test too).
 var pending = map[string]string{
-	"config/load.go: load":                                        "the HCL loader is being changed for its limits (helper hclbounds)",
+	"config/load.go: load": "the HCL loader is being changed for its limits (helper hclbounds)",
 	"internal/testapiserver/testapiserver_test.go: TestServer":    "not split yet (needs the real API server to check)",
 	"internal/integration/additions_test.go: TestAdditionsScript": "not split yet (needs the real API server to check)",
 	"internal/integration/live_test.go: testSnapshot":             "not split yet (needs the real API server to check)",
