@@ -196,6 +196,13 @@ func (c *docCheck) start(n *yaml.Node) int {
 	return c.lines.Offset(n.Line, n.Column)
 }
 
+// tagged reports whether scalar n carries the tag "!", which yaml.v3 does
+// not keep: an empty document "!" is the string "" to kubectl, not
+// nothing.
+func (c *docCheck) tagged(n *yaml.Node) bool {
+	return kubeyaml.ScalarOf(n, c.lines.Src(), c.start(n)).Tag != ""
+}
+
 // queueNameOf is the name a queue entry gives itself, "" when it has
 // none written plainly in its own keys.
 func queueNameOf(n *yaml.Node) string {

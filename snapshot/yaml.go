@@ -91,7 +91,7 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 		if err != nil {
 			return syntaxError(name, lines, err)
 		}
-		if len(doc.Content) == 0 || emptyDocument(doc.Content[0]) {
+		if len(doc.Content) == 0 || (emptyDocument(doc.Content[0]) && !check.tagged(doc.Content[0])) {
 			continue // a document with nothing in it: "---" alone, or comments only
 		}
 		root := doc.Content[0]
@@ -112,11 +112,25 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 // streamCheck refuses what kubectl's document splitter
 // (k8s.io/apimachinery's YAMLReader) reads otherwise than a YAML parser: a
 // line that starts with "---" and has more than a comment after it (kubectl
-// stops: invalid Yaml document separator), and a directive (%YAML, %TAG),
-// which the splitter cuts from its document. It returns the lines of the
+// stops: invalid Yaml document separator), a directive (%YAML, %TAG),
+// which the splitter cuts from its document, and a carriage return alone,
+// which YAML reads as a line break and the splitter, reading lines to
+// "\n", does not. It returns the lines of the
 // separators, in order.
 func streamCheck(name string, lines *yamlsrc.LineIndex) ([]int, error) {
 	src := lines.Src()
+	if bytes.HasPrefix(src, []byte("\xfe\xff")) || bytes.HasPrefix(src, []byte("\xff\xfe")) {
+		return nil, &ParseError{File: name, Line: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte order mark); kubectl's document splitter cuts it at bytes that are not its line breaks: save it as UTF-8"}
+	}
+	for i := 0; i < len(src); i++ {
+		j := bytes.IndexByte(src[i:], '\r')
+		if j < 0 {
+			break
+		}
+		if i += j; i+1 == len(src) || src[i+1] != '\n' {
+			return nil, &ParseError{File: name, Line: lines.LineOf(i), Msg: "a carriage return without a line feed after it: YAML reads it as a line break, kubectl's document splitter does not; end lines with \\n or \\r\\n"}
+		}
+	}
 	var seps []int
 	for l := range lines.Starts() {
 		start := lines.StartOf(l + 1)
