@@ -206,7 +206,7 @@ func workTreeFiles(paths []string) ([]string, error) {
 }
 
 func parseFinding(pe *snapshot.ParseError) planner.Finding {
-	f := planner.Finding{Code: codeParseError, Level: planner.LevelError, Message: pe.Msg}
+	f := planner.Finding{Code: codeParseError, Level: planner.LevelError, Object: pe.Object, Queue: pe.Queue, Message: pe.Msg}
 	f.Where = []planner.Location{{File: pe.File, Line: max(pe.Line, 1)}}
 	return f
 }
