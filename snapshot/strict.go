@@ -47,13 +47,16 @@ type docCheck struct {
 	lastVisit int
 	// keys are the keys of the mappings being walked (mapping.base).
 	keys []keySet
+	// bangs is set when the file has a "!" anywhere: only then may a
+	// node carry a tag yaml.v3 does not keep.
+	bangs bool
 }
 
 // reset makes c ready for the next document of its file, keeping the
 // room it has grown.
 func (c *docCheck) reset(strict bool, object string, docLine int) {
 	*c = docCheck{file: c.file, lines: c.lines, strict: strict, object: object, docLine: docLine,
-		path: c.path[:0], visits: c.visits[:0], keys: c.keys[:0]}
+		path: c.path[:0], visits: c.visits[:0], keys: c.keys[:0], bangs: c.bangs}
 }
 
 // segment is one step of a JSON pointer: a field name, or an index.
@@ -187,6 +190,9 @@ func (c *docCheck) node(n *yaml.Node, s *fieldSchema) error {
 // start is the byte offset of node n, for kubeyaml.ScalarOf, which needs
 // it only when n may carry the tag "!": -1 when n's line has no "!".
 func (c *docCheck) start(n *yaml.Node) int {
+	if !c.bangs {
+		return -1
+	}
 	src := c.lines.Src()
 	from := c.lines.StartOf(n.Line)
 	to := c.lines.StartOf(n.Line + 1)
@@ -414,7 +420,11 @@ func (c *docCheck) key(k *yaml.Node) (keySet, bool, error) {
 	if k.Kind != yaml.ScalarNode {
 		return keySet{}, false, c.errf(at, "%s has a key that is a %s; kubectl refuses it (invalid map key)", c.pointer(), kindWord(k))
 	}
-	s := kubeyaml.ScalarOf(k, c.lines.Src(), c.start(k))
+	start := c.start(k)
+	if k.Style == 0 && start < 0 && kubeyaml.PlainWord(k.Value) {
+		return keySet{key: k.Value, node: at}, false, nil // a field name
+	}
+	s := kubeyaml.ScalarOf(k, c.lines.Src(), start)
 	if kubeyaml.IsMerge(s) != (k.Tag == "!!merge") {
 		return keySet{}, false, c.errf(at, "%s: the key %s is a merge key to kubectl (go-yaml v2) and not to YAML 1.2 tools, or the other way round; write << plainly", c.pointer(), c.written(k))
 	}

@@ -18,7 +18,18 @@ import (
 // field left out (the API server drops it) and is the typed reader's
 // business.
 func (c *docCheck) scalar(n *yaml.Node, s *fieldSchema) error {
-	sc := kubeyaml.ScalarOf(n, c.lines.Src(), c.start(n))
+	start := c.start(n)
+	if n.Style == 0 && start < 0 {
+		// Plain and untagged: a word is a string, a plain decimal a number,
+		// to kubectl and to YAML 1.2 alike.
+		switch {
+		case s.typ == typeAny,
+			(s.typ == typeString || s.typ == typeIntOrString) && kubeyaml.PlainWord(n.Value),
+			s.typ == typeNumber && kubeyaml.PlainDecimal(n.Value):
+			return nil
+		}
+	}
+	sc := kubeyaml.ScalarOf(n, c.lines.Src(), start)
 	k := kubeyaml.Kubectl(sc)
 	if k.Err != "" {
 		return c.errf(n, "%s is %s, which kubectl cannot send: %s", c.pointer(), c.written(n), c.kubectlError(k))

@@ -81,7 +81,7 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	lastChunk := -1
-	check := &docCheck{file: name, lines: lines}
+	check := &docCheck{file: name, lines: lines, bangs: bytes.IndexByte(src, '!') >= 0}
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -452,6 +452,14 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 // even "4", as KRM does); what is left is the range of quota.Parse.
 func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
 	v := deref(n)
+	if v.Kind == yaml.ScalarNode && v.Style == 0 && kubeyaml.PlainDecimal(v.Value) {
+		q, err := quota.Parse(v.Value) // the spelling of nearly every value: kubectl sends it as written
+		if err != nil {
+			return nil, r.errf(n, "%s: %v", path, err)
+		}
+		r.pos(path, n)
+		return &q, nil
+	}
 	k := kubeyaml.Kubectl(kubeyaml.ScalarOf(v, r.lines.Src(), r.check.start(v)))
 	if v.Kind != yaml.ScalarNode || (k.Kind != kubeyaml.Int && k.Kind != kubeyaml.Float) {
 		if k.Kind == kubeyaml.Null && v.Kind == yaml.ScalarNode {

@@ -418,6 +418,18 @@ func validUTF8(b []byte) string {
 	return out.String()
 }
 
+// PlainWord reports whether s, written plainly and untagged, is a string
+// to every reader because of its first character alone (a letter other
+// than those of y/n/true/false/on/off/null, or a symbol that starts no
+// number): the spelling of nearly every name.
+func PlainWord(s string) bool { return s != "" && hints[s[0]] == 0 && s != "<<" }
+
+// PlainDecimal reports whether s, written plainly, is a number that
+// kubectl sends exactly as it is written and YAML 1.2 reads alike: a
+// plain decimal (-?(0|[1-9][0-9]*), an optional fraction not ending in 0)
+// that an int64 or a float64 gives back digit for digit.
+func PlainDecimal(s string) bool { return plainDecimal(s) != 0 }
+
 // plainDecimal reports the kind of a number that kubectl sends exactly as
 // it is written: Int for -?(0|[1-9][0-9]*) of at most 18 digits (an
 // int64), Float for the same with a fraction that does not end in 0, of at
