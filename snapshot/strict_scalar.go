@@ -134,7 +134,7 @@ func (c *docCheck) integerScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml
 	case k.Kind == kubeyaml.Int:
 		fix = "write " + k.Text
 	case k.Kind == kubeyaml.Float && y.Kind == kubeyaml.Float && decimalEqual(k.Text, y.Text) && !strings.ContainsAny(k.Text, ".e"):
-		fix = "KRM needs a whole number there: write " + k.Text
+		fix = "write " + k.Text
 	}
 	return c.mismatch(n, sc, k, y, &fieldSchema{typ: typeInteger}, fix)
 }

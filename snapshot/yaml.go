@@ -86,7 +86,7 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
-			return nil
+			return checkTabs(name, src, separators)
 		}
 		if err != nil {
 			return syntaxError(name, lines, err)

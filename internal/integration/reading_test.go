@@ -352,6 +352,12 @@ var strictCases = []strictCase{
 	{what: "a label key y", src: "apiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata:\n  name: NAME\n  labels: {y: x}\nspec: {}\n",
 		refusal: "has the key `y`, which kubectl reads as \"true\" (YAML 1.1); quote it: \"y\"",
 		stored:  storedAt("NodePool", "label true:", "metadata", "labels", "true"), want: "label true: x"},
+	{what: "a tab before a comment", src: "# the department\n\t# of research\n" + deptDoc("NAME", "{name: NAME-q, nodepool: default}"),
+		refusal: "t.yaml:2: kubectl cannot read this document: found character that cannot start any token", kubectl: "found character that cannot start any token"},
+	{what: "a carriage return alone", src: strings.ReplaceAll(deptDoc("NAME", "{name: NAME-q, nodepool: default}")+"---\n"+deptDoc("NAME-2", "{name: NAME-2-q, nodepool: default}"), "\n", "\r"),
+		refusal: "a carriage return without a line feed after it", stored: func(a *applyFx, name string) string {
+			return fmt.Sprintf("first %v, second %v", a.stored("Department", name) != nil, a.stored("Department", name+"-2") != nil)
+		}, want: "first true, second false"},
 	{what: "aliases and merge keys beyond kubectl's bound", src: aliasBomb(),
 		refusal: "expand beyond kubectl's bound", kubectl: "excessive aliasing"},
 }
