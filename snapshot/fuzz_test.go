@@ -34,18 +34,53 @@ func kubectlDocs(src []byte) ([]map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		raw := bytes.TrimSpace(ext.Raw)
-		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-			continue
+		m, err := decodeSent(ext.Raw)
+		if err != nil {
+			return nil, err
 		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			return nil, fmt.Errorf("kubectl sends %s: %w", raw, err)
+		if m != nil {
+			out = append(out, m)
 		}
-		out = append(out, m)
 	}
+}
+
+// kubectlYAMLDocs is kubectlDocs on the YAML path alone.
+func kubectlYAMLDocs(src []byte) ([]map[string]any, error) {
+	d := utilyaml.NewYAMLToJSONDecoder(bytes.NewReader(src))
+	var out []map[string]any
+	for {
+		var ext runtime.RawExtension
+		err := d.Decode(&ext)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		m, err := decodeSent(ext.Raw)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+}
+
+// decodeSent decodes one document's JSON with exact numbers; nil for an
+// empty or null document, which kubectl skips.
+func decodeSent(raw []byte) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("kubectl sends %s: %w", raw, err)
+	}
+	return m, nil
 }
 
 // agreesWithKubectl checks what ParseTenancy read against what kubectl
@@ -54,11 +89,13 @@ func kubectlDocs(src []byte) ([]map[string]any, error) {
 // float64 keeps them). It returns "" when they agree.
 func agreesWithKubectl(t *Tenancy, src []byte) string {
 	docs, err := kubectlDocs(src)
-	if t := bytes.TrimLeft(src, " \t\r\n"); err != nil && len(t) < 4 && len(t) > 0 && t[0] == '{' {
-		// apimachinery's YAMLOrJSONDecoder tries JSON on a '{', and cannot
-		// fall back to YAML on fewer than 4 bytes (consumeWhitespace reads
-		// 4): such a file holds no object anyway.
-		return ""
+	var syntax utilyaml.JSONSyntaxError
+	if errors.As(err, &syntax) {
+		// apimachinery's YAMLOrJSONDecoder reads a stream that starts with
+		// '{' as JSON, and falls back to YAML on a syntax error, except
+		// when fewer than 4 bytes are left (consumeWhitespace reads 4):
+		// "{0}", "{}#0". Such a file is judged by its YAML reading.
+		docs, err = kubectlYAMLDocs(src)
 	}
 	if err != nil {
 		return fmt.Sprintf("krmplan read the file, kubectl refuses it: %v", err)

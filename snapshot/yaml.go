@@ -554,20 +554,20 @@ func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
 	if n == nil {
 		return m, r.errf(doc, "the document has no metadata; kubectl refuses an object without metadata.name")
 	}
-	kvs, err := r.fields(n, "metadata")
+	kvs, err := r.fields(n, "/metadata")
 	if err != nil {
 		return m, err
 	}
 	for _, kv := range kvs {
 		switch kv[0].Value {
 		case "name":
-			if m.Name, err = r.str(kv[1], "metadata.name"); err != nil {
+			if m.Name, err = r.str(kv[1], "/metadata/name"); err != nil {
 				return m, err
 			}
 		case "uid":
-			m.UID, _ = r.str(kv[1], "metadata.uid")
+			m.UID, _ = r.str(kv[1], "/metadata/uid")
 		case "annotations", "labels":
-			pairs, err := r.fields(kv[1], "metadata."+kv[0].Value)
+			pairs, err := r.fields(kv[1], "/metadata/"+kv[0].Value)
 			if err != nil {
 				return m, err
 			}
@@ -590,17 +590,17 @@ func (r *docReader) nodePoolSpec(n *yaml.Node, s *NodePoolSpec) error {
 	if n == nil {
 		return nil
 	}
-	kvs, err := r.fields(n, "spec")
+	kvs, err := r.fields(n, "/spec")
 	if err != nil {
 		return err
 	}
 	for _, kv := range kvs {
 		switch kv[0].Value {
 		case "labelKey":
-			s.LabelKey, err = r.str(kv[1], "spec.labelKey")
+			s.LabelKey, err = r.str(kv[1], "/spec/labelKey")
 			r.pos("/spec/labelKey", kv[1])
 		case "labelValue":
-			s.LabelValue, err = r.str(kv[1], "spec.labelValue")
+			s.LabelValue, err = r.str(kv[1], "/spec/labelValue")
 			r.pos("/spec/labelValue", kv[1])
 		}
 		if err != nil {
@@ -616,7 +616,7 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 	if n == nil {
 		return r.errf(doc, "the document has no spec")
 	}
-	kvs, err := r.fields(n, "spec")
+	kvs, err := r.fields(n, "/spec")
 	if err != nil {
 		return err
 	}
@@ -629,7 +629,7 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 		}
 		list := deref(kv[1])
 		if list.Kind != yaml.SequenceNode {
-			return r.errf(kv[1], "spec.queues must be a list")
+			return r.errf(kv[1], "/spec/queues must be a list")
 		}
 		for i, qn := range list.Content {
 			q, err := r.queue(fmt.Sprintf("/spec/queues/%d", i), qn)
@@ -719,7 +719,7 @@ func (r *docReader) managedNodes(n *yaml.Node, c *ManagedNodesConfig) error {
 	if n == nil {
 		return nil
 	}
-	kvs, err := r.fields(n, "spec")
+	kvs, err := r.fields(n, "/spec")
 	if err != nil {
 		return err
 	}
@@ -727,7 +727,7 @@ func (r *docReader) managedNodes(n *yaml.Node, c *ManagedNodesConfig) error {
 		if kv[0].Value != "inclusion_criteria" {
 			continue
 		}
-		crit, err := r.fields(kv[1], "spec.inclusion_criteria")
+		crit, err := r.fields(kv[1], "/spec/inclusion_criteria")
 		if err != nil {
 			return err
 		}
@@ -736,7 +736,7 @@ func (r *docReader) managedNodes(n *yaml.Node, c *ManagedNodesConfig) error {
 				continue
 			}
 			if err := deref(ckv[1]).Decode(&c.Terms); err != nil {
-				return r.errf(ckv[1], "spec.inclusion_criteria.nodeSelectorTerms: %v", err)
+				return r.errf(ckv[1], "/spec/inclusion_criteria/nodeSelectorTerms: %v", err)
 			}
 		}
 	}

@@ -210,13 +210,13 @@ func (r *docReader) projectSpec(spec, root *yaml.Node, p *Project) error {
 		var err error
 		switch k {
 		case "parent":
-			p.Spec.Parent, err = r.str(v, "spec.parent")
+			p.Spec.Parent, err = r.str(v, "/spec/parent")
 			r.pos("/spec/parent", v)
 		case "namespace":
-			p.Spec.Namespace, err = r.str(v, "spec.namespace")
+			p.Spec.Namespace, err = r.str(v, "/spec/namespace")
 			r.pos("/spec/namespace", v)
 		case "defaultNodePools":
-			p.Spec.DefaultNodePools, err = r.strList(v, "spec.defaultNodePools")
+			p.Spec.DefaultNodePools, err = r.strList(v, "/spec/defaultNodePools")
 		default:
 			return false, nil
 		}
@@ -235,7 +235,7 @@ func (r *docReader) krmConfig(spec *yaml.Node, c *KRMConfig) error {
 	if spec == nil {
 		return nil
 	}
-	kvs, err := r.fields(spec, "spec")
+	kvs, err := r.fields(spec, "/spec")
 	if err != nil {
 		return err
 	}
@@ -243,13 +243,13 @@ func (r *docReader) krmConfig(spec *yaml.Node, c *KRMConfig) error {
 		if kv[0].Value != "global" {
 			continue
 		}
-		global, err := r.fields(kv[1], "spec.global")
+		global, err := r.fields(kv[1], "/spec/global")
 		if err != nil {
 			return err
 		}
 		for _, g := range global {
 			if g[0].Value == "namespaceProjectLabelKey" {
-				if c.ProjectLabelKey, err = r.str(g[1], "spec.global.namespaceProjectLabelKey"); err != nil {
+				if c.ProjectLabelKey, err = r.str(g[1], "/spec/global/namespaceProjectLabelKey"); err != nil {
 					return err
 				}
 			}
