@@ -23,30 +23,18 @@ import (
 // documents. Each document is returned as the JSON kubectl sends, decoded
 // with exact numbers.
 func kubectlDocs(src []byte) ([]map[string]any, error) {
-	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(src), 4096)
-	var out []map[string]any
-	for {
-		var ext runtime.RawExtension
-		err := d.Decode(&ext)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		m, err := decodeSent(ext.Raw)
-		if err != nil {
-			return nil, err
-		}
-		if m != nil {
-			out = append(out, m)
-		}
-	}
+	return decodeAll(utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(src), 4096))
 }
 
 // kubectlYAMLDocs is kubectlDocs on the YAML path alone.
 func kubectlYAMLDocs(src []byte) ([]map[string]any, error) {
-	d := utilyaml.NewYAMLToJSONDecoder(bytes.NewReader(src))
+	return decodeAll(utilyaml.NewYAMLToJSONDecoder(bytes.NewReader(src)))
+}
+
+// decodeAll decodes every document of d into a RawExtension, as kubectl
+// does, and then with exact numbers; an empty or null document, which
+// kubectl skips, is left out.
+func decodeAll(d interface{ Decode(any) error }) ([]map[string]any, error) {
 	var out []map[string]any
 	for {
 		var ext runtime.RawExtension
@@ -57,30 +45,18 @@ func kubectlYAMLDocs(src []byte) ([]map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := decodeSent(ext.Raw)
-		if err != nil {
-			return nil, err
+		raw := bytes.TrimSpace(ext.Raw)
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			continue
 		}
-		if m != nil {
-			out = append(out, m)
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			return nil, fmt.Errorf("kubectl sends %s: %w", raw, err)
 		}
+		out = append(out, m)
 	}
-}
-
-// decodeSent decodes one document's JSON with exact numbers; nil for an
-// empty or null document, which kubectl skips.
-func decodeSent(raw []byte) (map[string]any, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("kubectl sends %s: %w", raw, err)
-	}
-	return m, nil
 }
 
 // agreesWithKubectl checks what ParseTenancy read against what kubectl

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"go.yaml.in/yaml/v3"
@@ -533,16 +532,4 @@ func (c *docCheck) written(n *yaml.Node) string {
 		text = text[:37] + "..."
 	}
 	return "`" + text + "`"
-}
-
-// decimalEqual compares two decimal texts exactly.
-func decimalEqual(a, b string) bool {
-	var x, y apd.Decimal
-	if _, _, err := x.SetString(a); err != nil {
-		return false
-	}
-	if _, _, err := y.SetString(b); err != nil {
-		return false
-	}
-	return x.Form == apd.Finite && y.Form == apd.Finite && x.Cmp(&y) == 0
 }

@@ -80,7 +80,7 @@ func (c *docCheck) stringScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.
 }
 
 func (c *docCheck) numberScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.Value) error {
-	if number(k) && number(y) && (k.Text == y.Text || decimalEqual(k.Text, y.Text)) {
+	if number(k) && number(y) && kubeyaml.SameNumber(k.Text, y.Text) {
 		return nil // the range is the typed reader's (docReader.number)
 	}
 	if sc.Plain && number(y) {
@@ -133,7 +133,7 @@ func (c *docCheck) integerScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml
 	switch {
 	case k.Kind == kubeyaml.Int:
 		fix = "write " + k.Text
-	case k.Kind == kubeyaml.Float && y.Kind == kubeyaml.Float && decimalEqual(k.Text, y.Text) && !strings.ContainsAny(k.Text, ".e"):
+	case k.Kind == kubeyaml.Float && y.Kind == kubeyaml.Float && kubeyaml.SameNumber(k.Text, y.Text) && !strings.ContainsAny(k.Text, ".e"):
 		fix = "write " + k.Text
 	}
 	return c.mismatch(n, sc, k, y, &fieldSchema{typ: typeInteger}, fix)
@@ -143,7 +143,7 @@ func (c *docCheck) integerScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml
 // that kubectl and YAML 1.2 read differently: both readings, why kubectl
 // reads it so, and the fix.
 func (c *docCheck) mismatch(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.Value, s *fieldSchema, fix string) error {
-	if kubeyaml.Same(k, y) || (y.Err == "" && k.Kind == y.Kind && (k.Kind == kubeyaml.Int || k.Kind == kubeyaml.Float) && decimalEqual(k.Text, y.Text)) {
+	if kubeyaml.Same(k, y) || (y.Err == "" && k.Kind == y.Kind && (k.Kind == kubeyaml.Int || k.Kind == kubeyaml.Float) && kubeyaml.SameNumber(k.Text, y.Text)) {
 		if strings.HasPrefix(fix, "KRM needs") {
 			fix = ""
 		} else {
@@ -179,7 +179,7 @@ func why11(sc kubeyaml.Scalar, k, y kubeyaml.Value) string {
 	return ""
 }
 
-func number(v kubeyaml.Value) bool { return v.Kind == kubeyaml.Int || v.Kind == kubeyaml.Float }
+func number(v kubeyaml.Value) bool { return kubeyaml.IsNumber(v) }
 
 // quotaNumber reports whether text, unquoted, would be a quota number (in
 // range or not).
@@ -198,8 +198,7 @@ func safeNumber(text string) bool {
 	if _, err := quota.Parse(text); err != nil {
 		return false
 	}
-	k := kubeyaml.Kubectl(kubeyaml.Scalar{Plain: true, Value: text})
-	return k.Err == "" && (k.Kind == kubeyaml.Int || k.Kind == kubeyaml.Float) && decimalEqual(k.Text, text)
+	return kubeyaml.NumberAlike(text)
 }
 
 // canonicalNumber reports whether text is a number in plain decimal

@@ -5,19 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/krmplan/krmplan/internal/kubeyaml"
 )
-
-// bothReadAs reports whether the plain scalar text is read as the string
-// text by kubectl (sigs.k8s.io/yaml, YAML 1.1) and by YAML 1.2 tools alike:
-// "on", "y", "010" or "1_000" written plainly are a boolean or a number to
-// one of them, so a splice quotes them.
-func bothReadAs(text string) bool {
-	s := kubeyaml.Scalar{Plain: true, Value: text}
-	k, y := kubeyaml.Kubectl(s), kubeyaml.YAML12(s)
-	return k.Err == "" && k.Kind == kubeyaml.String && k.Text == text && kubeyaml.Same(k, y)
-}
 
 // checkSpellings refuses a change whose numbers no spelling gives to
 // kubectl and YAML 1.2 alike: kubectl sends a number with a point or an
@@ -32,7 +21,7 @@ func checkSpellings(c Change) error {
 			return nil // the end, or not JSON: fromJSON reports that
 		}
 		n, ok := tok.(json.Number)
-		if !ok || numberSafe(n.String()) {
+		if !ok || kubeyaml.NumberAlike(n.String()) {
 			continue
 		}
 		k := kubeyaml.Kubectl(kubeyaml.Scalar{Plain: true, Value: n.String()})
@@ -46,29 +35,4 @@ func checkSpellings(c Change) error {
 		return &Error{File: file, Line: line, Msg: fmt.Sprintf("%s: %s cannot be written so that kubectl and YAML 1.2 read it alike: kubectl sends it as %s (a float64 keeps 15 to 17 significant digits); plan a number with at most 15 significant digits",
 			c.What, n, k.Text)}
 	}
-}
-
-// numberSafe reports whether the number text, written plainly, is that
-// very number to kubectl and to YAML 1.2.
-func numberSafe(text string) bool {
-	if kubeyaml.PlainDecimal(text) {
-		return true
-	}
-	s := kubeyaml.Scalar{Plain: true, Value: text}
-	k, y := kubeyaml.Kubectl(s), kubeyaml.YAML12(s)
-	number := func(v kubeyaml.Value) bool {
-		return v.Err == "" && (v.Kind == kubeyaml.Int || v.Kind == kubeyaml.Float)
-	}
-	return number(k) && number(y) && sameDecimal(k.Text, text) && sameDecimal(y.Text, text)
-}
-
-func sameDecimal(a, b string) bool {
-	var x, y apd.Decimal
-	if _, _, err := x.SetString(a); err != nil {
-		return false
-	}
-	if _, _, err := y.SetString(b); err != nil {
-		return false
-	}
-	return x.Form == apd.Finite && y.Form == apd.Finite && x.Cmp(&y) == 0
 }
