@@ -26,12 +26,13 @@ func peekHead(root *yaml.Node) head {
 		if m == nil || m.Kind != yaml.MappingNode {
 			return nil
 		}
+		var v *yaml.Node // the last of a key written twice, as kubectl keeps it
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key && k.Tag != "!!merge" {
-				return m.Content[i+1]
+				v = m.Content[i+1]
 			}
 		}
-		return nil
+		return v
 	}
 	text := func(n *yaml.Node) string {
 		if v := deref(n); v != nil && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
