@@ -113,14 +113,19 @@ func (t *Tenancy) ParseTenancy(name string, src []byte) error {
 // (k8s.io/apimachinery's YAMLReader) reads otherwise than a YAML parser: a
 // line that starts with "---" and has more than a comment after it (kubectl
 // stops: invalid Yaml document separator), a directive (%YAML, %TAG),
-// which the splitter cuts from its document, and a carriage return alone,
-// which YAML reads as a line break and the splitter, reading lines to
-// "\n", does not. It returns the lines of the
+// which the splitter cuts from its document, and a carriage return alone
+// or one of Unicode's line breaks (U+0085, U+2028, U+2029), which YAML
+// reads as a line break and the splitter, reading lines to "\n", does not. It returns the lines of the
 // separators, in order.
 func streamCheck(name string, lines *yamlsrc.LineIndex) ([]int, error) {
 	src := lines.Src()
 	if bytes.HasPrefix(src, []byte("\xfe\xff")) || bytes.HasPrefix(src, []byte("\xff\xfe")) {
 		return nil, &ParseError{File: name, Line: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte order mark); kubectl's document splitter cuts it at bytes that are not its line breaks: save it as UTF-8"}
+	}
+	for _, lb := range []struct{ bytes, name string }{{"\u0085", "U+0085 (next line)"}, {"\u2028", "U+2028 (line separator)"}, {"\u2029", "U+2029 (paragraph separator)"}} {
+		if i := bytes.Index(src, []byte(lb.bytes)); i >= 0 {
+			return nil, &ParseError{File: name, Line: lines.LineOf(i), Msg: "the character " + lb.name + " is a line break to YAML, not to kubectl's document splitter nor to krmplan's positions; remove it or write it escaped in a double-quoted string"}
+		}
 	}
 	for i := 0; i < len(src); i++ {
 		j := bytes.IndexByte(src[i:], '\r')

@@ -221,6 +221,7 @@ func TestKubectlStreamRules(t *testing.T) {
 		{"%YAML 1.1\n---\n" + yamlDept, "t.yaml:1: kubectl does not read YAML directives (%YAML, %TAG): its document splitter cuts them from their document; remove the line"},
 		{strings.ReplaceAll(yamlDept, "\n", "\r"), `t.yaml:1: a carriage return without a line feed after it: YAML reads it as a line break, kubectl's document splitter does not; end lines with \n or \r\n`},
 		{strings.ReplaceAll(yamlDept, "\n", "\r\n"), ""},
+		{yamlDept + "---\n!\u0085", "t.yaml:8: the character U+0085 (next line) is a line break to YAML, not to kubectl's document splitter nor to krmplan's positions; remove it or write it escaped in a double-quoted string"},
 		{"\xff\xfea\x00", "t.yaml:1: the file is UTF-16 (it starts with a UTF-16 byte order mark); kubectl's document splitter cuts it at bytes that are not its line breaks: save it as UTF-8"},
 		{"# a header\n\t# with a tab\n" + yamlDept, "t.yaml:2: kubectl cannot read this document: found character that cannot start any token (go-yaml v2, which kubectl uses, refuses a tab at the start of a line that yaml.v3 takes); indent with spaces"},
 		{yamlDept + "---\n!\n", "t.yaml:8: a document must be a mapping"},
