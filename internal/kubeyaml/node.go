@@ -20,7 +20,8 @@ func ScalarOf(n *yaml.Node, src []byte, start int) Scalar {
 }
 
 // nonSpecificTag reports whether the node properties at start (an anchor
-// &name and a tag, in either order) hold the tag "!" alone.
+// &name and a tag, in either order) hold the tag "!" alone, written as it
+// is or verbatim (!<!>).
 func nonSpecificTag(src []byte, start int) bool {
 	i := start
 	for range 2 {
@@ -32,7 +33,7 @@ func nonSpecificTag(src []byte, start int) bool {
 			j++
 		}
 		if src[i] == '!' {
-			return j == i+1
+			return j == i+1 || string(src[i:j]) == "!<!>" // "!", or written verbatim
 		}
 		for j < len(src) && blank(src[j]) {
 			j++

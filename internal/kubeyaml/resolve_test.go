@@ -28,6 +28,7 @@ var wrappers = []func(string) string{
 	func(s string) string { return "!!binary " + s },
 	func(s string) string { return "! " + s },
 	func(s string) string { return "&a ! " + s },
+	func(s string) string { return "!<!> " + s },
 	func(s string) string { return "!local " + s },
 	func(s string) string { return "!!int " + strconvQuote(s) },
 	func(s string) string { return "! " + strconvQuote(s) },
