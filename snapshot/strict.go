@@ -26,9 +26,10 @@ type docCheck struct {
 	// is an error there. Other documents are only checked for what would
 	// stop kubectl.
 	strict bool
-	// object names the document in messages ("Department eng"), queue
-	// the queue being walked.
-	object, queue string
+	// obj is the KRM object the document is (zero for another
+	// document), queue the queue being walked, for messages.
+	obj   objRef
+	queue string
 
 	// decodes and aliased count the nodes go-yaml v2 decodes, and those
 	// it decodes through an alias; aliasDepth is how many aliases deep the
@@ -53,8 +54,8 @@ type docCheck struct {
 
 // reset makes c ready for the next document of its file, keeping the
 // room it has grown.
-func (c *docCheck) reset(strict bool, object string, docLine int) {
-	*c = docCheck{file: c.file, lines: c.lines, strict: strict, object: object, docLine: docLine,
+func (c *docCheck) reset(strict bool, obj objRef, docLine int) {
+	*c = docCheck{file: c.file, lines: c.lines, strict: strict, obj: obj, docLine: docLine,
 		path: c.path[:0], visits: c.visits[:0], keys: c.keys[:0], bangs: c.bangs}
 }
 
@@ -86,18 +87,29 @@ func (c *docCheck) pop()                       { c.path = c.path[:len(c.path)-1]
 
 // errf is a ParseError at n's line, after the object and queue.
 func (c *docCheck) errf(n *yaml.Node, format string, args ...any) error {
-	return &ParseError{File: c.file, Line: n.Line, Msg: c.context() + fmt.Sprintf(format, args...), Object: c.object, Queue: c.queue}
+	return parseError(c.file, n.Line, c.obj, c.queue, fmt.Sprintf(format, args...))
 }
 
-// context is "Department eng, queue eng-h100: ", or "" outside a KRM object.
-func (c *docCheck) context() string {
-	switch {
-	case c.object == "":
-		return ""
-	case c.queue != "":
-		return c.object + ", queue " + c.queue + ": "
+// objRef names a KRM object: its kind and metadata.name.
+type objRef struct{ kind, name string }
+
+// parseError is a ParseError whose message starts with the object and
+// queue it is about: "Department eng, queue eng-h100: …".
+func parseError(file string, line int, o objRef, queue, msg string) *ParseError {
+	e := &ParseError{File: file, Line: line, Msg: msg, Queue: queue}
+	if o.kind == "" {
+		return e
 	}
-	return c.object + ": "
+	label := o.kind + " (no metadata.name)"
+	if o.name != "" {
+		label = o.kind + " " + o.name
+		e.Object = ObjectKey(o.kind, o.name)
+	}
+	if queue != "" {
+		label += ", queue " + queue
+	}
+	e.Msg = label + ": " + msg
+	return e
 }
 
 // The bound of go-yaml v2's decoder (decode.go, allowedAliasRatio): once a

@@ -270,25 +270,17 @@ type docReader struct {
 	anchorLine map[*yaml.Node]int
 	// shared maps the nodes inside an anchor that an alias uses to it.
 	shared map[*yaml.Node]*yaml.Node
-	// object names the KRM object being read ("Department eng"),
-	// queueName the queue, for messages.
-	object, queueName string
+	// obj is the KRM object being read, queueName the queue, for
+	// messages.
+	obj       objRef
+	queueName string
 	// check is the file's docCheck, reused from document to document.
 	check *docCheck
 }
 
 // errf is a ParseError at n's line that names the object and queue.
 func (r *docReader) errf(n *yaml.Node, format string, args ...any) error {
-	c := docCheck{object: r.object, queue: r.queueName}
-	return &ParseError{File: r.file, Line: n.Line, Msg: c.context() + fmt.Sprintf(format, args...), Object: objectKey(r.object), Queue: r.queueName}
-}
-
-// objectKey turns "Department eng" into ObjectKey's "Department/eng".
-func objectKey(object string) string {
-	if kind, name, ok := strings.Cut(object, " "); ok && !strings.HasPrefix(name, "(") {
-		return ObjectKey(kind, name)
-	}
-	return ""
+	return parseError(r.file, n.Line, r.obj, r.queueName, fmt.Sprintf(format, args...))
 }
 
 // deref follows an alias to the node it names.

@@ -51,14 +51,6 @@ func peekHead(root *yaml.Node) head {
 	return h
 }
 
-// object names a KRM object in messages: "Department eng".
-func (h head) object() string {
-	if h.name == "" {
-		return h.kind + " (no metadata.name)"
-	}
-	return h.kind + " " + h.name
-}
-
 // checkHead refuses a document meant for KRM whose apiVersion or kind is
 // wrong or missing: kubectl sends such an object to another API, or none.
 func (r *docReader) checkHead(h head) error {
@@ -96,13 +88,13 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 		return err
 	}
 	known := h.apiVersion == KRMAPIVersion && krmKind(h.kind)
-	schema, object := anySchema, ""
+	schema, obj := anySchema, objRef{}
 	if known {
-		schema, object = krmSchemas[h.kind], h.object()
-		r.object = object
+		schema, obj = krmSchemas[h.kind], objRef{h.kind, h.name}
+		r.obj = obj
 	}
 	c := r.check
-	c.reset(known, object, root.Line)
+	c.reset(known, obj, root.Line)
 	if err := c.document(root, schema); err != nil {
 		return err
 	}
@@ -141,9 +133,7 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 	if m.Name == "" {
 		return r.errf(root, "the object has no metadata.name; kubectl refuses it (resource name may not be empty)")
 	}
-	if r.object != kind+" "+m.Name {
-		r.object = kind + " " + m.Name
-	}
+	r.obj = objRef{kind, m.Name}
 	return r.readKind(t, kind, m, spec, root)
 }
 
