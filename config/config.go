@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Str is a string set in desired.hcl and the range of the attribute
@@ -143,7 +144,8 @@ const (
 	KeyOverQuotaWeight = "over_quota_weight"
 )
 
-// ResourceKeys lists the keys of a resource in their canonical order.
+// ResourceKeys lists the keys of a resource in their canonical order, that
+// of tenancy.QuotaFields: ResourceKeys[f] is the key of field f.
 var ResourceKeys = []string{KeyDeserved, KeyLimit, KeyOverQuotaWeight}
 
 // Resource returns the queue's GPU, CPU or Memory setting by name, nil
@@ -163,22 +165,18 @@ func (q *Queue) Resource(r quota.Resource) *Resource {
 	return nil
 }
 
-// Get returns the value set for key (KeyDeserved, KeyLimit or
-// KeyOverQuotaWeight), nil when it is not set (or r is nil, or key is
-// unknown).
-func (r *Resource) Get(key string) *Num {
+// Field returns the value set for f, nil when it is not set (or r is nil).
+func (r *Resource) Field(f tenancy.QuotaField) *Num {
 	if r == nil {
 		return nil
 	}
-	switch key {
-	case KeyDeserved:
+	switch f {
+	case tenancy.Deserved:
 		return r.Deserved
-	case KeyLimit:
+	case tenancy.Limit:
 		return r.Limit
-	case KeyOverQuotaWeight:
-		return r.OverQuotaWeight
 	}
-	return nil
+	return r.OverQuotaWeight
 }
 
 // WriteDiagnostics prints diags with hcl.NewDiagnosticTextWriter over

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // dump prints an Overlay compactly: every value with the line:column where
@@ -36,9 +37,9 @@ func dump(ov *Overlay) string {
 					continue
 				}
 				fmt.Fprintf(&b, " %s%s{", r, at(res.Range))
-				for _, k := range ResourceKeys {
-					if n := res.Get(k); n != nil {
-						fmt.Fprintf(&b, " %s=%s%s", k, n.Value, at(n.Range))
+				for _, f := range tenancy.QuotaFields {
+					if n := res.Field(f); n != nil {
+						fmt.Fprintf(&b, " %s=%s%s", ResourceKeys[f], n.Value, at(n.Range))
 					}
 				}
 				b.WriteString(" }")
@@ -597,11 +598,11 @@ func TestQueueResource(t *testing.T) {
 	if q.Resource(quota.GPU) != g || q.Resource(quota.CPU) != nil || q.Resource("disk") != nil {
 		t.Error("Resource by name")
 	}
-	if g.Get(KeyDeserved) != g.Deserved || g.Get(KeyLimit) != nil || g.Get("x") != nil {
-		t.Error("Get by key")
+	if g.Field(tenancy.Deserved) != g.Deserved || g.Field(tenancy.Limit) != nil || g.Field(tenancy.OverQuotaWeight) != nil {
+		t.Error("Field")
 	}
 	var none *Resource
-	if none.Get(KeyDeserved) != nil {
+	if none.Field(tenancy.Deserved) != nil {
 		t.Error("nil resource has a value")
 	}
 }

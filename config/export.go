@@ -6,29 +6,29 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/quota"
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Export writes the whole tenancy of s as a desired.hcl (formatted with
-// hclwrite): every node pool, department and project, every queue with its
-// name, priority and quota fields exactly as read, -1 as `unlimited`.
-// Planning the result against the same snapshot reports no changes, so a
-// person starts from what exists and edits the numbers.
+// Export writes the tenancy t as a desired.hcl (formatted with hclwrite):
+// every node pool, department and project, every queue with its name,
+// priority and quota fields exactly as read, -1 as `unlimited`. Planning
+// the result against the same snapshot reports no changes, so a person
+// starts from what exists and edits the numbers. from names the snapshot
+// in the header, one comment line each (snapshot.State.Provenance).
 //
 // An omitted field is left out (the overlay keeps the snapshot's value,
 // which KRM reads as 0). desired.hcl has one queue block per pool, so a
 // second queue of one object on the same pool cannot be written: it is
 // left out with a comment, and named in the returned warnings.
-func Export(s *snapshot.State) ([]byte, []string) {
+func Export(s *tenancy.Tenancy, from ...string) ([]byte, []string) {
 	var warnings []string
 	f := hclwrite.NewEmptyFile()
 	body := f.Body()
 	for i := range s.NodePools {
 		np := &s.NodePools[i]
-		b := body.AppendNewBlock("node_pool", []string{np.Metadata.Name}).Body()
+		b := body.AppendNewBlock(tenancy.KindNodePool.Info().Block, []string{np.Metadata.Name}).Body()
 		if np.Spec.LabelKey != "" || np.Spec.LabelValue != "" {
 			b.SetAttributeValue("label_key", cty.StringVal(np.Spec.LabelKey))
 			b.SetAttributeValue("label_value", cty.StringVal(np.Spec.LabelValue))
@@ -37,13 +37,13 @@ func Export(s *snapshot.State) ([]byte, []string) {
 	}
 	for i := range s.Departments {
 		d := &s.Departments[i]
-		b := body.AppendNewBlock("department", []string{d.Metadata.Name}).Body()
-		warnings = append(warnings, exportQueues(b, "department", d.Metadata.Name, d.Spec.Queues)...)
+		b := body.AppendNewBlock(tenancy.KindDepartment.Info().Block, []string{d.Metadata.Name}).Body()
+		warnings = append(warnings, exportQueues(b, tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues)...)
 		body.AppendNewline()
 	}
 	for i := range s.Projects {
 		p := &s.Projects[i]
-		b := body.AppendNewBlock("project", []string{p.Metadata.Name}).Body()
+		b := body.AppendNewBlock(tenancy.KindProject.Info().Block, []string{p.Metadata.Name}).Body()
 		b.SetAttributeValue("department", cty.StringVal(p.Spec.Parent))
 		if p.Spec.Namespace != "" {
 			b.SetAttributeValue("namespace", cty.StringVal(p.Spec.Namespace))
@@ -59,22 +59,18 @@ func Export(s *snapshot.State) ([]byte, []string) {
 				b.SetAttributeValue("default_node_pools", cty.ListVal(vals))
 			}
 		}
-		warnings = append(warnings, exportQueues(b, "project", p.Metadata.Name, p.Spec.Queues)...)
+		warnings = append(warnings, exportQueues(b, tenancy.KindProject, p.Metadata.Name, p.Spec.Queues)...)
 		body.AppendNewline()
 	}
-	out := append([]byte(exportHeader(s)), hclwrite.Format(f.Bytes())...)
+	out := append([]byte(exportHeader(from)), hclwrite.Format(f.Bytes())...)
 	return []byte(strings.TrimRight(string(out), "\n") + "\n"), warnings
 }
 
-func exportHeader(s *snapshot.State) string {
+func exportHeader(from []string) string {
 	var b strings.Builder
 	b.WriteString("# desired.hcl exported by krmplan from the snapshot\n")
-	fmt.Fprintf(&b, "# %s\n", s.Digest)
-	switch src := s.Source; {
-	case src.Kind == "git":
-		fmt.Fprintf(&b, "# (git %s at %s, commit %s).\n", src.Repo, src.Ref, words.ShortID(src.Commit))
-	case src.Context != "":
-		fmt.Fprintf(&b, "# (cluster context %s).\n", src.Context)
+	for _, l := range from {
+		fmt.Fprintf(&b, "# %s\n", l)
 	}
 	b.WriteString("#\n")
 	b.WriteString("# Every object and queue as it is: planning this file against the same\n")
@@ -84,13 +80,13 @@ func exportHeader(s *snapshot.State) string {
 	return b.String()
 }
 
-func exportQueues(b *hclwrite.Body, kind, owner string, qs []snapshot.Queue) []string {
+func exportQueues(b *hclwrite.Body, kind tenancy.Kind, owner string, qs []tenancy.Queue) []string {
 	var warnings []string
 	seen := map[string]string{}
 	for _, q := range qs {
 		if prev, dup := seen[q.NodePool]; dup {
 			msg := fmt.Sprintf("%s %q: queue %q is a second queue on node pool %q (after %q); desired.hcl has one queue per pool, so it is not exported",
-				kind, owner, q.Name, q.NodePool, prev)
+				kind.Info().Word, owner, q.Name, q.NodePool, prev)
 			warnings = append(warnings, msg)
 			b.AppendUnstructuredTokens(hclwrite.Tokens{{Type: hclsyntax.TokenComment,
 				Bytes: []byte(fmt.Sprintf("# not exported: queue %q, a second queue on node pool %q (one queue per pool)\n", q.Name, q.NodePool))}})
@@ -111,30 +107,23 @@ func exportQueues(b *hclwrite.Body, kind, owner string, qs []snapshot.Queue) []s
 	return warnings
 }
 
-// hclKeys maps a Resource field to its desired.hcl key.
-var hclKeys = map[string]string{
-	snapshot.FieldDeserved:        KeyDeserved,
-	snapshot.FieldLimit:           KeyLimit,
-	snapshot.FieldOverQuotaWeight: KeyOverQuotaWeight,
-}
-
 // resourceTokens writes a resource as a one-line object,
 // `{ deserved = 4, limit = unlimited, over_quota_weight = 1 }`, with the
 // fields present; nil when none is.
-func resourceTokens(r *snapshot.Resource) hclwrite.Tokens {
+func resourceTokens(r *tenancy.Resource) hclwrite.Tokens {
 	if r == nil {
 		return nil
 	}
 	var toks hclwrite.Tokens
-	for _, f := range snapshot.Fields {
-		v := *r.Field(f)
+	for _, f := range tenancy.QuotaFields {
+		v := *r.Slot(f)
 		if v == nil {
 			continue
 		}
 		if len(toks) > 0 {
 			toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenComma, Bytes: []byte(",")})
 		}
-		toks = append(toks, hclwrite.TokensForIdentifier(hclKeys[f])...)
+		toks = append(toks, hclwrite.TokensForIdentifier(ResourceKeys[f])...)
 		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenEqual, Bytes: []byte("=")})
 		toks = append(toks, numberTokens(*v)...)
 	}

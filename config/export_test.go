@@ -12,12 +12,13 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // roundTrip exports s, plans the HCL against s, and fails on any change.
 func roundTrip(t *testing.T, s *snapshot.State) []byte {
 	t.Helper()
-	out, _ := config.Export(s)
+	out, _ := config.Export(&s.Tenancy, s.Provenance()...)
 	if _, diags := hclsyntax.ParseConfig(out, "exported.hcl", hcl.InitialPos); diags.HasErrors() {
 		t.Fatalf("the export is not HCL: %v\n%s", diags, out)
 	}
@@ -50,13 +51,13 @@ func TestExportRoundTripExamples(t *testing.T) {
 			return nil
 		})
 		sort.Strings(files)
-		var ten snapshot.Tenancy
+		var ten snapshot.Parsed
 		for _, f := range files {
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var one snapshot.Tenancy
+			var one snapshot.Parsed
 			if one.ParseTenancy(f, b) != nil {
 				continue // not a tenancy file (a workflow, cluster data)
 			}
@@ -68,7 +69,7 @@ func TestExportRoundTripExamples(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, NodePools: ten.NodePools, Departments: ten.Departments, Projects: ten.Projects,
+			s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, Tenancy: tenancy.Tenancy{NodePools: ten.NodePools, Departments: ten.Departments, Projects: ten.Projects},
 				NotRead: []snapshot.NotRead{{What: snapshot.SourceNodes, Reason: "test"}, {What: snapshot.SourceQueues, Reason: "test"}, {What: snapshot.SourceNamespaces, Reason: "test"}}}
 			s.Seal()
 			roundTrip(t, s)
@@ -166,7 +167,7 @@ spec:
     resources:
       cpu: {overQuotaWeight: 3}
 `))
-	out, warnings := config.Export(s)
+	out, warnings := config.Export(&s.Tenancy, s.Provenance()...)
 	if len(warnings) != 1 || warnings[0] != `department "d": queue "d-l4-again" is a second queue on node pool "l4" (after "d-l4"); desired.hcl has one queue per pool, so it is not exported` {
 		t.Errorf("warnings: %q", warnings)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // TestDemoIsWhatTheGeneratorWrites keeps the committed demo equal to what
@@ -52,12 +53,11 @@ func demoState(t *testing.T) *snapshot.State {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	if err := ten.ParseTenancy("tenancy.yaml", src); err != nil {
 		t.Fatal(err)
 	}
-	st := &snapshot.State{Source: snapshot.Source{Kind: "git"}, NodePools: ten.NodePools, Departments: ten.Departments,
-		Projects: ten.Projects, ManagedNodes: ten.ManagedNodes, KRMConfig: ten.KRMConfig}
+	st := &snapshot.State{Source: snapshot.Source{Kind: "git"}, Tenancy: ten.Tenancy}
 	b, err := fs.ReadFile(examples.Demo, "demo/cluster-data.json")
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestDemoTenancy(t *testing.T) {
 	}
 	labelled := map[string]string{}
 	for _, ns := range st.Namespaces {
-		labelled[ns.Name] = ns.Labels[snapshot.DefaultProjectLabelKey]
+		labelled[ns.Name] = ns.Labels[tenancy.DefaultProjectLabelKey]
 	}
 	var unlabelled []string
 	for _, p := range st.Projects {
@@ -163,7 +163,7 @@ func newFindings(p *planner.Plan) []string {
 	var out []string
 	for _, f := range p.Findings {
 		if !f.AlreadyPresent {
-			out = append(out, string(f.Level)+" "+f.Code+": "+f.Message)
+			out = append(out, string(f.Level)+" "+string(f.Code)+": "+f.Message)
 		}
 	}
 	sort.Strings(out)
@@ -189,20 +189,20 @@ func TestDemoPlans(t *testing.T) {
 	if got := newFindings(over); !slices.Equal(got, want) {
 		t.Errorf("%s adds the findings\n%q\nwant\n%q", gentenancy.OverPoolFile, got, want)
 	}
-	if over.Renderable || over.Summary.Errors != 1 {
-		t.Errorf("%s: renderable %v with %d errors, want not renderable with 1", gentenancy.OverPoolFile, over.Renderable, over.Summary.Errors)
+	if over.Renderable() || over.Summary.Errors != 1 {
+		t.Errorf("%s: renderable %v with %d errors, want not renderable with 1", gentenancy.OverPoolFile, over.Renderable(), over.Summary.Errors)
 	}
 
 	move := plan(t, st, gentenancy.MoveFile)
 	if got := newFindings(move); len(got) != 0 {
 		t.Errorf("%s adds findings: %q", gentenancy.MoveFile, got)
 	}
-	if !move.Renderable || !move.OrderVerified || len(move.Changes) != 4 {
-		t.Fatalf("%s: renderable %v, verified %v, %d changes; want a verified plan of 4 changes", gentenancy.MoveFile, move.Renderable, move.OrderVerified, len(move.Changes))
+	if !move.Renderable() || !move.OrderVerified || len(move.Changes) != 4 {
+		t.Fatalf("%s: renderable %v, verified %v, %d changes; want a verified plan of 4 changes", gentenancy.MoveFile, move.Renderable(), move.OrderVerified, len(move.Changes))
 	}
 	var steps []string
 	for _, s := range move.Steps {
-		steps = append(steps, s.Phase+": "+s.Kind+" "+s.Object)
+		steps = append(steps, string(s.Phase)+": "+s.Object.Kind.String()+" "+s.Object.Name)
 	}
 	wantSteps := []string{
 		"shrinking projects: Project detection",

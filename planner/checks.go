@@ -6,8 +6,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Level is how serious a finding is. Errors block render; warnings and
@@ -33,127 +35,120 @@ func (l Level) rank() int {
 
 // Finding is one result of the checks.
 type Finding struct {
-	Code  string `json:"code"` // stable, e.g. "projects-over-department"
-	Level Level  `json:"level"`
-	// Object is "Kind/name" of the object the finding is about, Queue the
-	// queue name and Pool the node pool, where they apply.
-	Object   string `json:"object,omitempty"`
-	Queue    string `json:"queue,omitempty"`
-	Pool     string `json:"pool,omitempty"`
-	Resource string `json:"resource,omitempty"`
-	Message  string `json:"message"`
+	Code  Code // stable, e.g. "projects-over-department" (Codes)
+	Level Level
+	// Object is the object the finding is about (the zero address for
+	// none), Queue the queue name and Pool the node pool, where they apply.
+	Object   tenancy.ObjectAddr
+	Queue    string
+	Pool     string
+	Resource string
+	Message  string
 	// Where lists the values that cause the finding: lines of the tenancy
 	// files, or ranges of desired.hcl for values the plan sets.
-	Where []Location `json:"where,omitempty"`
+	Where []tenancy.Location
 	// AlreadyPresent marks a finding of the target that the snapshot has
 	// too: this plan does not introduce it, although it may change it.
-	AlreadyPresent bool `json:"already_present,omitempty"`
+	AlreadyPresent bool
 	// Before is the snapshot's message of an AlreadyPresent finding when
 	// it differs from Message: the plan changes the finding (5 of 4 cards
 	// becomes 6 of 4, or a warning becomes an error), so a view says
 	// "already present before this plan, but this plan changes it".
-	Before string `json:"before,omitempty"`
+	Before string
 }
 
-// key identifies a finding across two states (before and after a change),
-// without the numbers in its message.
-func (f Finding) key() string {
-	return strings.Join([]string{f.Code, f.Object, f.Queue, f.Pool, f.Resource}, "|")
+// findingKey identifies a finding across two states (before and after a
+// change), without the numbers in its message.
+type findingKey struct {
+	code                  Code
+	object                tenancy.ObjectAddr
+	queue, pool, resource string
 }
+
+func (f Finding) key() findingKey { return findingKey{f.Code, f.Object, f.Queue, f.Pool, f.Resource} }
 
 // locator finds where a value of an object is written: the desired.hcl
 // range when the plan sets it, else the tenancy file's line.
 type locator struct {
-	set     map[string]Location
-	origins map[string]*snapshot.Origin // "Kind/name" → origin
+	set config.Ranges
+	x   *tenancy.Index
 }
 
-func newLocator(s *snapshot.State, set map[string]Location) *locator {
-	l := &locator{set: set, origins: s.Origins()}
-	return l
-}
-
-// at returns the location of the value at path in kind/name, or of the
-// object when the value itself has no position (omitted, or a live read).
-func (l *locator) at(kind, name, path string) []Location {
-	if loc, ok := l.set[valueKey(kind, name, path)]; ok {
-		return []Location{loc}
+// at returns the location of the value a, or of its object when the value
+// itself has no position (omitted, or a live read).
+func (l *locator) at(a tenancy.FieldAddr) []tenancy.Location {
+	if loc, ok := l.set[a]; ok {
+		return []tenancy.Location{loc}
 	}
-	o := l.origins[kind+"/"+name]
+	o, _ := l.x.Origin(a.Object)
 	if o == nil {
 		return nil
 	}
-	if p, ok := o.Values[path]; ok {
-		return []Location{{File: o.File, Line: p.Line, Column: p.Column}}
+	if p, ok := o.Values[a.Pointer()]; ok {
+		return []tenancy.Location{{File: o.File, Line: p.Line, Column: p.Column}}
 	}
-	return []Location{{File: o.File, Line: o.Line}}
+	return []tenancy.Location{{File: o.File, Line: o.Line}}
 }
 
-// atFirst is at for the first of paths that is written somewhere (set in
+// atFirst is at for the first of addrs that is written somewhere (set in
 // desired.hcl or positioned in a tenancy file), else for the last one: it
 // points at an omitted value's neighbours rather than at the whole object.
-func (l *locator) atFirst(kind, name string, paths ...string) []Location {
-	o := l.origins[kind+"/"+name]
-	for _, p := range paths {
-		if _, ok := l.set[valueKey(kind, name, p)]; ok {
-			return l.at(kind, name, p)
+func (l *locator) atFirst(addrs ...tenancy.FieldAddr) []tenancy.Location {
+	for _, a := range addrs {
+		if _, ok := l.set[a]; ok {
+			return l.at(a)
 		}
-		if o != nil {
-			if _, ok := o.Values[p]; ok {
-				return l.at(kind, name, p)
-			}
+		if _, ok := l.x.Pos(a); ok {
+			return l.at(a)
 		}
 	}
-	return l.at(kind, name, paths[len(paths)-1])
+	return l.at(addrs[len(addrs)-1])
 }
 
 // owner is an object that holds queues.
 type owner struct {
-	kind   string
-	name   string
-	queues []snapshot.Queue
+	addr   tenancy.ObjectAddr
+	queues []tenancy.Queue
 	parent string // projects only
-	ident  string // kind + "/" + name, made at the first use (see id)
 }
 
-func newOwner(kind, name string, queues []snapshot.Queue, parent string) *owner {
-	return &owner{kind: kind, name: name, queues: queues, parent: parent}
+func newOwner(kind tenancy.Kind, name string, queues []tenancy.Queue, parent string) *owner {
+	return &owner{addr: kind.Object(name), queues: queues, parent: parent}
 }
 
-// id is "Kind/name". It is made once, when first asked: a finding may
-// name its owner several times, and most owners have no finding.
-func (o *owner) id() string {
-	if o.ident == "" {
-		o.ident = o.kind + "/" + o.name
-	}
-	return o.ident
-}
+// field is the address of field f of the owner's qi-th queue.
+func (o *owner) field(qi int, f tenancy.Field) tenancy.FieldAddr { return o.addr.Queue(qi).Field(f) }
+
+// onPool names a department's or a project's place on a node pool.
+type onPool struct{ owner, pool string }
 
 // ownedQueue is one queue with its owner and index.
 type ownedQueue struct {
 	o *owner
 	i int
-	q *snapshot.Queue
+	q *tenancy.Queue
 }
 
 // checker runs every check over one state.
 type checker struct {
 	s   *snapshot.State
+	x   *tenancy.Index // s's objects
 	loc *locator
 	// before is the state a plan starts from (s itself when a state is
 	// checked as it is): new node pools are those of s that before lacks,
 	// and the scheduler's live Queues are compared with before's numbers,
 	// located by beforeLoc.
 	before    *snapshot.State
+	bx        *tenancy.Index // before's objects
 	beforeLoc *locator
 	out       []Finding
-	pools     map[string]*snapshot.NodePool
 	depts     map[string]*owner
 	projs     []*owner
-	// deptQueue maps department+"/"+pool to the department's queue there.
-	deptQueue map[string]ownedQueue
-	// children maps department+"/"+pool to its projects' queues there.
-	children map[string][]ownedQueue
+	// deptQueue maps a department and a pool to the department's queue
+	// there (the first, when it has two).
+	deptQueue map[onPool]ownedQueue
+	// children maps a department and a pool to its projects' queues there.
+	children map[onPool][]ownedQueue
 	// Filled by index: the node pools of s that before lacks; the queues at
 	// the top of each pool (each department's queue there, then the project
 	// queues whose department has none there); those project queues; and,
@@ -168,7 +163,7 @@ type checker struct {
 // errors, then warnings, then notes; within a level by pool, queue, object
 // and code. set maps values the plan sets to their desired.hcl ranges (nil
 // when checking a state as it is).
-func Check(s *snapshot.State, set map[string]Location) []Finding {
+func Check(s *snapshot.State, set config.Ranges) []Finding {
 	return CheckChange(s, s, set)
 }
 
@@ -178,24 +173,30 @@ func Check(s *snapshot.State, set map[string]Location) []Finding {
 // and the ManagedNodesConfig are checked), and the scheduler's live Queues
 // are compared with before's numbers (the plan's own changes are not "not
 // reconciled yet"). CheckChange(s, s, set) is Check(s, set).
-func CheckChange(before, target *snapshot.State, set map[string]Location) []Finding {
-	return runChecks(before, target, set, false)
+func CheckChange(before, target *snapshot.State, set config.Ranges) []Finding {
+	bx, tx := tenancy.NewIndex(&before.Tenancy), (*tenancy.Index)(nil)
+	if tx = bx; target != before {
+		tx = tenancy.NewIndex(&target.Tenancy)
+	}
+	return runChecks(before, target, bx, tx, set, false)
 }
 
 // checkErrors is the error findings of Check(s, nil), in its order, made
 // without running the checks that only warn or note: the verification of
 // the steps looks at errors only, on many small states.
 func checkErrors(s *snapshot.State) []Finding {
-	return runChecks(s, s, nil, true)
+	x := tenancy.NewIndex(&s.Tenancy)
+	return runChecks(s, s, x, x, nil, true)
 }
 
-// runChecks is CheckChange; with errorsOnly it runs only the checks of the
+// runChecks is CheckChange with the states' indexes (bx of before's
+// tenancy, tx of target's); with errorsOnly it runs only the checks of the
 // catalogue that can make an error, and keeps only their errors.
-func runChecks(before, target *snapshot.State, set map[string]Location, errorsOnly bool) []Finding {
-	c := newChecker(target, set)
-	c.before, c.beforeLoc = before, c.loc
+func runChecks(before, target *snapshot.State, bx, tx *tenancy.Index, set config.Ranges, errorsOnly bool) []Finding {
+	c := newChecker(target, tx, set)
+	c.before, c.bx, c.beforeLoc = before, bx, c.loc
 	if before != target {
-		c.beforeLoc = newLocator(before, nil)
+		c.beforeLoc = &locator{x: bx}
 	}
 	c.index()
 	for _, check := range checks {
@@ -216,10 +217,14 @@ func runChecks(before, target *snapshot.State, set map[string]Location, errorsOn
 // Queue): KRM's webhook rejects the queue, which its unknown-pool error
 // says, and notes about its numbers would only distract from that.
 func dropNotesOnUnknownPools(fs []Finding) []Finding {
-	bad := map[[2]string]bool{}
+	type queueOf struct {
+		object tenancy.ObjectAddr
+		queue  string
+	}
+	bad := map[queueOf]bool{}
 	for _, f := range fs {
-		if f.Code == "unknown-pool" {
-			bad[[2]string{f.Object, f.Queue}] = true
+		if f.Code == CodeUnknownPool {
+			bad[queueOf{f.Object, f.Queue}] = true
 		}
 	}
 	if len(bad) == 0 {
@@ -227,7 +232,7 @@ func dropNotesOnUnknownPools(fs []Finding) []Finding {
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if f.Level == LevelNote && f.Queue != "" && bad[[2]string{f.Object, f.Queue}] {
+		if f.Level == LevelNote && f.Queue != "" && bad[queueOf{f.Object, f.Queue}] {
 			continue
 		}
 		out = append(out, f)
@@ -268,18 +273,15 @@ var checks = []check{
 	{(*checker).checkGitOps, false}, // checks_gitops.go
 }
 
-func newChecker(s *snapshot.State, set map[string]Location) *checker {
-	c := &checker{s: s, loc: newLocator(s, set), pools: map[string]*snapshot.NodePool{}, depts: map[string]*owner{},
-		deptQueue: map[string]ownedQueue{}, children: map[string][]ownedQueue{}}
-	for i := range s.NodePools {
-		c.pools[s.NodePools[i].Metadata.Name] = &s.NodePools[i]
-	}
+func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker {
+	c := &checker{s: s, x: x, loc: &locator{set: set, x: x}, depts: map[string]*owner{},
+		deptQueue: map[onPool]ownedQueue{}, children: map[onPool][]ownedQueue{}}
 	for i := range s.Departments {
 		d := &s.Departments[i]
-		o := newOwner(KindDepartment, d.Metadata.Name, d.Spec.Queues, "")
-		c.depts[o.name] = o
+		o := newOwner(tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues, "")
+		c.depts[o.addr.Name] = o
 		for qi := range d.Spec.Queues {
-			k := o.name + "/" + d.Spec.Queues[qi].NodePool
+			k := onPool{o.addr.Name, d.Spec.Queues[qi].NodePool}
 			if _, dup := c.deptQueue[k]; !dup {
 				c.deptQueue[k] = ownedQueue{o, qi, &d.Spec.Queues[qi]}
 			}
@@ -287,10 +289,10 @@ func newChecker(s *snapshot.State, set map[string]Location) *checker {
 	}
 	for i := range s.Projects {
 		p := &s.Projects[i]
-		o := newOwner(KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent)
+		o := newOwner(tenancy.KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent)
 		c.projs = append(c.projs, o)
 		for qi := range p.Spec.Queues {
-			k := p.Spec.Parent + "/" + p.Spec.Queues[qi].NodePool
+			k := onPool{p.Spec.Parent, p.Spec.Queues[qi].NodePool}
 			c.children[k] = append(c.children[k], ownedQueue{o, qi, &p.Spec.Queues[qi]})
 		}
 	}
@@ -318,7 +320,7 @@ func (c *checker) index() {
 		d := &c.s.Departments[i]
 		for qi := range d.Spec.Queues {
 			dq := &d.Spec.Queues[qi]
-			if oq := c.deptQueue[d.Metadata.Name+"/"+dq.NodePool]; oq.q == dq {
+			if oq := c.deptQueue[onPool{d.Metadata.Name, dq.NodePool}]; oq.q == dq {
 				c.top[dq.NodePool] = append(c.top[dq.NodePool], oq)
 			}
 		}
@@ -329,7 +331,7 @@ func (c *checker) index() {
 		}
 		for qi := range p.queues {
 			q := &p.queues[qi]
-			if _, ok := c.deptQueue[p.parent+"/"+q.NodePool]; ok || !c.knownPool(q.NodePool) {
+			if _, ok := c.deptQueue[onPool{p.parent, q.NodePool}]; ok || !c.knownPool(q.NodePool) {
 				continue
 			}
 			oq := ownedQueue{p, qi, q}
@@ -349,7 +351,7 @@ func (c *checker) poolNames() []string {
 	for _, p := range c.s.NodePools {
 		out = append(out, p.Metadata.Name)
 	}
-	if _, listed := c.pools["default"]; !listed && len(c.top["default"]) > 0 {
+	if c.x.NodePool("default") == nil && len(c.top["default"]) > 0 {
 		out = append(out, "default")
 	}
 	return out
@@ -367,22 +369,21 @@ func (c *checker) owners() []*owner {
 func (c *checker) add(f Finding) { c.out = append(c.out, f) }
 
 // value returns a quota field as KRM reads it: an omitted field is 0.
-func value(q *snapshot.Queue, r quota.Resource, field string) (v quota.Value, omitted bool) {
+func value(q *tenancy.Queue, r quota.Resource, field tenancy.QuotaField) (v quota.Value, omitted bool) {
 	res := q.Resources.Get(r)
-	if res == nil || *res.Field(field) == nil {
+	if res == nil || *res.Slot(field) == nil {
 		return quota.Zero, true
 	}
-	return **res.Field(field), false
+	return **res.Slot(field), false
 }
 
-func (c *checker) fieldLoc(o *owner, qi int, r quota.Resource, field string) []Location {
-	return c.loc.at(o.kind, o.name, resourcePath(qi, r, field))
+func (c *checker) fieldLoc(o *owner, qi int, r quota.Resource, field tenancy.QuotaField) []tenancy.Location {
+	return c.loc.at(o.field(qi, tenancy.QuotaFieldOf(r, field)))
 }
 
 // knownPool reports whether a node pool exists; "default" always does.
 func (c *checker) knownPool(name string) bool {
-	_, ok := c.pools[name]
-	return ok || name == "default"
+	return name == "default" || c.x.NodePool(name) != nil
 }
 
 // checkNodePools: two pools on one label pair select the same nodes; KRM's
@@ -395,9 +396,9 @@ func (c *checker) checkNodePools() {
 		}
 		pair := p.Spec.LabelKey + "=" + p.Spec.LabelValue
 		if prev, ok := first[pair]; ok {
-			c.add(Finding{Code: "duplicate-label-pair", Level: LevelError, Object: KindNodePool + "/" + p.Metadata.Name, Pool: p.Metadata.Name,
+			c.add(Finding{Code: CodeDuplicateLabelPair, Level: LevelError, Object: tenancy.KindNodePool.Object(p.Metadata.Name), Pool: p.Metadata.Name,
 				Message: fmt.Sprintf("node pools %s and %s both select the nodes labelled %s; KRM's webhook rejects a second pool on a label pair", prev, p.Metadata.Name, pair),
-				Where:   c.loc.at(KindNodePool, p.Metadata.Name, "/spec/labelValue")})
+				Where:   c.loc.at(tenancy.KindNodePool.Object(p.Metadata.Name).Field(tenancy.FieldLabelValue))})
 			continue
 		}
 		first[pair] = p.Metadata.Name
@@ -413,14 +414,14 @@ func (c *checker) checkQueues() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
 			if !c.knownPool(q.NodePool) {
-				c.add(Finding{Code: "unknown-pool", Level: LevelError, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+				c.add(Finding{Code: CodeUnknownPool, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", q.Name, q.NodePool),
-					Where:   c.loc.at(o.kind, o.name, queuePath(qi)+"/nodepool")})
+					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
 			if prev, dup := seen[q.NodePool]; dup {
-				c.add(Finding{Code: "two-queues-one-pool", Level: LevelError, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
-					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.kind), o.name, q.NodePool, prev, q.Name),
-					Where:   c.loc.at(o.kind, o.name, queuePath(qi)+"/nodepool")})
+				c.add(Finding{Code: CodeTwoQueuesOnePool, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool, prev, q.Name),
+					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
 			seen[q.NodePool] = q.Name
 			for _, r := range quota.Resources {
@@ -430,11 +431,11 @@ func (c *checker) checkQueues() {
 	}
 }
 
-func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Resource) {
+func (c *checker) checkResource(o *owner, qi int, q *tenancy.Queue, r quota.Resource) {
 	// Made per finding: most queues have none.
-	base := func() Finding { return Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)} }
+	base := func() Finding { return Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r)} }
 	bad := false
-	for _, f := range snapshot.Fields {
+	for _, f := range tenancy.QuotaFields {
 		v, omitted := value(q, r, f)
 		if omitted || !v.IsNegative() {
 			continue
@@ -442,33 +443,33 @@ func (c *checker) checkResource(o *owner, qi int, q *snapshot.Queue, r quota.Res
 		fd := base()
 		fd.Level = LevelError
 		switch {
-		case f == snapshot.FieldOverQuotaWeight:
-			fd.Code = "negative-weight"
+		case f == tenancy.OverQuotaWeight:
+			fd.Code = CodeNegativeWeight
 			fd.Message = fmt.Sprintf("%s: %s overQuotaWeight is %s; a weight cannot be negative", q.Name, r, v)
 		case !v.IsUnlimited():
-			fd.Code = "negative-value"
+			fd.Code = CodeNegativeValue
 			fd.Message = fmt.Sprintf("%s: %s %s is %s; the only negative value KRM understands is -1 (unlimited)", q.Name, r, f, v)
 		default:
 			continue
 		}
-		fd.Resource = string(r) + "." + f // one finding per field
+		fd.Resource = string(r) + "." + f.String() // one finding per field
 		// Located only now: -1 is negative too, and most values are not
 		// findings, so locating every one would cost more than the check.
 		fd.Where = c.fieldLoc(o, qi, r, f)
 		c.add(fd)
-		bad = bad || f != snapshot.FieldOverQuotaWeight
+		bad = bad || f != tenancy.OverQuotaWeight
 	}
 	if bad {
 		return // the comparison below would only repeat the same number
 	}
-	deserved, _ := value(q, r, snapshot.FieldDeserved)
-	limit, limitOmitted := value(q, r, snapshot.FieldLimit)
+	deserved, _ := value(q, r, tenancy.Deserved)
+	limit, limitOmitted := value(q, r, tenancy.Limit)
 	if deserved.Cmp(limit) <= 0 {
 		return
 	}
 	f := base()
-	f.Code, f.Level = "deserved-over-limit", LevelError
-	f.Where = append(c.fieldLoc(o, qi, r, snapshot.FieldDeserved), c.fieldLoc(o, qi, r, snapshot.FieldLimit)...)
+	f.Code, f.Level = CodeDeservedOverLimit, LevelError
+	f.Where = append(c.fieldLoc(o, qi, r, tenancy.Deserved), c.fieldLoc(o, qi, r, tenancy.Limit)...)
 	limitText := "its own limit of " + quota.Amount(r, limit)
 	if limitOmitted {
 		limitText = fmt.Sprintf("its own limit of 0 (the %s limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling)", r)
@@ -488,9 +489,9 @@ func (c *checker) checkParents() {
 		if _, ok := c.depts[p.parent]; ok {
 			continue
 		}
-		c.add(Finding{Code: "unknown-parent", Level: LevelError, Object: p.id(),
-			Message: fmt.Sprintf("project %s: parent department %q does not exist; KRM's webhook rejects a project under an unknown department", p.name, p.parent),
-			Where:   c.loc.at(KindProject, p.name, "/spec/parent")})
+		c.add(Finding{Code: CodeUnknownParent, Level: LevelError, Object: p.addr,
+			Message: fmt.Sprintf("project %s: parent department %q does not exist; KRM's webhook rejects a project under an unknown department", p.addr.Name, p.parent),
+			Where:   c.loc.at(tenancy.KindProject.Object(p.addr.Name).Field(tenancy.FieldParent))})
 	}
 }
 
@@ -511,13 +512,13 @@ func (c *checker) checkQueueNames() {
 			}
 			var where string
 			if prev.o == o {
-				where = "the same " + strings.ToLower(o.kind)
+				where = "the same " + strings.ToLower(o.addr.Kind.String())
 			} else {
-				where = strings.ToLower(prev.o.kind) + " " + prev.o.name
+				where = strings.ToLower(prev.o.addr.Kind.String()) + " " + prev.o.addr.Name
 			}
-			c.add(Finding{Code: "duplicate-queue-name", Level: LevelError, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+			c.add(Finding{Code: CodeDuplicateQueueName, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 				Message: fmt.Sprintf("%s: the queue name is also used by %s; queue names are cluster-wide, so both would share one queue", q.Name, where),
-				Where:   append(c.loc.at(o.kind, o.name, queuePath(qi)+"/name"), c.loc.at(prev.o.kind, prev.o.name, queuePath(prev.qi)+"/name")...)})
+				Where:   append(c.loc.at(o.field(qi, tenancy.FieldQueueName)), c.loc.at(prev.o.field(prev.qi, tenancy.FieldQueueName))...)})
 		}
 	}
 }
@@ -529,9 +530,9 @@ func (c *checker) checkNamespaces() {
 		p := &c.s.Projects[i]
 		ns := p.NamespaceName()
 		if prev, dup := first[ns]; dup {
-			c.add(Finding{Code: "shared-namespace", Level: LevelError, Object: KindProject + "/" + p.Metadata.Name,
+			c.add(Finding{Code: CodeSharedNamespace, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name),
 				Message: fmt.Sprintf("project %s: namespace %s is already the namespace of project %s; a namespace belongs to one project", p.Metadata.Name, ns, prev),
-				Where:   c.loc.at(KindProject, p.Metadata.Name, "/spec/namespace")})
+				Where:   c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))})
 			continue
 		}
 		first[ns] = p.Metadata.Name
@@ -547,8 +548,8 @@ func (c *checker) checkProjectsFitDepartment() {
 		dept := c.depts[d.Metadata.Name]
 		for qi := range d.Spec.Queues {
 			dq := &d.Spec.Queues[qi]
-			kids := c.children[d.Metadata.Name+"/"+dq.NodePool]
-			if c.deptQueue[d.Metadata.Name+"/"+dq.NodePool].q != dq || len(kids) == 0 {
+			kids := c.children[onPool{d.Metadata.Name, dq.NodePool}]
+			if c.deptQueue[onPool{d.Metadata.Name, dq.NodePool}].q != dq || len(kids) == 0 {
 				continue // a second queue on the pool is its own error
 			}
 			for _, r := range quota.Resources {
@@ -558,24 +559,24 @@ func (c *checker) checkProjectsFitDepartment() {
 	}
 }
 
-func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []ownedQueue, r quota.Resource) {
-	have, _ := value(dq, r, snapshot.FieldDeserved)
+func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []ownedQueue, r quota.Resource) {
+	have, _ := value(dq, r, tenancy.Deserved)
 	if have.IsUnlimited() {
 		return
 	}
-	base := Finding{Level: LevelError, Object: dept.id(), Queue: dq.Name, Pool: dq.NodePool, Resource: string(r)}
+	base := Finding{Level: LevelError, Object: dept.addr, Queue: dq.Name, Pool: dq.NodePool, Resource: string(r)}
 	sum := quota.Zero
 	for _, k := range kids {
-		v, _ := value(k.q, r, snapshot.FieldDeserved)
+		v, _ := value(k.q, r, tenancy.Deserved)
 		if v.IsNegative() && !v.IsUnlimited() {
 			continue // reported as negative-value; it must not shrink the sum
 		}
 		if v.IsUnlimited() {
 			f := base
-			f.Code = "unlimited-under-finite"
-			f.Object, f.Queue = k.o.id(), k.q.Name
+			f.Code = CodeUnlimitedUnderFinite
+			f.Object, f.Queue = k.o.addr, k.q.Name
 			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.q.Name, r, dq.Name, quota.Amount(r, have))
-			f.Where = append(c.fieldLoc(k.o, k.i, r, snapshot.FieldDeserved), c.fieldLoc(dept, qi, r, snapshot.FieldDeserved)...)
+			f.Where = append(c.fieldLoc(k.o, k.i, r, tenancy.Deserved), c.fieldLoc(dept, qi, r, tenancy.Deserved)...)
 			c.add(f)
 			return
 		}
@@ -585,10 +586,10 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 		return
 	}
 	f := base
-	f.Code = "projects-over-department"
+	f.Code = CodeProjectsOverDepartment
 	f.Message = fmt.Sprintf("%s: the projects are guaranteed %s in total, but the department only has %s — %s of those guarantees cannot be met",
 		dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
-	f.Where = append(c.fieldLoc(dept, qi, r, snapshot.FieldDeserved), c.guaranteesLoc(kids, r)...)
+	f.Where = append(c.fieldLoc(dept, qi, r, tenancy.Deserved), c.guaranteesLoc(kids, r)...)
 	c.add(f)
 }
 
@@ -596,11 +597,11 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *snapshot.Queue, kids []
 // each one that is neither 0 nor a negative other than -1. The sums locate
 // their members only once they make a finding, since locating costs more
 // than adding.
-func (c *checker) guaranteesLoc(qs []ownedQueue, r quota.Resource) []Location {
-	var where []Location
+func (c *checker) guaranteesLoc(qs []ownedQueue, r quota.Resource) []tenancy.Location {
+	var where []tenancy.Location
 	for _, k := range qs {
-		if v, _ := value(k.q, r, snapshot.FieldDeserved); !v.IsZero() && !badNegative(v) {
-			where = append(where, c.fieldLoc(k.o, k.i, r, snapshot.FieldDeserved)...)
+		if v, _ := value(k.q, r, tenancy.Deserved); !v.IsZero() && !badNegative(v) {
+			where = append(where, c.fieldLoc(k.o, k.i, r, tenancy.Deserved)...)
 		}
 	}
 	return where
@@ -615,10 +616,10 @@ func (c *checker) checkPoolCapacity() {
 		reason := c.notReadReason(snapshot.SourceNodes)
 		for _, name := range c.poolNames() {
 			msg := fmt.Sprintf("node pool %s: the card count is unknown (nodes not read: %s), so the departments' guarantees were not compared with the pool's cards", name, reason)
-			if p := c.pools[name]; c.newPools[name] && p != nil {
+			if p := c.x.NodePool(name); c.newPools[name] && p != nil {
 				msg += fmt.Sprintf(", and whether any node carries %s=%s was not checked", p.Spec.LabelKey, p.Spec.LabelValue)
 			}
-			c.add(Finding{Code: "pool-cards-unknown", Level: LevelNote, Object: KindNodePool + "/" + name, Pool: name, Message: msg})
+			c.add(Finding{Code: CodePoolCardsUnknown, Level: LevelNote, Object: tenancy.KindNodePool.Object(name), Pool: name, Message: msg})
 		}
 		return
 	}
@@ -651,7 +652,7 @@ func sortFindings(fs []Finding) {
 			return a.Queue < b.Queue
 		}
 		if a.Object != b.Object {
-			return a.Object < b.Object
+			return a.Object.Compare(b.Object) < 0
 		}
 		if a.Code != b.Code {
 			return a.Code < b.Code

@@ -14,6 +14,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // poolInfo is what the nodes say about one node pool.
@@ -142,11 +143,11 @@ func (c *checker) poolOverCapacity(pool string) {
 	var unlimited []string
 	orphans := false
 	for _, t := range tops {
-		v, _ := value(t.q, quota.GPU, snapshot.FieldDeserved)
+		v, _ := value(t.q, quota.GPU, tenancy.Deserved)
 		if badNegative(v) || v.IsZero() {
 			continue
 		}
-		orphans = orphans || t.o.kind == KindProject
+		orphans = orphans || t.o.addr.Kind == tenancy.KindProject
 		if v.IsUnlimited() {
 			unlimited = append(unlimited, t.q.Name)
 		}
@@ -159,7 +160,7 @@ func (c *checker) poolOverCapacity(pool string) {
 	if orphans {
 		who = "departments and project queues outside a department are"
 	}
-	f := Finding{Code: "pool-over-capacity", Level: LevelError, Object: KindNodePool + "/" + pool, Pool: pool, Resource: string(quota.GPU),
+	f := Finding{Code: CodePoolOverCapacity, Level: LevelError, Object: tenancy.KindNodePool.Object(pool), Pool: pool, Resource: string(quota.GPU),
 		Where: c.guaranteesLoc(tops, quota.GPU)}
 	switch {
 	case len(unlimited) > 0:
@@ -196,24 +197,24 @@ func (c *checker) checkPoolNodes() {
 	}
 	for _, pool := range c.poolNames() {
 		if pi := c.poolInfo[pool]; pi != nil && len(pi.unsettled) > 0 {
-			c.add(Finding{Code: "pool-cards-unschedulable", Level: LevelWarning, Object: KindNodePool + "/" + pool, Pool: pool,
+			c.add(Finding{Code: CodePoolCardsUnschedulable, Level: LevelWarning, Object: tenancy.KindNodePool.Object(pool), Pool: pool,
 				Message: fmt.Sprintf("pool %s: not all of the pool's %s are schedulable right now: %s",
 					pool, quota.Amount(quota.GPU, pi.total), joinClauses(pi.unsettled, maxNamesListed)),
-				Where: c.loc.at(KindNodePool, pool, "/spec/labelValue")})
+				Where: c.loc.at(tenancy.KindNodePool.Object(pool).Field(tenancy.FieldLabelValue))})
 		}
 		cards, _ := c.cardsOf(pool)
 		for _, t := range c.top[pool] {
-			if t.o.kind != KindDepartment {
+			if t.o.addr.Kind != tenancy.KindDepartment {
 				continue
 			}
-			l, _ := value(t.q, quota.GPU, snapshot.FieldLimit)
+			l, _ := value(t.q, quota.GPU, tenancy.Limit)
 			if l.IsNegative() || l.Cmp(cards) <= 0 {
 				continue
 			}
-			c.add(Finding{Code: "department-limit-over-pool", Level: LevelWarning, Object: t.o.id(), Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
+			c.add(Finding{Code: CodeDepartmentLimitOverPool, Level: LevelWarning, Object: t.o.addr, Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
 				Message: fmt.Sprintf("%s: the department's gpu limit of %s is above the %s of pool %s — %s of it can never be reached",
 					t.q.Name, quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
-				Where: c.fieldLoc(t.o, t.i, quota.GPU, snapshot.FieldLimit)})
+				Where: c.fieldLoc(t.o, t.i, quota.GPU, tenancy.Limit)})
 		}
 	}
 }
@@ -239,10 +240,10 @@ func (c *checker) checkNewPools() {
 		if !c.newPools[name] || p.Spec.LabelKey == "" {
 			continue
 		}
-		where := c.loc.at(KindNodePool, name, "/spec/labelValue")
+		where := c.loc.at(tenancy.KindNodePool.Object(name).Field(tenancy.FieldLabelValue))
 		pi := c.poolInfo[name]
 		if pi == nil || len(pi.nodes) == 0 {
-			c.add(Finding{Code: "new-pool-no-nodes", Level: LevelWarning, Object: KindNodePool + "/" + name, Pool: name,
+			c.add(Finding{Code: CodeNewPoolNoNodes, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 				Message: fmt.Sprintf("node pool %s is new, and no node carries the label %s=%s; its queues get no cards until nodes are labelled",
 					name, p.Spec.LabelKey, p.Spec.LabelValue),
 				Where: where})
@@ -261,7 +262,7 @@ func (c *checker) checkNewPools() {
 		if len(outside) == 0 {
 			continue
 		}
-		c.add(Finding{Code: "new-pool-not-managed", Level: LevelWarning, Object: KindNodePool + "/" + name, Pool: name,
+		c.add(Finding{Code: CodeNewPoolNotManaged, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 			Message: fmt.Sprintf("node pool %s is new, and %d of its %d nodes are outside the ManagedNodesConfig %s: %s; KRM manages only the nodes its nodeSelectorTerms select",
 				name, len(outside), len(pi.nodes), mn.Metadata.Name, joinNames(outside, maxNamesListed)),
 			Where: where})
@@ -271,7 +272,7 @@ func (c *checker) checkNewPools() {
 // selects reports whether a node with labels matches a node selector: at
 // least one term whose expressions all match (Kubernetes' semantics; a term
 // without expressions matches nothing).
-func selects(terms []snapshot.NodeSelectorTerm, labels map[string]string) bool {
+func selects(terms []tenancy.NodeSelectorTerm, labels map[string]string) bool {
 	for _, t := range terms {
 		if len(t.MatchExpressions) == 0 {
 			continue
@@ -290,7 +291,7 @@ func selects(terms []snapshot.NodeSelectorTerm, labels map[string]string) bool {
 	return false
 }
 
-func matchesRequirement(e snapshot.NodeSelectorRequirement, labels map[string]string) bool {
+func matchesRequirement(e tenancy.NodeSelectorRequirement, labels map[string]string) bool {
 	v, has := labels[e.Key]
 	in := func() bool {
 		for _, x := range e.Values {
@@ -329,7 +330,7 @@ func (c *checker) projectLabelKey() string {
 	if c.s.KRMConfig != nil && c.s.KRMConfig.ProjectLabelKey != "" {
 		return c.s.KRMConfig.ProjectLabelKey
 	}
-	return snapshot.DefaultProjectLabelKey
+	return tenancy.DefaultProjectLabelKey
 }
 
 // checkProjectNamespaces, for every project when the namespaces were read:
@@ -343,7 +344,7 @@ func (c *checker) checkProjectNamespaces() {
 	}
 	key := c.projectLabelKey()
 	if !c.s.Read(snapshot.SourceNamespaces) {
-		c.add(Finding{Code: "namespaces-not-read", Level: LevelNote,
+		c.add(Finding{Code: CodeNamespacesNotRead, Level: LevelNote,
 			Message: fmt.Sprintf("namespace checks not run: namespaces not read (%s) — whether each project's namespace exists and is labelled %s=<project> was not checked",
 				c.notReadReason(snapshot.SourceNamespaces), key)})
 		return
@@ -363,19 +364,19 @@ func (c *checker) checkProjectNamespaces() {
 		}
 		switch {
 		case ns == nil:
-			f.Code = "namespace-missing"
+			f.Code = CodeNamespaceMissing
 			f.Message = fmt.Sprintf("project %s: namespace %s does not exist; KRM accepts the project, but its workloads need that namespace, labelled %s=%s", name, nsName, key, name)
 		case !labelled:
-			f.Code = "namespace-not-labelled"
+			f.Code = CodeNamespaceNotLabelled
 			f.Message = fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM binds a namespace to its project by that label", name, nsName, key, name)
 		case label != name:
-			f.Code = "namespace-labelled-other-project"
+			f.Code = CodeNamespaceLabelledOtherProject
 			f.Message = fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)
 		default:
 			continue
 		}
 		// Named and located only for a finding: most projects have none.
-		f.Object, f.Where = KindProject+"/"+name, c.loc.at(KindProject, name, "/spec/namespace")
+		f.Object, f.Where = tenancy.KindProject.Object(name), c.loc.at(tenancy.KindProject.Object(name).Field(tenancy.FieldNamespace))
 		c.add(f)
 	}
 }
@@ -389,7 +390,7 @@ func (c *checker) checkLiveQueues() {
 	if !c.s.Read(snapshot.SourceQueues) {
 		for _, o := range c.owners() {
 			if len(o.queues) > 0 {
-				c.add(Finding{Code: "queues-not-read", Level: LevelNote,
+				c.add(Finding{Code: CodeQueuesNotRead, Level: LevelNote,
 					Message: fmt.Sprintf("usage checks not run: queues not read (%s) — usage against the limits, non-preemptible usage against the guarantees and the scheduler's Queue numbers were not compared",
 						c.notReadReason(snapshot.SourceQueues))})
 				return
@@ -419,9 +420,9 @@ func (c *checker) checkLiveQueues() {
 			}
 			lq := live[q.Name]
 			if lq == nil {
-				c.add(Finding{Code: "live-queue-missing", Level: LevelNote, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+				c.add(Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", q.Name),
-					Where:   c.beforeLoc.at(o.kind, o.name, queuePath(qi)+"/name")})
+					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue
 			}
 			for _, r := range quota.Resources {
@@ -437,14 +438,14 @@ func (c *checker) checkLiveQueues() {
 // guarantee below the usage; KAI's scheduler then gives the queue nothing
 // more until its usage is below the limit, and never evicts non-preemptible
 // workloads, so a smaller guarantee is reached only as they finish.
-func (c *checker) usage(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
+func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
 	for _, np := range []bool{false, true} {
 		used, present, err := lq.Usage(r, np)
-		field, status, code := snapshot.FieldLimit, "allocated", "usage-over-limit"
+		field, status, code := tenancy.Limit, "allocated", CodeUsageOverLimit
 		if np {
-			field, status, code = snapshot.FieldDeserved, "allocatedNonPreemptible", "non-preemptible-over-guarantee"
+			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", CodeNonPreemptibleOverGuarantee
 		}
-		base := Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
+		base := Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
 		if err != nil {
 			name := snapshot.StatusResourceName[r]
 			text := lq.Allocated[name]
@@ -452,7 +453,7 @@ func (c *checker) usage(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQu
 				text = lq.AllocatedNonPreemptible[name]
 			}
 			f := base
-			f.Code, f.Level, f.Resource = "usage-unreadable", LevelNote, string(r)+"."+status
+			f.Code, f.Level, f.Resource = CodeUsageUnreadable, LevelNote, string(r)+"."+status
 			f.Message = fmt.Sprintf("%s: the scheduler's Queue status.%s holds %s %q, which is not a Kubernetes quantity; the %s usage was not compared", q.Name, status, name, text, r)
 			c.add(f)
 			continue
@@ -475,38 +476,35 @@ func (c *checker) usage(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQu
 	}
 }
 
-// liveField names each quota field as the scheduler's Queue spells it.
-var liveField = map[string]string{snapshot.FieldDeserved: "quota", snapshot.FieldLimit: "limit", snapshot.FieldOverQuotaWeight: "overQuotaWeight"}
-
 // liveDiffers notes a scheduler Queue whose quota, limit or overQuotaWeight
 // differs from the source's deserved, limit or overQuotaWeight (an omitted
 // field is 0 on both sides). KRM writes the source's numbers into the
 // Queue, unconverted; a difference means it has not reconciled (or a
 // GitOps tool has not synced) yet, or the Queue was edited directly.
-func (c *checker) liveDiffers(o *owner, qi int, q *snapshot.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
-	lqq := &snapshot.Queue{Resources: lq.Resources}
+func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
+	lqq := &tenancy.Queue{Resources: lq.Resources}
 	var have, want []string
-	var where []Location
-	for _, field := range snapshot.Fields {
+	var where []tenancy.Location
+	for _, field := range tenancy.QuotaFields {
 		src, _ := value(q, r, field)
 		got, _ := value(lqq, r, field)
 		if src.Equal(got) {
 			continue
 		}
 		amount := func(v quota.Value) string {
-			if field == snapshot.FieldOverQuotaWeight {
+			if field == tenancy.OverQuotaWeight {
 				return v.String()
 			}
 			return quota.Amount(r, v)
 		}
-		have = append(have, liveField[field]+" "+amount(got))
-		want = append(want, field+" "+amount(src))
-		where = append(where, c.beforeLoc.at(o.kind, o.name, resourcePath(qi, r, field))...)
+		have = append(have, field.SchedulerName()+" "+amount(got))
+		want = append(want, field.String()+" "+amount(src))
+		where = append(where, c.beforeLoc.at(o.field(qi, tenancy.QuotaFieldOf(r, field)))...)
 	}
 	if len(have) == 0 {
 		return
 	}
-	c.add(Finding{Code: "live-queue-differs", Level: LevelNote, Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+	c.add(Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 		Message: fmt.Sprintf("%s: the scheduler's Queue has %s %s, the source has %s %s — not reconciled or synced yet, or the Queue was edited directly",
 			q.Name, r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
 		Where: where})

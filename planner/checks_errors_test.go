@@ -29,7 +29,7 @@ func TestCheckErrorsIsCheckFiltered(t *testing.T) {
 	codes := map[string]bool{}
 	for i := 0; i < 500; i++ {
 		before := messyTenancy(t, r)
-		target, _, diags := applyOverlay(before, messyOverlay(r, before))
+		target, _, _, diags := applyOverlay(before, messyOverlay(r, before))
 		all := Check(before, nil)
 		sameErrors(t, all, checkErrors(before))
 		if !diags.HasErrors() {
@@ -39,7 +39,7 @@ func TestCheckErrorsIsCheckFiltered(t *testing.T) {
 		}
 		for _, f := range all {
 			if f.Level == LevelError {
-				codes[f.Code] = true
+				codes[string(f.Code)] = true
 			}
 		}
 	}

@@ -1,7 +1,7 @@
 package planner
 
 // The GitOps check: an object that Argo CD or Flux owns (DESIGN §1: the
-// keys of snapshot.GitOpsKeys on its labels or annotations) and that the
+// keys of tenancy.GitOpsKeys on its labels or annotations) and that the
 // plan changes. A live patch to it is put back at the next sync, so the
 // change only lasts if it is made in the GitOps source.
 
@@ -10,12 +10,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
-
-// CodeGitOpsOwned is the code of the GitOps-owned finding; the patch
-// script's header repeats these findings.
-const CodeGitOpsOwned = "gitops-owned"
 
 // checkGitOps warns, for every object of the target that carries GitOps
 // ownership keys and whose spec differs from the snapshot's (the plan
@@ -26,43 +22,33 @@ func (c *checker) checkGitOps() {
 	if c.before == c.s {
 		return
 	}
-	type obj struct {
-		meta snapshot.Meta
-		spec any
+	check := func(a tenancy.ObjectAddr, spec any) {
+		was := c.bx.Meta(a)
+		if was == nil || len(was.GitOps) == 0 || sameJSON(c.bx.Spec(a), spec) {
+			return
+		}
+		c.add(Finding{Code: CodeGitOpsOwned, Level: LevelWarning, Object: a,
+			Message: gitOpsMessage(a, was.GitOps, c.before.Source.Kind),
+			Where:   c.beforeLoc.at(a.Field(tenancy.FieldName))})
 	}
-	objects := func(s *snapshot.State) map[string]obj {
-		m := map[string]obj{}
-		for _, p := range s.NodePools {
-			m[KindNodePool+"/"+p.Metadata.Name] = obj{p.Metadata, p.Spec}
-		}
-		for _, d := range s.Departments {
-			m[KindDepartment+"/"+d.Metadata.Name] = obj{d.Metadata, d.Spec}
-		}
-		for _, p := range s.Projects {
-			m[KindProject+"/"+p.Metadata.Name] = obj{p.Metadata, p.Spec}
-		}
-		return m
+	for _, p := range c.s.NodePools { // the findings are sorted afterwards
+		check(tenancy.KindNodePool.Object(p.Metadata.Name), p.Spec)
 	}
-	old := objects(c.before)
-	for id, now := range objects(c.s) { // the findings are sorted afterwards
-		was, ok := old[id]
-		if !ok || len(was.meta.GitOps) == 0 || sameJSON(was.spec, now.spec) {
-			continue
-		}
-		kind, name, _ := strings.Cut(id, "/")
-		c.add(Finding{Code: CodeGitOpsOwned, Level: LevelWarning, Object: id,
-			Message: gitOpsMessage(kind, name, was.meta.GitOps, c.before.Source.Kind),
-			Where:   c.beforeLoc.at(kind, name, "/metadata/name")})
+	for _, d := range c.s.Departments {
+		check(tenancy.KindDepartment.Object(d.Metadata.Name), d.Spec)
+	}
+	for _, p := range c.s.Projects {
+		check(tenancy.KindProject.Object(p.Metadata.Name), p.Spec)
 	}
 }
 
 // gitOpsMessage names the owner and the keys, e.g. "project workspace is
 // owned by Argo CD (argocd.argoproj.io/instance=tenancy): …".
-func gitOpsMessage(kind, name string, keys map[string]string, sourceKind string) string {
+func gitOpsMessage(a tenancy.ObjectAddr, keys map[string]string, sourceKind string) string {
 	var pairs []string
 	owners := map[string]bool{}
 	var ownerNames []string
-	for _, k := range snapshot.GitOpsKeys {
+	for _, k := range tenancy.GitOpsKeys {
 		v, ok := keys[k]
 		if !ok {
 			continue
@@ -77,7 +63,7 @@ func gitOpsMessage(kind, name string, keys map[string]string, sourceKind string)
 			ownerNames = append(ownerNames, o)
 		}
 	}
-	what := fmt.Sprintf("%s %s is owned by %s (%s)", strings.ToLower(kind), name, strings.Join(ownerNames, " and "), strings.Join(pairs, ", "))
+	what := fmt.Sprintf("%s %s is owned by %s (%s)", strings.ToLower(a.Kind.String()), a.Name, strings.Join(ownerNames, " and "), strings.Join(pairs, ", "))
 	if sourceKind == "git" {
 		return what + ": rendered as patches (render --format patch) the change is put back at the next sync; render --format splice changes the GitOps source instead"
 	}

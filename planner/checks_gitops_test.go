@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 const gitopsTenancy = `apiVersion: kai.resources/v1alpha1
@@ -57,7 +58,7 @@ func gitopsFindings(p *Plan) []string {
 	var out []string
 	for _, f := range p.Findings {
 		if f.Code == CodeGitOpsOwned {
-			out = append(out, f.Object+" "+string(f.Level)+": "+f.Message)
+			out = append(out, f.Object.String()+" "+string(f.Level)+": "+f.Message)
 		}
 	}
 	return out
@@ -84,11 +85,11 @@ project "b" {
 		t.Errorf("cluster snapshot:\n got %q\nwant %q", got, want)
 	}
 	for _, f := range p.Findings {
-		if f.Code == CodeGitOpsOwned && !reflect.DeepEqual(f.Where, []Location{{File: "t.yaml", Line: 10}}) {
+		if f.Code == CodeGitOpsOwned && !reflect.DeepEqual(f.Where, []tenancy.Location{{File: "t.yaml", Line: 10}}) {
 			t.Errorf("where = %+v, want the object's first line in t.yaml", f.Where)
 		}
 	}
-	if !p.Renderable {
+	if !p.Renderable() {
 		t.Errorf("a GitOps warning made the plan unrenderable")
 	}
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -23,10 +24,10 @@ const maxQueueName = 58
 func ownersOf(s *snapshot.State) []*owner {
 	out := make([]*owner, 0, len(s.Departments)+len(s.Projects))
 	for _, d := range s.Departments {
-		out = append(out, newOwner(KindDepartment, d.Metadata.Name, d.Spec.Queues, ""))
+		out = append(out, newOwner(tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues, ""))
 	}
 	for _, p := range s.Projects {
-		out = append(out, newOwner(KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent))
+		out = append(out, newOwner(tenancy.KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent))
 	}
 	return out
 }
@@ -37,9 +38,9 @@ func badNegative(v quota.Value) bool { return v.IsNegative() && !v.IsUnlimited()
 
 // resourceLoc points at a queue's resource block: its first written
 // field, else the queue's name.
-func (c *checker) resourceLoc(o *owner, qi int, r quota.Resource) []Location {
-	return c.loc.atFirst(o.kind, o.name, resourcePath(qi, r, snapshot.FieldLimit), resourcePath(qi, r, snapshot.FieldDeserved),
-		resourcePath(qi, r, snapshot.FieldOverQuotaWeight), queuePath(qi)+"/name")
+func (c *checker) resourceLoc(o *owner, qi int, r quota.Resource) []tenancy.Location {
+	return c.loc.atFirst(o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Limit)), o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Deserved)),
+		o.field(qi, tenancy.QuotaFieldOf(r, tenancy.OverQuotaWeight)), o.field(qi, tenancy.FieldQueueName))
 }
 
 // checkOmittedLimits warns about an omitted cpu or memory limit (or a
@@ -54,21 +55,21 @@ func (c *checker) checkOmittedLimits() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
 			for _, r := range []quota.Resource{quota.CPU, quota.Memory} {
-				if _, omitted := value(q, r, snapshot.FieldLimit); !omitted {
+				if _, omitted := value(q, r, tenancy.Limit); !omitted {
 					continue
 				}
-				if d, _ := value(q, r, snapshot.FieldDeserved); d.Cmp(quota.Zero) > 0 {
+				if d, _ := value(q, r, tenancy.Deserved); d.Cmp(quota.Zero) > 0 {
 					continue // deserved-over-limit
 				}
 				where := "in this queue"
-				if o.kind == KindDepartment {
+				if o.addr.Kind == tenancy.KindDepartment {
 					where = "in this department's queues"
 				}
 				what := fmt.Sprintf("the %s limit is omitted, and KRM reads an omitted limit as 0", r)
 				if q.Resources.Get(r) == nil {
 					what = fmt.Sprintf("the %s block is omitted, and KRM reads it as deserved 0, limit 0 and overQuotaWeight 0", r)
 				}
-				c.add(Finding{Code: "limit-omitted", Level: LevelWarning, Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeLimitOmitted, Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s — a ceiling of zero, not unconstrained: pods that request %s %s will be refused; write -1 for no ceiling",
 						q.Name, what, r, where),
 					Where: c.resourceLoc(o, qi, r)})
@@ -91,19 +92,19 @@ func (c *checker) checkZeroWeights() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
 			for _, r := range quota.Resources {
-				w, wOmitted := value(q, r, snapshot.FieldOverQuotaWeight)
-				d, _ := value(q, r, snapshot.FieldDeserved)
-				l, _ := value(q, r, snapshot.FieldLimit)
+				w, wOmitted := value(q, r, tenancy.OverQuotaWeight)
+				d, _ := value(q, r, tenancy.Deserved)
+				l, _ := value(q, r, tenancy.Limit)
 				if !w.IsZero() || badNegative(d) || badNegative(l) || l.Cmp(d) <= 0 {
 					continue
 				}
 				what := fmt.Sprintf("the %s overQuotaWeight is 0", r)
-				where := c.fieldLoc(o, qi, r, snapshot.FieldOverQuotaWeight)
+				where := c.fieldLoc(o, qi, r, tenancy.OverQuotaWeight)
 				if wOmitted {
 					what = fmt.Sprintf("the %s overQuotaWeight is omitted, which KRM reads as 0", r)
 					where = c.resourceLoc(o, qi, r)
 				}
-				c.add(Finding{Code: "zero-weight", Level: LevelNote, Object: o.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeZeroWeight, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s, so KAI's scheduler never gives this queue a share of idle %s, although its limit (%s) is above its guarantee (%s)",
 						q.Name, what, idleName[r], quota.Amount(r, l), quota.Amount(r, d)),
 					Where: where})
@@ -123,18 +124,18 @@ func (c *checker) checkUnassignedShare() {
 		dept := c.depts[d.Metadata.Name]
 		for qi := range d.Spec.Queues {
 			dq := &d.Spec.Queues[qi]
-			k := d.Metadata.Name + "/" + dq.NodePool
+			k := onPool{d.Metadata.Name, dq.NodePool}
 			if c.deptQueue[k].q != dq {
 				continue
 			}
 			for _, r := range quota.Resources {
-				have, _ := value(dq, r, snapshot.FieldDeserved)
+				have, _ := value(dq, r, tenancy.Deserved)
 				if have.IsNegative() || have.IsZero() {
 					continue
 				}
 				sum := quota.Zero
 				for _, kid := range c.children[k] {
-					v, _ := value(kid.q, r, snapshot.FieldDeserved)
+					v, _ := value(kid.q, r, tenancy.Deserved)
 					if !badNegative(v) {
 						sum = sum.Add(v)
 					}
@@ -142,10 +143,10 @@ func (c *checker) checkUnassignedShare() {
 				if sum.Cmp(have) >= 0 {
 					continue // fits exactly, or projects-over-department / unlimited-under-finite
 				}
-				c.add(Finding{Code: "unassigned-share", Level: LevelNote, Object: dept.id(), Queue: dq.Name, Pool: dq.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeUnassignedShare, Level: LevelNote, Object: dept.addr, Queue: dq.Name, Pool: dq.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: the projects are guaranteed %s of the department's %s — %s not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
 						dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, have.Sub(sum))),
-					Where: c.fieldLoc(dept, qi, r, snapshot.FieldDeserved)})
+					Where: c.fieldLoc(dept, qi, r, tenancy.Deserved)})
 			}
 		}
 	}
@@ -160,21 +161,21 @@ func (c *checker) checkUnassignedShare() {
 // department is limit-omitted already and is not repeated per project.
 func (c *checker) checkProjectQueuesUnderDepartment() {
 	for _, oq := range c.orphans {
-		c.add(Finding{Code: "project-outside-department", Level: LevelWarning, Object: oq.o.id(), Queue: oq.q.Name, Pool: oq.q.NodePool,
+		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.q.Name, Pool: oq.q.NodePool,
 			Message: fmt.Sprintf("%s: department %s has no queue on node pool %s, so this queue becomes a root queue, outside any department's share",
 				oq.q.Name, oq.o.parent, oq.q.NodePool),
-			Where: c.loc.at(oq.o.kind, oq.o.name, queuePath(oq.i)+"/nodepool")})
+			Where: c.loc.at(oq.o.field(oq.i, tenancy.FieldQueueNodePool))})
 	}
 	for _, p := range c.projs {
 		for qi := range p.queues {
 			q := &p.queues[qi]
-			dq, ok := c.deptQueue[p.parent+"/"+q.NodePool]
+			dq, ok := c.deptQueue[onPool{p.parent, q.NodePool}]
 			if !ok {
 				continue
 			}
 			for _, r := range quota.Resources {
-				pl, _ := value(q, r, snapshot.FieldLimit)
-				dl, dlOmitted := value(dq.q, r, snapshot.FieldLimit)
+				pl, _ := value(q, r, tenancy.Limit)
+				dl, dlOmitted := value(dq.q, r, tenancy.Limit)
 				if badNegative(pl) || badNegative(dl) || (dlOmitted && r != quota.GPU) || pl.Cmp(dl) <= 0 {
 					continue
 				}
@@ -186,10 +187,10 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 				if dlOmitted {
 					theirs = "0 (omitted, which KRM reads as 0)"
 				}
-				c.add(Finding{Code: "project-limit-over-department", Level: LevelWarning, Object: p.id(), Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeProjectLimitOverDepartment, Level: LevelWarning, Object: p.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s above department queue %s's limit of %s; the department wins, so this queue never gets more than %s",
 						q.Name, mine, dq.q.Name, theirs, quota.Amount(r, dl)),
-					Where: append(c.fieldLoc(p, qi, r, snapshot.FieldLimit), c.fieldLoc(dq.o, dq.i, r, snapshot.FieldLimit)...)})
+					Where: append(c.fieldLoc(p, qi, r, tenancy.Limit), c.fieldLoc(dq.o, dq.i, r, tenancy.Limit)...)})
 			}
 		}
 	}
@@ -213,10 +214,10 @@ func (c *checker) checkDefaultNodePools() {
 				continue
 			}
 			has[pool] = true // one finding per entry
-			c.add(Finding{Code: "default-pool-without-queue", Level: LevelError, Object: KindProject + "/" + p.Metadata.Name, Pool: pool,
+			c.add(Finding{Code: CodeDefaultPoolWithoutQueue, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name), Pool: pool,
 				Message: fmt.Sprintf("project %s: defaultNodePools lists node pool %s, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue",
 					p.Metadata.Name, pool),
-				Where: c.loc.at(KindProject, p.Metadata.Name, "/spec/defaultNodePools")})
+				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldDefaultNodePools))})
 		}
 	}
 }
@@ -230,10 +231,10 @@ func (c *checker) checkQueueNameLength() {
 			if len(q.Name) <= maxQueueName {
 				continue
 			}
-			c.add(Finding{Code: "queue-name-too-long", Level: LevelWarning, Object: o.id(), Queue: q.Name, Pool: q.NodePool,
+			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
 				Message: fmt.Sprintf("%s: the queue name is %d characters; KRM appends a random suffix to a queue name over %d characters, so the scheduler's queue will not be called what the file says",
 					q.Name, len(q.Name), maxQueueName),
-				Where: c.loc.at(o.kind, o.name, queuePath(qi)+"/name")})
+				Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))})
 		}
 	}
 }
@@ -247,42 +248,46 @@ func (c *checker) checkQueueNameLength() {
 // create the Queue or the namespace's binding, after the change is made.
 func (c *checker) checkNames() {
 	bad := func(f Finding, what, rule string, errs []string) {
-		f.Code, f.Level = "invalid-name", LevelError
+		f.Code, f.Level = CodeInvalidName, LevelError
 		f.Message += fmt.Sprintf("%s is not a valid %s: %s", what, rule, strings.Join(errs, "; "))
 		c.add(f)
 	}
-	object := func(kind, name string) bool {
+	object := func(kind tenancy.Kind, name string) bool {
 		errs := dns1123Subdomain(name)
 		if len(errs) == 0 {
 			return true
 		}
-		bad(Finding{Object: kind + "/" + name, Message: kindWord[kind] + " " + name + ": ", Where: c.loc.at(kind, name, "/metadata/name")},
+		bad(Finding{Object: kind.Object(name), Message: kind.Info().Word + " " + name + ": ", Where: c.loc.at(kind.Object(name).Field(tenancy.FieldName))},
 			"the name", "Kubernetes object name", errs)
 		return false
 	}
 	for _, p := range c.s.NodePools {
 		name := p.Metadata.Name
-		object(KindNodePool, name)
-		for _, l := range []struct{ field, v string }{{"labelKey", p.Spec.LabelKey}, {"labelValue", p.Spec.LabelValue}} {
+		object(tenancy.KindNodePool, name)
+		for _, l := range []struct {
+			field tenancy.Field
+			v     string
+		}{{tenancy.FieldLabelKey, p.Spec.LabelKey}, {tenancy.FieldLabelValue, p.Spec.LabelValue}} {
 			if l.v == "" && name == "default" {
 				continue // pool default has no label pair
 			}
 			errs, rule := validation.IsQualifiedName(l.v), "label key"
-			if l.field == "labelValue" {
+			if l.field == tenancy.FieldLabelValue {
 				errs, rule = validation.IsValidLabelValue(l.v), "label value"
 			}
 			if len(errs) > 0 {
-				bad(Finding{Object: KindNodePool + "/" + name, Pool: name, Resource: l.field, Message: "node pool " + name + ": ",
-					Where: c.loc.at(KindNodePool, name, "/spec/"+l.field)}, fmt.Sprintf("spec.%s %q", l.field, l.v), rule, errs)
+				at := tenancy.KindNodePool.Object(name)
+				bad(Finding{Object: at, Pool: name, Resource: l.field.String(), Message: "node pool " + name + ": ",
+					Where: c.loc.at(at.Field(l.field))}, fmt.Sprintf("spec.%s %q", l.field, l.v), rule, errs)
 			}
 		}
 	}
 	for _, d := range c.s.Departments {
-		object(KindDepartment, d.Metadata.Name)
+		object(tenancy.KindDepartment, d.Metadata.Name)
 	}
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
-		nameOK := object(KindProject, p.Metadata.Name)
+		nameOK := object(tenancy.KindProject, p.Metadata.Name)
 		ns := p.NamespaceName()
 		what := fmt.Sprintf("namespace %q", ns)
 		if p.Spec.Namespace == "" {
@@ -292,14 +297,14 @@ func (c *checker) checkNames() {
 			what = fmt.Sprintf("namespace %q (the project name: KRM's default when spec.namespace is empty)", ns)
 		}
 		if errs := dns1123Label(ns); len(errs) > 0 {
-			bad(Finding{Object: KindProject + "/" + p.Metadata.Name, Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",
-				Where: c.loc.at(KindProject, p.Metadata.Name, "/spec/namespace")}, what, "namespace name", errs)
+			bad(Finding{Object: tenancy.KindProject.Object(p.Metadata.Name), Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",
+				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))}, what, "namespace name", errs)
 		}
 	}
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
 			if errs := dns1123Subdomain(q.Name); len(errs) > 0 {
-				bad(Finding{Object: o.id(), Queue: q.Name, Pool: q.NodePool, Message: q.Name + ": ", Where: c.loc.at(o.kind, o.name, queuePath(qi)+"/name")},
+				bad(Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Message: q.Name + ": ", Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))},
 					"the queue name", "Kubernetes object name (KRM creates a cluster-scoped KAI Queue of this name)", errs)
 			}
 		}
@@ -340,9 +345,6 @@ func dns1123Label(s string) []string {
 	return validation.IsDNS1123Label(s)
 }
 
-// kindWord names a kind in a message.
-var kindWord = map[string]string{KindNodePool: "node pool", KindDepartment: "department", KindProject: "project"}
-
 // joinNames lists names for a message, the first max of them and a count
 // of the rest.
 func joinNames(names []string, max int) string {
@@ -358,14 +360,15 @@ func joinNames(names []string, max int) string {
 // nothing, and the checks do not use it either.
 func (c *checker) checkIgnoredSingletons() {
 	for _, o := range c.s.Other {
-		want := map[string]string{"ManagedNodesConfig": snapshot.ManagedNodesConfigName, "KRMConfig": snapshot.KRMConfigName}[o.Kind]
-		if o.APIVersion != snapshot.KRMAPIVersion || want == "" || o.Name == want {
+		k, err := tenancy.ParseKind(o.Kind)
+		want := k.Info().Singleton
+		if err != nil || o.APIVersion != tenancy.APIVersion || want == "" || o.Name == want {
 			continue
 		}
-		f := Finding{Code: "singleton-ignored", Level: LevelWarning, Object: snapshot.ObjectKey(o.Kind, o.Name),
+		f := Finding{Code: CodeSingletonIgnored, Level: LevelWarning, Object: k.Object(o.Name),
 			Message: fmt.Sprintf("%s %s is ignored: KRM reads only the %s named %s", o.Kind, o.Name, o.Kind, want)}
 		if o.File != "" {
-			f.Where = []Location{{File: o.File, Line: o.Line}}
+			f.Where = []tenancy.Location{{File: o.File, Line: o.Line}}
 		}
 		c.add(f)
 	}

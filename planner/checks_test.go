@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // q writes one queue entry in flow style.
@@ -93,7 +95,7 @@ func TestSpineChecks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			for _, f := range Check(mustState(t, tc.yaml), nil) {
-				if spineCodes[f.Code] && f.Code != "pool-cards-unknown" {
+				if spineCodes[string(f.Code)] && f.Code != "pool-cards-unknown" {
 					got = append(got, messages([]Finding{f})[0])
 				}
 			}
@@ -120,7 +122,7 @@ func TestFindingsPointAtLines(t *testing.T) {
 			continue
 		}
 		// line 12: "    - {name: d-q, nodepool: h100, resources: {gpu: {deserved: 4, limit: 3}..."
-		want := []Location{{File: "t.yaml", Line: 12, Column: 63}, {File: "t.yaml", Line: 12, Column: 73}}
+		want := []tenancy.Location{{File: "t.yaml", Line: 12, Column: 63}, {File: "t.yaml", Line: 12, Column: 73}}
 		if !reflect.DeepEqual(f.Where, want) {
 			t.Fatalf("where = %+v, want %+v", f.Where, want)
 		}

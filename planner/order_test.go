@@ -11,6 +11,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // split is a random valid gpu split: per department and pool a guarantee
@@ -112,27 +113,27 @@ func (s split) overlay() *config.Overlay {
 // step: it must hold no error. It returns the final state.
 func applyPatches(t *testing.T, before *snapshot.State, p *Plan) *snapshot.State {
 	t.Helper()
-	docs := map[string][]byte{}
+	docs := map[tenancy.ObjectAddr][]byte{}
 	for _, d := range before.Departments {
 		b, _ := json.Marshal(map[string]any{"spec": d.Spec})
-		docs[KindDepartment+"/"+d.Metadata.Name] = b
+		docs[tenancy.KindDepartment.Object(d.Metadata.Name)] = b
 	}
 	for _, pr := range before.Projects {
 		b, _ := json.Marshal(map[string]any{"spec": pr.Spec})
-		docs[KindProject+"/"+pr.Metadata.Name] = b
+		docs[tenancy.KindProject.Object(pr.Metadata.Name)] = b
 	}
 	state := func() *snapshot.State {
 		s := cloneTenancy(before)
 		for i := range s.Departments {
-			var doc struct{ Spec snapshot.DepartmentSpec }
-			if err := json.Unmarshal(docs[KindDepartment+"/"+s.Departments[i].Metadata.Name], &doc); err != nil {
+			var doc struct{ Spec tenancy.DepartmentSpec }
+			if err := json.Unmarshal(docs[tenancy.KindDepartment.Object(s.Departments[i].Metadata.Name)], &doc); err != nil {
 				t.Fatal(err)
 			}
 			s.Departments[i].Spec = doc.Spec
 		}
 		for i := range s.Projects {
-			var doc struct{ Spec snapshot.ProjectSpec }
-			if err := json.Unmarshal(docs[KindProject+"/"+s.Projects[i].Metadata.Name], &doc); err != nil {
+			var doc struct{ Spec tenancy.ProjectSpec }
+			if err := json.Unmarshal(docs[tenancy.KindProject.Object(s.Projects[i].Metadata.Name)], &doc); err != nil {
 				t.Fatal(err)
 			}
 			s.Projects[i].Spec = doc.Spec
@@ -145,7 +146,7 @@ func applyPatches(t *testing.T, before *snapshot.State, p *Plan) *snapshot.State
 		if err != nil {
 			t.Fatalf("step %d: %v", n+1, err)
 		}
-		k := st.Kind + "/" + st.Object
+		k := st.Object
 		out, err := patch.Apply(docs[k])
 		if err != nil {
 			t.Fatalf("step %d (%s): the patch does not apply to the object as read: %v\n%s", n+1, k, err, ops)
@@ -175,7 +176,7 @@ func TestRandomMovesRenderInASafeOrder(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatalf("case %d: %v", i, diags)
 		}
-		if !p.Renderable || !p.OrderVerified {
+		if !p.Renderable() || !p.OrderVerified {
 			t.Fatalf("case %d: not renderable: %q\nfrom:\n%s", i, messages(p.Findings), from.yaml())
 		}
 		got := applyPatches(t, before, p)
@@ -215,7 +216,7 @@ func TestVerifyStepsCatchesABadOrder(t *testing.T) {
 		t.Fatalf("the phase order should be safe: %q", messages(p.Findings))
 	}
 	// Reverse the steps: the department would shrink below its project.
-	target, _, _ := applyOverlay(before, ov)
+	target, _, _, _ := applyOverlay(before, ov)
 	steps := []Step{p.Steps[1], p.Steps[0]}
 	bad := verifySteps(before, target, p.Changes, steps)
 	if bad == nil {

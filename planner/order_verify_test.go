@@ -3,37 +3,49 @@ package planner
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // verifyStepsOnWholeStates is the definition verifyOrder must agree with:
 // apply the steps one by one and run every check on the whole state after
 // each, refusing the first error the snapshot does not have.
-func verifyStepsOnWholeStates(before, target *snapshot.State, changes []Change, steps []Step) *Finding {
-	allowed := map[string]bool{}
+func verifyStepsOnWholeStates(before *snapshot.State, changes []tenancy.Change, steps []Step) *Finding {
+	allowed := map[findingKey]bool{}
 	for _, f := range Check(before, nil) {
 		if f.Level == LevelError {
 			allowed[f.key()] = true
 		}
 	}
-	work := newIndex(cloneTenancy(before))
-	tx := newIndex(target)
+	work := tenancy.NewDraft(&before.Tenancy)
 	for n, st := range steps[:max(len(steps)-1, 0)] {
-		applyStep(work, tx, changes, st)
-		for _, f := range Check(work.s, nil) {
+		if err := work.Apply(stepChanges(changes, st)); err != nil {
+			panic(err)
+		}
+		for _, f := range Check(withTenancy(before, work.Tenancy()), nil) {
 			if f.Level == LevelError && !allowed[f.key()] {
-				return &Finding{Code: "unsafe-order", Level: LevelError, Object: st.Kind + "/" + st.Object,
-					Message: fmt.Sprintf("no safe order: after step %d (%s %s %s, %s) the state would have an error this plan does not end with: %s",
-						n+1, st.Action, st.Kind, st.Object, st.Phase, f.Message)}
+				return unsafeOrder(n, st, f)
 			}
 		}
 	}
 	return nil
+}
+
+// verifyOrder is the verification Build runs, on steps in any order.
+func verifyOrder(before, target *snapshot.State, changes []tenancy.Change, steps []Step, beforeFindings []Finding) *Finding {
+	bx, tx := indexes(before, target)
+	return firstUnsafe(stepErrors(before, bx, tx, changes, steps), beforeFindings)
+}
+
+// verifySteps is verifyOrder with the snapshot's findings made here.
+func verifySteps(before, target *snapshot.State, changes []tenancy.Change, steps []Step) *Finding {
+	return verifyOrder(before, target, changes, steps, Check(before, nil))
 }
 
 // messyTenancy is a random small tenancy with what makes verification
@@ -118,7 +130,7 @@ func messyOverlay(r *rand.Rand, s *snapshot.State) *config.Overlay {
 		ov.NodePools = append(ov.NodePools, config.NodePool{Name: "pnew", LabelKey: str("k"), LabelValue: str([]string{"pnew", "p0"}[r.Intn(2)])})
 		pools = append(pools, "pnew")
 	}
-	queues := func(qs []snapshot.Queue, owner string) []config.Queue {
+	queues := func(qs []tenancy.Queue, owner string) []config.Queue {
 		var out []config.Queue
 		for _, q := range qs {
 			if r.Intn(2) == 0 {
@@ -126,8 +138,12 @@ func messyOverlay(r *rand.Rand, s *snapshot.State) *config.Overlay {
 			}
 		}
 		if r.Intn(5) == 0 {
+			// A new queue, on a pool the object has no queue on: desired.hcl
+			// has one queue block per pool.
 			p := pools[r.Intn(len(pools))]
-			out = append(out, config.Queue{Pool: p, Name: str(owner + "-new-" + p), GPU: res()})
+			if !slices.ContainsFunc(qs, func(q tenancy.Queue) bool { return q.NodePool == p }) {
+				out = append(out, config.Queue{Pool: p, Name: str(owner + "-new-" + p), GPU: res()})
+			}
 		}
 		return out
 	}
@@ -162,21 +178,20 @@ func TestVerifyOrderAgreesWithWholeStates(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		before := messyTenancy(t, r)
 		read := string(before.Marshal())
-		target, set, diags := applyOverlay(before, messyOverlay(r, before))
+		target, changes, _, diags := applyOverlay(before, messyOverlay(r, before))
 		if string(before.Marshal()) != read {
 			t.Fatalf("case %d: applying the overlay changed the snapshot", i)
 		}
 		if diags.HasErrors() {
 			continue
 		}
-		changes := diffStates(before, target, set)
-		steps := buildSteps(before, target, changes)
+		steps := BuildSteps(tenancy.NewIndex(&before.Tenancy), tenancy.NewIndex(&target.Tenancy), changes)
 		for k := 0; k < 4; k++ {
 			order := append([]Step(nil), steps...)
 			if k > 0 {
 				r.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 			}
-			want := verifyStepsOnWholeStates(before, target, changes, order)
+			want := verifyStepsOnWholeStates(before, changes, order)
 			was := string(before.Marshal()) + string(target.Marshal())
 			got := verifyOrder(before, target, changes, order, Check(before, nil))
 			if string(before.Marshal())+string(target.Marshal()) != was {

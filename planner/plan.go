@@ -1,53 +1,78 @@
-// Package planner turns a snapshot and a desired overlay into a plan: the
-// target state, the changes, the findings of the checks, and the ordered
-// steps that reach the target through states that all pass the checks.
-// It does no I/O; plan.json is produced and read here as bytes.
+// Package planner turns a snapshot and desired.hcl into a plan: the
+// changes (from config), the target state (tenancy.Apply), the findings of
+// the checks, and the ordered steps that reach the target through states
+// that all pass the checks. It does no I/O; planner/planfile writes and
+// reads a plan as plan.json.
 package planner
 
 import (
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
-	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
-// FormatVersion is the version of the plan.json schema.
-// 2: the plan_id is over the file's bytes (seal) and the embedded
-// snapshot keeps positions only for the objects the plan changes.
-const FormatVersion = 2
-
-// Plan is plan.json: everything a reviewer and render need, deterministic
-// so that it diffs well in a pull request.
+// Plan is a plan in memory: everything a reviewer and render need.
+// planfile.Encode writes it as plan.json (and sets PlanID), and
+// planfile.Decode reads it back, recomputing what the file only repeats.
 type Plan struct {
-	FormatVersion int `json:"format_version"`
-	// PlanID is the sha256 (hex) of the canonical JSON of the plan with
-	// PlanID empty; render refuses a plan whose content does not match it.
-	PlanID string `json:"plan_id"`
-	// Renderable is false when the plan has an error finding.
-	Renderable bool `json:"renderable"`
+	// PlanID is the sha256 (hex) of plan.json with plan_id empty; "" until
+	// the plan is encoded or decoded.
+	PlanID string
 	// OrderVerified is true when every intermediate state of Steps was
 	// simulated and passed the checks.
-	OrderVerified bool      `json:"order_verified"`
-	Summary       Summary   `json:"summary"`
-	Changes       []Change  `json:"changes"`
-	Steps         []Step    `json:"steps"`
-	Findings      []Finding `json:"findings"`
-	Desired       Desired   `json:"desired"`
+	OrderVerified bool
+	Summary       Summary
+	Changes       []tenancy.Change
+	Steps         []Step
+	Findings      []Finding
+	Desired       Desired
 	// Snapshot is the snapshot the plan was made from (its Digest names
 	// it), with the positions of values (Origin.Values) kept only for the
 	// objects the plan changes: render splices only those, and at 10,000
 	// projects the positions are most of a snapshot's bytes.
-	Snapshot snapshot.State `json:"snapshot"`
+	Snapshot *snapshot.State
+	// Target is the snapshot's tenancy with every change applied: what the
+	// plan leaves (tenancy.Apply). It shares the objects the plan does not
+	// change with Snapshot.
+	Target *tenancy.Tenancy
 
-	// file is the plan.json bytes that PlanID was computed over (seal) or
-	// that the plan was decoded from.
-	file []byte
+	indexes sync.Once
+	before  *tenancy.Index
+	target  *tenancy.Index
+}
+
+// Renderable reports whether render may render the plan: it has no error
+// finding. It is derived from the findings, never stored.
+func (p *Plan) Renderable() bool { return !hasErrors(p.Findings) }
+
+// Indexes returns the indexes of the snapshot's and the target's tenancy,
+// made once per plan.
+func (p *Plan) Indexes() (before, target *tenancy.Index) {
+	p.indexes.Do(func() {
+		if p.before == nil {
+			p.before = tenancy.NewIndex(&p.Snapshot.Tenancy)
+		}
+		if p.target == nil {
+			p.target = tenancy.NewIndex(p.Target)
+		}
+	})
+	return p.before, p.target
+}
+
+// TargetState is the snapshot with the target's objects: the state the
+// checks see after the plan (cluster data as the snapshot read it).
+func (p *Plan) TargetState() *snapshot.State { return withTenancy(p.Snapshot, p.Target) }
+
+// withTenancy is s with its objects replaced by t's.
+func withTenancy(s *snapshot.State, t *tenancy.Tenancy) *snapshot.State {
+	c := *s
+	c.Tenancy = *t
+	return &c
 }
 
 // Desired is the HCL the plan was made from.
@@ -73,60 +98,56 @@ type Summary struct {
 // a required field, a change to an immutable label pair); with an error
 // diagnostic there is no plan. Findings of the checks are in the plan.
 func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) {
-	target, set, diags := applyOverlay(before, ov)
+	bx := tenancy.NewIndex(&before.Tenancy)
+	changes, set, diags := ov.Changes(bx)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	changes := diffStates(before, target, set)
-	if changes == nil {
-		changes = []Change{}
+	draft := tenancy.NewDraft(&before.Tenancy)
+	if err := draft.Apply(changes); err != nil {
+		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Internal error",
+			Detail: "the changes of desired.hcl do not apply to the snapshot: " + err.Error() + "; please report this with the desired file"})
 	}
-	if diags = append(diags, placeNewObjects(before, ov, changes)...); diags.HasErrors() {
-		return nil, diags
-	}
-	// The checks of the target, the checks of the snapshot and the
-	// verification of the steps only read before and target: they run at
-	// the same time. The verification is wasted when the target has errors.
-	steps := buildSteps(before, target, changes)
-	if steps == nil {
-		steps = []Step{}
-	}
+	// The plan's snapshot keeps fewer positions than before: its index is
+	// made again when asked for; the target's is the draft's.
+	p := &Plan{Changes: changes, Snapshot: embedded(before, changes), Target: draft.Tenancy(), target: draft.Index(),
+		Desired: Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables}}
+	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
+	p.Summary = p.summary()
+	return p, diags
+}
+
+// order builds the steps, runs the checks of the target and of the
+// snapshot, and verifies the steps; it returns the steps, whether they
+// were verified, and the findings (with unsafe-order when no order is
+// safe). The checks and the verification only read the two states: they
+// run at the same time. The verification is wasted when the target has
+// errors.
+func order(before, target *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, set config.Ranges) ([]Step, bool, []Finding) {
+	steps := BuildSteps(bx, tx, changes)
 	var findings, beforeFindings []Finding
 	var wg sync.WaitGroup
-	wg.Go(func() { findings = CheckChange(before, target, set) })
-	wg.Go(func() { beforeFindings = Check(before, nil) })
-	stepErrs := stepErrors(before, target, changes, steps)
+	wg.Go(func() { findings = runChecks(before, target, bx, tx, set, false) })
+	wg.Go(func() { beforeFindings = runChecks(before, before, bx, bx, nil, false) })
+	stepErrs := stepErrors(before, bx, tx, changes, steps)
 	wg.Wait()
 	bad := firstUnsafe(stepErrs, beforeFindings)
 	if bad != nil && movesProject(changes) {
-		moved := buildStepsIn(before, target, changes, moveRank)
-		if firstUnsafe(stepErrors(before, target, changes, moved), beforeFindings) == nil {
+		moved := buildStepsIn(bx, tx, changes, moveRank)
+		if firstUnsafe(stepErrors(before, bx, tx, changes, moved), beforeFindings) == nil {
 			steps, bad = moved, nil
 		}
 	}
 	markPresent(findings, beforeFindings)
-	verified := false
-	if !hasErrors(findings) {
-		if bad != nil {
-			findings = append(findings, *bad)
-			sortFindings(findings)
-		} else {
-			verified = true
-		}
+	if hasErrors(findings) {
+		return steps, false, findings
 	}
-	p := &Plan{
-		FormatVersion: FormatVersion,
-		Renderable:    !hasErrors(findings),
-		OrderVerified: verified,
-		Changes:       changes,
-		Steps:         steps,
-		Findings:      findings,
-		Desired:       Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables},
-		Snapshot:      embedded(before, changes),
+	if bad != nil {
+		findings = append(findings, *bad)
+		sortFindings(findings)
+		return steps, false, findings
 	}
-	p.Summary = summarize(changes, findings)
-	p.seal()
-	return p, diags
+	return steps, true, findings
 }
 
 // markPresent marks each finding of the target that the snapshot has too
@@ -134,7 +155,7 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 // keeps the snapshot's message in Before when no finding of the snapshot
 // with that key has the same message and level.
 func markPresent(findings, beforeFindings []Finding) {
-	present := map[string][]Finding{}
+	present := map[findingKey][]Finding{}
 	for _, f := range beforeFindings {
 		present[f.key()] = append(present[f.key()], f)
 	}
@@ -164,15 +185,16 @@ func hasErrors(fs []Finding) bool {
 	return false
 }
 
-func summarize(changes []Change, findings []Finding) Summary {
+// Summarize counts the objects the changes create and change, and the
+// findings by level.
+func Summarize(changes []tenancy.Change, findings []Finding) Summary {
 	var s Summary
-	created, changed := map[string]bool{}, map[string]bool{}
-	for _, c := range changes {
-		k := c.Kind + "/" + c.Object
-		if c.Action == ActionCreate && !c.NewQueue {
-			created[k] = true
+	created, changed := map[tenancy.ObjectAddr]bool{}, map[tenancy.ObjectAddr]bool{}
+	for i := range changes {
+		if c := &changes[i]; c.Creates() {
+			created[c.Object()] = true
 		} else {
-			changed[k] = true
+			changed[c.Object()] = true
 		}
 	}
 	s.Add, s.Change = len(created), len(changed)
@@ -189,99 +211,38 @@ func summarize(changes []Change, findings []Finding) Summary {
 	return s
 }
 
-// seal sets PlanID, the hex sha256 of the plan.json bytes written with
-// plan_id empty, and keeps the bytes with the id for File. Hashing the
-// bytes written means a plan is marshalled once, and checked on reading
-// without being marshalled again.
-func (p *Plan) seal() {
-	p.PlanID = idPlaceholder
-	b := p.Marshal()
-	id, _, err := jsonfile.SumEmpty(b, "plan_id")
-	if err == nil {
-		err = jsonfile.Overwrite(b, jsonfile.Member{Name: "plan_id", Value: p.PlanID}, id)
-	}
-	if err != nil {
-		panic(fmt.Sprintf("planner: seal: %v", err)) // Marshal writes plan_id second
-	}
-	p.PlanID, p.file = id, b
-}
-
-// idPlaceholder is as long as a plan_id: seal marshals the plan with it
-// and writes the id over it.
-var idPlaceholder = strings.Repeat("0", 64)
-
-// File returns the plan.json bytes of p as Build or AddFindings sealed
-// them, or as Decode read them: what `plan --out` writes. It is Marshal
-// without marshalling again; a plan changed any other way has no file.
-func (p *Plan) File() []byte { return p.file }
+// Summary counts the plan's changed objects and findings, as Build and
+// AddFindings set p.Summary.
+func (p *Plan) summary() Summary { return Summarize(p.Changes, p.Findings) }
 
 // embedded is the snapshot a plan carries: before, with the positions of
 // values kept only for the objects that changes touch. The other objects
 // keep their file and line (render inserts new objects after the last of
 // their kind); their Origin is a new one, before's is not changed.
-func embedded(before *snapshot.State, changes []Change) snapshot.State {
-	changed := make(map[string]bool, len(changes))
-	for _, c := range changes {
-		changed[snapshot.ObjectKey(c.Kind, c.Object)] = true
+func embedded(before *snapshot.State, changes []tenancy.Change) *snapshot.State {
+	changed := make(map[tenancy.ObjectAddr]bool, len(changes))
+	for i := range changes {
+		changed[changes[i].Object()] = true
 	}
-	trim := func(kind, name string, o **snapshot.Origin) {
-		if *o != nil && !changed[snapshot.ObjectKey(kind, name)] {
-			*o = &snapshot.Origin{File: (*o).File, Line: (*o).Line}
+	trim := func(a tenancy.ObjectAddr, o **tenancy.Origin) {
+		if *o != nil && !changed[a] {
+			*o = &tenancy.Origin{File: (*o).File, Line: (*o).Line}
 		}
 	}
 	s := *before
 	s.NodePools = slices.Clone(before.NodePools)
 	for i := range s.NodePools {
-		trim(KindNodePool, s.NodePools[i].Metadata.Name, &s.NodePools[i].Origin)
+		trim(tenancy.KindNodePool.Object(s.NodePools[i].Metadata.Name), &s.NodePools[i].Origin)
 	}
 	s.Departments = slices.Clone(before.Departments)
 	for i := range s.Departments {
-		trim(KindDepartment, s.Departments[i].Metadata.Name, &s.Departments[i].Origin)
+		trim(tenancy.KindDepartment.Object(s.Departments[i].Metadata.Name), &s.Departments[i].Origin)
 	}
 	s.Projects = slices.Clone(before.Projects)
 	for i := range s.Projects {
-		trim(KindProject, s.Projects[i].Metadata.Name, &s.Projects[i].Origin)
+		trim(tenancy.KindProject.Object(s.Projects[i].Metadata.Name), &s.Projects[i].Origin)
 	}
-	return s
-}
-
-// Marshal returns the plan.json bytes: indented JSON with a final newline,
-// HTML characters as they are.
-func (p *Plan) Marshal() []byte {
-	b, err := jsonfile.Marshal(p)
-	if err != nil {
-		panic(fmt.Sprintf("planner: marshal: %v", err))
-	}
-	return b
-}
-
-// Decode reads plan.json bytes (name is used in errors). It refuses another
-// format version and a plan whose plan_id does not match its content
-// (changed after it was made: tampered, or edited by hand).
-func Decode(name string, b []byte) (*Plan, error) {
-	var p Plan
-	fp, err := jsonfile.DecodeSummed(b, &p, "plan_id")
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a krmplan plan: %w", name, err)
-	}
-	switch p.FormatVersion {
-	case FormatVersion:
-	case 0:
-		return nil, fmt.Errorf("%s: not a krmplan plan: it has no format_version", name)
-	default:
-		return nil, fmt.Errorf("%s: plan format_version %d, this krmplan reads %d: make a new plan", name, p.FormatVersion, FormatVersion)
-	}
-	if p.PlanID == "" {
-		return nil, fmt.Errorf("%s: not a krmplan plan: it has no plan_id", name)
-	}
-	if !fp.Holds(p.PlanID) || fp.Sum != p.PlanID {
-		return nil, fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(p.PlanID))
-	}
-	if err := p.checkSteps(); err != nil {
-		return nil, fmt.Errorf("%s: the plan's steps do not match its changes (the file was edited): %v; make a new plan", name, err)
-	}
-	p.file = b
-	return &p, nil
+	return &s
 }
 
 // MatchID reports whether id approves the plan: the full plan_id or a
@@ -289,16 +250,4 @@ func Decode(name string, b []byte) (*Plan, error) {
 func (p *Plan) MatchID(id string) bool {
 	id = strings.ToLower(strings.TrimSpace(id))
 	return len(id) >= 12 && strings.HasPrefix(p.PlanID, id)
-}
-
-// short is the first 12 digits of a plan id, quoted when it is not hex
-// digits (an edited file: its bytes are not printed raw).
-func short(id string) string {
-	if len(id) > 12 {
-		id = id[:12]
-	}
-	if id == "" || strings.Trim(id, "0123456789abcdef") != "" {
-		return strconv.Quote(id)
-	}
-	return id
 }

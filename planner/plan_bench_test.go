@@ -7,6 +7,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/snapshot"
 )
 
@@ -40,8 +41,11 @@ func BenchmarkPlan(b *testing.B) {
 				if diags.HasErrors() {
 					b.Fatal(diags)
 				}
-				if !p.Renderable || !p.OrderVerified || len(p.Steps) != 4*len(t.Moves()) {
-					b.Fatalf("the plan is not clean: renderable %v, verified %v, %d steps for %d moves", p.Renderable, p.OrderVerified, len(p.Steps), len(t.Moves()))
+				if _, err := planfile.Encode(p); err != nil { // the plan id
+					b.Fatal(err)
+				}
+				if !p.Renderable() || !p.OrderVerified || len(p.Steps) != 4*len(t.Moves()) {
+					b.Fatalf("the plan is not clean: renderable %v, verified %v, %d steps for %d moves", p.Renderable(), p.OrderVerified, len(p.Steps), len(t.Moves()))
 				}
 			}
 		})

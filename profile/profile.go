@@ -49,6 +49,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // FileName is the profile's path, relative to the repository root.
@@ -123,18 +124,18 @@ type Placement struct {
 	Project    string `json:"project,omitempty"`
 }
 
-// For returns the placement file for kind ("NodePool", "Department",
-// "Project"), "" when none is named.
-func (p *Placement) For(kind string) string {
+// For returns the placement file for kind (a node pool, department or
+// project), "" when none is named.
+func (p *Placement) For(kind tenancy.Kind) string {
 	if p == nil {
 		return ""
 	}
 	switch kind {
-	case "NodePool":
+	case tenancy.KindNodePool:
 		return p.NodePool
-	case "Department":
+	case tenancy.KindDepartment:
 		return p.Department
-	case "Project":
+	case tenancy.KindProject:
 		return p.Project
 	}
 	return ""
@@ -314,7 +315,9 @@ func (pr *parser) placement(pl hclPlacement) {
 		v    *string
 		slot *string
 		what string
-	}{{pl.NodePool, &p.Placement.NodePool, "node_pool"}, {pl.Department, &p.Placement.Department, "department"}, {pl.Project, &p.Placement.Project, "project"}} {
+	}{{pl.NodePool, &p.Placement.NodePool, tenancy.KindNodePool.Info().Block},
+		{pl.Department, &p.Placement.Department, tenancy.KindDepartment.Info().Block},
+		{pl.Project, &p.Placement.Project, tenancy.KindProject.Info().Block}} {
 		if f.v != nil {
 			*f.slot = pr.checkPath(pl.DefRange, "placement "+f.what, *f.v)
 		}

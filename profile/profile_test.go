@@ -3,6 +3,8 @@ package profile
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 func TestParse(t *testing.T) {
@@ -51,11 +53,11 @@ placement {
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if p.Placement.For("Project") != "tenancy/projects.yaml" || p.Placement.For("NodePool") != "" {
+	if p.Placement.For(tenancy.KindProject) != "tenancy/projects.yaml" || p.Placement.For(tenancy.KindNodePool) != "" {
 		t.Errorf("placement: %+v", p.Placement)
 	}
 	var none *Placement
-	if none.For("Project") != "" {
+	if none.For(tenancy.KindProject) != "" {
 		t.Error("a nil placement names a file")
 	}
 }

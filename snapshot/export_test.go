@@ -3,7 +3,7 @@ package snapshot
 // ParseFile is parseFile, for the tests of package snapshot_test;
 // DocumentParts is the number of parts documentParts cuts src into;
 // DocumentCuts is the offsets it cuts src at.
-var ParseFile = (*Tenancy).parseFile
+var ParseFile = (*Parsed).parseFile
 
 func DocumentParts(src []byte, n int) int { return len(documentParts(src, n)) }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -63,7 +64,7 @@ func decodeAll(d interface{ Decode(any) error }) ([]map[string]any, error) {
 // sends for the same file: every document kubectl can decode, and every
 // value krmplan read equal to the value the API server stores (numbers as
 // float64 keeps them). It returns "" when they agree.
-func agreesWithKubectl(t *Tenancy, src []byte) string {
+func agreesWithKubectl(t *Parsed, src []byte) string {
 	docs, err := kubectlDocs(src)
 	var syntax utilyaml.JSONSyntaxError
 	if errors.As(err, &syntax) {
@@ -80,7 +81,7 @@ func agreesWithKubectl(t *Tenancy, src []byte) string {
 	for _, m := range docs {
 		kind, _ := m["kind"].(string)
 		name := str(at(m, "metadata", "name"))
-		if m["apiVersion"] != KRMAPIVersion || !krmKind(kind) {
+		if m["apiVersion"] != tenancy.APIVersion || !krmKind(kind) {
 			others++
 			continue
 		}
@@ -133,7 +134,7 @@ func at(m any, keys ...string) any {
 
 func str(v any) string { s, _ := v.(string); return s }
 
-func sameNodePool(p *NodePool, m map[string]any) string {
+func sameNodePool(p *tenancy.NodePool, m map[string]any) string {
 	if msg := sameMeta(p.Metadata, m); msg != "" {
 		return msg
 	}
@@ -143,11 +144,11 @@ func sameNodePool(p *NodePool, m map[string]any) string {
 	return ""
 }
 
-func sameMeta(meta Meta, m map[string]any) string {
+func sameMeta(meta tenancy.Meta, m map[string]any) string {
 	if meta.Name != str(at(m, "metadata", "name")) {
 		return fmt.Sprintf("name %q, kubectl %v", meta.Name, at(m, "metadata", "name"))
 	}
-	for _, k := range GitOpsKeys {
+	for _, k := range tenancy.GitOpsKeys {
 		label, isLabel := at(m, "metadata", "labels", k).(string)
 		ann, isAnn := at(m, "metadata", "annotations", k).(string)
 		got, has := meta.GitOps[k]
@@ -158,7 +159,7 @@ func sameMeta(meta Meta, m map[string]any) string {
 	return ""
 }
 
-func sameObject(meta Meta, spec *ProjectSpec, queues []Queue, m map[string]any) string {
+func sameObject(meta tenancy.Meta, spec *tenancy.ProjectSpec, queues []tenancy.Queue, m map[string]any) string {
 	if msg := sameMeta(meta, m); msg != "" {
 		return msg
 	}
@@ -188,7 +189,7 @@ func sameObject(meta Meta, spec *ProjectSpec, queues []Queue, m map[string]any) 
 	return ""
 }
 
-func sameQueue(q *Queue, m any) string {
+func sameQueue(q *tenancy.Queue, m any) string {
 	if q.Name != str(at(m, "name")) || q.NodePool != str(at(m, "nodepool")) {
 		return fmt.Sprintf("name %q nodepool %q, kubectl %v %v", q.Name, q.NodePool, at(m, "name"), at(m, "nodepool"))
 	}
@@ -205,8 +206,9 @@ func sameQueue(q *Queue, m any) string {
 		if block == nil {
 			continue
 		}
-		for _, f := range Fields {
-			v := *block.Field(f)
+		for _, qf := range tenancy.QuotaFields {
+			f := qf.String()
+			v := *block.Slot(qf)
 			n, has := jm[f].(json.Number)
 			if has != (v != nil) {
 				return fmt.Sprintf("%s.%s %v, kubectl %v", r, f, v, jm[f])
@@ -274,7 +276,7 @@ func FuzzParseTenancy(f *testing.F) {
 		if len(src) > 64<<10 {
 			return
 		}
-		var ten Tenancy
+		var ten Parsed
 		start := time.Now()
 		err := ten.ParseTenancy("f.yaml", src)
 		if d := time.Since(start); d > 2*time.Second {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/profile"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // GitSource names tenancy files at a git ref.
@@ -33,10 +34,14 @@ func FromGit(src GitSource) (*State, error) {
 	if ref == "" {
 		ref = "HEAD"
 	}
-	top, err := gitcli.Repo{Dir: src.Repo}.Line("rev-parse", "--show-toplevel")
+	// A bare repository is read as any other: the files come from git at
+	// the ref, never from a work tree. Repo records the repository's own
+	// folder (the work tree's top, or the bare repository).
+	place, err := gitcli.Locate(src.Repo)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not in a git repository: %w", src.Repo, err)
+		return nil, err
 	}
+	top := place.Root
 	repo := gitcli.Repo{Dir: top}
 	commit, err := repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	if err != nil {
@@ -46,7 +51,7 @@ func FromGit(src GitSource) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	var t Tenancy
+	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
 	for _, f := range files {
 		blob, err := readBlob(repo, f)
@@ -138,11 +143,11 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 // name): both declarations are one cluster object, so the files disagree
 // with themselves. Each error is at the later declaration and names the
 // first.
-func (t *Tenancy) Duplicates() []*ParseError {
+func (t *Parsed) Duplicates() []*ParseError {
 	type key struct{ kind, name string }
-	first := map[key]*Origin{}
+	first := map[key]*tenancy.Origin{}
 	var out []*ParseError
-	check := func(kind, name string, o *Origin) {
+	check := func(kind, name string, o *tenancy.Origin) {
 		if o == nil {
 			return
 		}
@@ -155,13 +160,13 @@ func (t *Tenancy) Duplicates() []*ParseError {
 		first[k] = o
 	}
 	for i := range t.NodePools {
-		check("NodePool", t.NodePools[i].Metadata.Name, t.NodePools[i].Origin)
+		check(tenancy.KindNodePool.String(), t.NodePools[i].Metadata.Name, t.NodePools[i].Origin)
 	}
 	for i := range t.Departments {
-		check("Department", t.Departments[i].Metadata.Name, t.Departments[i].Origin)
+		check(tenancy.KindDepartment.String(), t.Departments[i].Metadata.Name, t.Departments[i].Origin)
 	}
 	for i := range t.Projects {
-		check("Project", t.Projects[i].Metadata.Name, t.Projects[i].Origin)
+		check(tenancy.KindProject.String(), t.Projects[i].Metadata.Name, t.Projects[i].Origin)
 	}
 	for _, s := range t.singletons {
 		check(s.kind, s.name, s.origin)
@@ -170,7 +175,7 @@ func (t *Tenancy) Duplicates() []*ParseError {
 }
 
 // checkUnique is the first of Duplicates, as an error.
-func (t *Tenancy) checkUnique() error {
+func (t *Parsed) checkUnique() error {
 	if d := t.Duplicates(); len(d) > 0 {
 		return d[0]
 	}
@@ -196,7 +201,7 @@ func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error)
 	}
 	p, err := profile.Parse(profile.FileName, src)
 	if err != nil {
-		return nil, fmt.Errorf("the repository profile at %s is invalid:\n%w", ref, err)
+		return nil, fmt.Errorf("the repository profile at %s is invalid: %w", ref, err)
 	}
 	p.Blob = fs[2]
 	return p, nil
@@ -207,7 +212,7 @@ func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error)
 // alone), or the files are empty. A plan against it would see every object
 // of desired.hcl as new. files are the files read and at says where
 // ("HEAD", or "the work tree").
-func (t *Tenancy) RequireObjects(files []string, at string) error {
+func (t *Parsed) RequireObjects(files []string, at string) error {
 	if len(t.NodePools)+len(t.Departments)+len(t.Projects) > 0 {
 		return nil
 	}
@@ -237,4 +242,14 @@ func listFiles(names []string, max int) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// kindNames lists the names of the KRM kinds krmplan reads, in the kind
+// table's order, for the YAML reader's messages.
+func kindNames() []string {
+	out := make([]string, len(tenancy.Kinds))
+	for i, k := range tenancy.Kinds {
+		out[i] = k.String()
+	}
+	return out
 }

@@ -20,12 +20,12 @@ const parallelParseMin = 1 << 20
 // piece, so that the error (which may be another one, or at another line,
 // when a part was cut inside a broken document) is exactly what a reading
 // from the start finds.
-func (t *Tenancy) parseFile(name string, src []byte) error {
+func (t *Parsed) parseFile(name string, src []byte) error {
 	parts := documentParts(src, runtime.GOMAXPROCS(0))
 	if len(parts) < 2 {
 		return t.ParseTenancy(name, src)
 	}
-	got := make([]Tenancy, len(parts))
+	got := make([]Parsed, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i, p := range parts {
@@ -34,7 +34,7 @@ func (t *Tenancy) parseFile(name string, src []byte) error {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			var again Tenancy
+			var again Parsed
 			if err := again.ParseTenancy(name, src); err != nil {
 				return err
 			}
@@ -75,25 +75,25 @@ func documentParts(src []byte, n int) []part {
 
 // join appends the objects of p, read from a part that starts lines lines
 // and off bytes into the file, with their positions moved to the file's.
-func (t *Tenancy) join(p *Tenancy, lines, off int) {
+func (t *Parsed) join(p *Parsed, lines, off int) {
 	if lines != 0 || off != 0 {
 		for i := range p.NodePools {
-			p.NodePools[i].Origin.shift(lines, off)
+			p.NodePools[i].Origin.Shift(lines, off)
 		}
 		for i := range p.Departments {
-			p.Departments[i].Origin.shift(lines, off)
+			p.Departments[i].Origin.Shift(lines, off)
 		}
 		for i := range p.Projects {
-			p.Projects[i].Origin.shift(lines, off)
+			p.Projects[i].Origin.Shift(lines, off)
 		}
 		if p.ManagedNodes != nil {
-			p.ManagedNodes.Origin.shift(lines, off)
+			p.ManagedNodes.Origin.Shift(lines, off)
 		}
 		for i := range p.Other {
 			p.Other[i].Line += lines
 		}
 		for _, s := range p.singletons {
-			s.origin.shift(lines, off)
+			s.origin.Shift(lines, off)
 		}
 	}
 	t.singletons = append(t.singletons, p.singletons...)
@@ -106,18 +106,5 @@ func (t *Tenancy) join(p *Tenancy, lines, off int) {
 	}
 	if p.KRMConfig != nil {
 		t.KRMConfig = p.KRMConfig
-	}
-}
-
-func (o *Origin) shift(lines, off int) {
-	if o == nil {
-		return
-	}
-	o.Line += lines
-	for k, v := range o.Values {
-		v.Line += lines
-		v.Start += off
-		v.End += off
-		o.Values[k] = v
 	}
 }

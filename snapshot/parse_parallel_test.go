@@ -15,7 +15,7 @@ import (
 func TestParseFileInPartsIsParseTenancy(t *testing.T) {
 	for _, n := range []int{48, 3000} {
 		src := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: 3}).YAML()
-		var whole, parts snapshot.Tenancy
+		var whole, parts snapshot.Parsed
 		if err := whole.ParseTenancy("t.yaml", src); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestParseFileInPartsReportsTheFirstError(t *testing.T) {
 		"a string for a number":          append(append(append([]byte(nil), src[:late]...), `deserved: "4"`...), src[late+len("deserved: 4"):]...),
 		"a quote open across the marker": append(append(append([]byte(nil), src[:mid]...), "\n  name: \"open"...), src[mid+len("\n  name: "):]...),
 	} {
-		var whole, parts snapshot.Tenancy
+		var whole, parts snapshot.Parsed
 		want := whole.ParseTenancy("t.yaml", broken)
 		got := snapshot.ParseFile(&parts, "t.yaml", broken)
 		if want == nil || got == nil || got.Error() != want.Error() {
@@ -105,7 +105,7 @@ func TestParseFileInPartsBlockScalarMarker(t *testing.T) {
 			if column0 := tc.dash[0] == '-'; len(cuts) != 1 || column0 && cuts[0] != dash || !column0 && cuts[0] <= dash {
 				t.Fatalf("cut at %v; the --- line is at %d", cuts, dash)
 			}
-			var whole, parts snapshot.Tenancy
+			var whole, parts snapshot.Parsed
 			werr := whole.ParseTenancy("t.yaml", b)
 			perr := snapshot.ParseFile(&parts, "t.yaml", b)
 			switch {

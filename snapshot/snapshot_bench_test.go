@@ -33,7 +33,7 @@ func BenchmarkParseTenancy(b *testing.B) {
 		src := tenancy(n).YAML()
 		b.ReportAllocs()
 		for b.Loop() {
-			var t snapshot.Tenancy
+			var t snapshot.Parsed
 			if err := t.ParseTenancy(gentenancy.TenancyFile, src); err != nil {
 				b.Fatal(err)
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/jsonfile"
+	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Normalize sorts every list of s by name (then by file and line), so
@@ -32,13 +34,13 @@ func (s *State) Normalize() {
 	}
 	// Empty lists are written as [] rather than null: "none" is data.
 	if s.NodePools == nil {
-		s.NodePools = []NodePool{}
+		s.NodePools = []tenancy.NodePool{}
 	}
 	if s.Departments == nil {
-		s.Departments = []Department{}
+		s.Departments = []tenancy.Department{}
 	}
 	if s.Projects == nil {
-		s.Projects = []Project{}
+		s.Projects = []tenancy.Project{}
 	}
 }
 
@@ -112,23 +114,16 @@ func Decode(name string, b []byte) (*State, error) {
 	return &s, nil
 }
 
-// ObjectKey names an object of a state across packages: "Kind/name", e.g.
-// "Project/workspace".
-func ObjectKey(kind, name string) string { return kind + "/" + name }
-
-// Origins maps the ObjectKey of every node pool, department and project of
-// s to where it is written. An object read from a cluster has a key whose
-// value is nil.
-func (s *State) Origins() map[string]*Origin {
-	m := make(map[string]*Origin, len(s.NodePools)+len(s.Departments)+len(s.Projects))
-	for i := range s.NodePools {
-		m[ObjectKey("NodePool", s.NodePools[i].Metadata.Name)] = s.NodePools[i].Origin
+// Provenance is the lines that name s in a file made from it (an exported
+// desired.hcl): its digest, and where it was read, "(git /repo at main,
+// commit 0123456789ab)." or "(cluster context prod).".
+func (s *State) Provenance() []string {
+	out := []string{s.Digest}
+	switch src := s.Source; {
+	case src.Kind == "git":
+		out = append(out, fmt.Sprintf("(git %s at %s, commit %s).", src.Repo, src.Ref, words.ShortID(src.Commit)))
+	case src.Context != "":
+		out = append(out, fmt.Sprintf("(cluster context %s).", src.Context))
 	}
-	for i := range s.Departments {
-		m[ObjectKey("Department", s.Departments[i].Metadata.Name)] = s.Departments[i].Origin
-	}
-	for i := range s.Projects {
-		m[ObjectKey("Project", s.Projects[i].Metadata.Name)] = s.Projects[i].Origin
-	}
-	return m
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // sealedState is a small git state with positions of every kind: plain,
@@ -17,18 +18,20 @@ func sealedState(t *testing.T, takenAt string) (*State, []byte) {
 	s := &State{
 		TakenAt: takenAt,
 		Source:  Source{Kind: "git", Repo: "/r", Ref: "HEAD", Commit: "c0ffee", Files: []SourceFile{{Path: "t.yaml", Blob: "b10b"}}},
-		Projects: []Project{{
-			Metadata: Meta{Name: "workspace"},
-			Spec: ProjectSpec{Parent: "platform", Queues: []Queue{{Name: "workspace-h100", NodePool: "h100",
-				Resources: Resources{GPU: &Resource{Deserved: num("3"), Limit: num("4"), OverQuotaWeight: num("1")}}}}},
-			Origin: &Origin{File: "t.yaml", Line: 3, Values: map[string]Pos{
-				"/spec/parent":                                 {Line: 6, Column: 11, Start: 80, End: 90, Text: `"platform"`},
-				"/spec/queues/0/name":                          {Line: 9, Column: 13, Start: 120, End: 134, Text: `"a\"b"` + "\u00e9\t<&>"},
-				"/spec/queues/0/resources/gpu/deserved":        {Line: 11, Column: 28, Start: 200, End: 201, Text: "3"},
-				"/spec/queues/0/resources/gpu/limit":           {Line: 11, Column: 40, Start: 212, End: 217, Text: "*four", Alias: true, AnchorLine: 2},
-				"/spec/queues/0/resources/gpu/overQuotaWeight": {Line: 11, Column: 60, Start: 232, End: 233, Text: "1", Anchor: "w", AnchorLine: 11},
+		Tenancy: tenancy.Tenancy{
+			Projects: []tenancy.Project{{
+				Metadata: tenancy.Meta{Name: "workspace"},
+				Spec: tenancy.ProjectSpec{Parent: "platform", Queues: []tenancy.Queue{{Name: "workspace-h100", NodePool: "h100",
+					Resources: tenancy.Resources{GPU: &tenancy.Resource{Deserved: num("3"), Limit: num("4"), OverQuotaWeight: num("1")}}}}},
+				Origin: &tenancy.Origin{File: "t.yaml", Line: 3, Values: map[string]tenancy.Pos{
+					"/spec/parent":                                 {Line: 6, Column: 11, Start: 80, End: 90, Text: `"platform"`},
+					"/spec/queues/0/name":                          {Line: 9, Column: 13, Start: 120, End: 134, Text: `"a\"b"` + "\u00e9\t<&>"},
+					"/spec/queues/0/resources/gpu/deserved":        {Line: 11, Column: 28, Start: 200, End: 201, Text: "3"},
+					"/spec/queues/0/resources/gpu/limit":           {Line: 11, Column: 40, Start: 212, End: 217, Text: "*four", Alias: true, AnchorLine: 2},
+					"/spec/queues/0/resources/gpu/overQuotaWeight": {Line: 11, Column: 60, Start: 232, End: 233, Text: "1", Anchor: "w", AnchorLine: 11},
+				}},
 			}},
-		}},
+		},
 	}
 	// The name's text above is not its bytes' length; fix End to match.
 	p := s.Projects[0].Origin.Values["/spec/queues/0/name"]
@@ -129,10 +132,10 @@ func TestDecodeRefusesOtherVersionAndBadPositions(t *testing.T) {
 		`"11:028 200-201 3"`: `position "11:028 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
 		`7`:                  `a JSON number where an object belongs`,
 	} {
-		var p Pos
+		var p tenancy.Pos
 		err := json.Unmarshal([]byte(pos), &p)
 		if want == "" {
-			if err != nil || p != (Pos{Line: 11, Column: 28, Start: 200, End: 201, Text: "3"}) {
+			if err != nil || p != (tenancy.Pos{Line: 11, Column: 28, Start: 200, End: 201, Text: "3"}) {
 				t.Errorf("%s: %+v %v", pos, p, err)
 			}
 			continue

@@ -8,6 +8,8 @@ import (
 
 	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
+	"github.com/krmplan/krmplan/snapshot/krmschema"
+	"github.com/krmplan/krmplan/tenancy"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -103,7 +105,9 @@ func parseError(file string, line int, o objRef, queue, msg string) *ParseError 
 	label := o.kind + " (no metadata.name)"
 	if o.name != "" {
 		label = o.kind + " " + o.name
-		e.Object = ObjectKey(o.kind, o.name)
+		if k, err := tenancy.ParseKind(o.kind); err == nil {
+			e.Object = k.Object(o.name)
+		}
 	}
 	if queue != "" {
 		label += ", queue " + queue
@@ -149,13 +153,13 @@ func (c *docCheck) count(n *yaml.Node) error {
 
 // document checks a document whose root is root against s. go-yaml v2
 // counts the document node itself.
-func (c *docCheck) document(root *yaml.Node, s *fieldSchema) error {
+func (c *docCheck) document(root *yaml.Node, s *krmschema.Field) error {
 	c.decodes++
 	return c.node(root, s)
 }
 
 // node checks n against schema s, at the walk's path.
-func (c *docCheck) node(n *yaml.Node, s *fieldSchema) error {
+func (c *docCheck) node(n *yaml.Node, s *krmschema.Field) error {
 	if err := c.count(n); err != nil {
 		return err
 	}
@@ -165,12 +169,12 @@ func (c *docCheck) node(n *yaml.Node, s *fieldSchema) error {
 	case yaml.ScalarNode:
 		return c.scalar(n, s)
 	case yaml.SequenceNode:
-		if s.typ != typeAny && s.typ != typeArray {
+		if s.Type != krmschema.TypeAny && s.Type != krmschema.TypeArray {
 			return c.errf(n, "%s is a list; KRM's schema wants %s there", c.pointer(), typeName(s))
 		}
-		items := s.items
+		items := s.Items
 		if items == nil {
-			items = anySchema
+			items = krmschema.Any
 		}
 		queues := c.strict && len(c.path) == 2 && c.path[0].key == "spec" && c.path[1].key == "queues"
 		for i, it := range n.Content {
@@ -189,7 +193,7 @@ func (c *docCheck) node(n *yaml.Node, s *fieldSchema) error {
 		}
 		return nil
 	case yaml.MappingNode:
-		if s.typ != typeAny && s.typ != typeObject {
+		if s.Type != krmschema.TypeAny && s.Type != krmschema.TypeObject {
 			return c.errf(n, "%s is a mapping; KRM's schema wants %s there", c.pointer(), typeName(s))
 		}
 		m := mapping{base: len(c.keys)}
@@ -261,21 +265,21 @@ func (c *docCheck) alias(n *yaml.Node, walk func(*yaml.Node) error) error {
 	return err
 }
 
-func typeName(s *fieldSchema) string {
-	switch s.typ {
-	case typeObject:
+func typeName(s *krmschema.Field) string {
+	switch s.Type {
+	case krmschema.TypeObject:
 		return "a mapping"
-	case typeArray:
+	case krmschema.TypeArray:
 		return "a list"
-	case typeString:
+	case krmschema.TypeString:
 		return "a string"
-	case typeNumber:
+	case krmschema.TypeNumber:
 		return "a number"
-	case typeInteger:
+	case krmschema.TypeInteger:
 		return "a whole number"
-	case typeBoolean:
+	case krmschema.TypeBoolean:
 		return "true or false"
-	case typeIntOrString:
+	case krmschema.TypeIntOrString:
 		return "a whole number or a string"
 	}
 	return "any value"
@@ -329,7 +333,7 @@ func (c *docCheck) add(m *mapping, ks keySet) {
 
 // mapping walks the pairs of mapping node n into m, as go-yaml v2's
 // decoder does: in order, a merge key's mappings set where it stands.
-func (c *docCheck) mapping(n *yaml.Node, s *fieldSchema, m *mapping) error {
+func (c *docCheck) mapping(n *yaml.Node, s *krmschema.Field, m *mapping) error {
 	c.lastVisit++
 	c.visits = append(c.visits, c.lastVisit)
 	err := c.pairs(n, s, m, c.lastVisit)
@@ -347,7 +351,7 @@ func (c *docCheck) open(id int) bool {
 	return false
 }
 
-func (c *docCheck) pairs(n *yaml.Node, s *fieldSchema, m *mapping, v int) error {
+func (c *docCheck) pairs(n *yaml.Node, s *krmschema.Field, m *mapping, v int) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		ks, merge, err := c.key(k)
@@ -365,15 +369,15 @@ func (c *docCheck) pairs(n *yaml.Node, s *fieldSchema, m *mapping, v int) error 
 			return err
 		}
 		written := deref(k).Value
-		if c.strict && s.values != nil && ks.key != written {
+		if c.strict && s.Values != nil && ks.key != written {
 			return c.errf(k, "%s has the key %s, which kubectl reads as %q (YAML 1.1); quote it: %q", c.pointer(), c.written(deref(k)), ks.key, written)
 		}
-		fs := s.field(ks.key)
+		fs := s.Field(ks.key)
 		if fs == nil {
 			if c.strict {
 				return c.unknownField(k, written, ks.key, s)
 			}
-			fs = anySchema
+			fs = krmschema.Any
 		}
 		c.push(ks.key, -1)
 		err = c.node(val, fs)
@@ -464,7 +468,7 @@ func kindWord(n *yaml.Node) string {
 // merge walks the value of a merge key into m: a mapping, an alias of
 // one, or a list of those (go-yaml v2 walks a list from its end, so that
 // the first mapping wins, as YAML's merge rule says).
-func (c *docCheck) merge(v *yaml.Node, s *fieldSchema, m *mapping) error {
+func (c *docCheck) merge(v *yaml.Node, s *krmschema.Field, m *mapping) error {
 	one := func(n *yaml.Node) error {
 		if err := c.count(n); err != nil {
 			return err
@@ -498,12 +502,12 @@ func (c *docCheck) merge(v *yaml.Node, s *fieldSchema, m *mapping) error {
 
 // unknownField is the error for a field the schema does not have, with
 // the nearest known name.
-func (c *docCheck) unknownField(k *yaml.Node, written, key string, s *fieldSchema) error {
+func (c *docCheck) unknownField(k *yaml.Node, written, key string, s *krmschema.Field) error {
 	msg := fmt.Sprintf("%s: unknown field %q", c.pointer(), written)
 	if key != written {
 		msg += fmt.Sprintf(" (kubectl reads the key as %q)", key)
 	}
-	if near := nearestName(written, s.fieldNames()); near != "" {
+	if near := nearestName(written, s.Names()); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	msg += "; kubectl apply refuses it (strict field validation), and with --validate=warn the API server drops it"

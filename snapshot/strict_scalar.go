@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot/krmschema"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -17,15 +18,15 @@ import (
 // differently is refused with both readings and the fix. A null is the
 // field left out (the API server drops it) and is the typed reader's
 // business.
-func (c *docCheck) scalar(n *yaml.Node, s *fieldSchema) error {
+func (c *docCheck) scalar(n *yaml.Node, s *krmschema.Field) error {
 	start := c.start(n)
 	if n.Style == 0 && start < 0 {
 		// Plain and untagged: a word is a string, a plain decimal a number,
 		// to kubectl and to YAML 1.2 alike.
 		switch {
-		case s.typ == typeAny,
-			(s.typ == typeString || s.typ == typeIntOrString) && kubeyaml.PlainWord(n.Value),
-			s.typ == typeNumber && kubeyaml.PlainDecimal(n.Value):
+		case s.Type == krmschema.TypeAny,
+			(s.Type == krmschema.TypeString || s.Type == krmschema.TypeIntOrString) && kubeyaml.PlainWord(n.Value),
+			s.Type == krmschema.TypeNumber && kubeyaml.PlainDecimal(n.Value):
 			return nil
 		}
 	}
@@ -34,25 +35,25 @@ func (c *docCheck) scalar(n *yaml.Node, s *fieldSchema) error {
 	if k.Err != "" {
 		return c.errf(n, "%s is %s, which kubectl cannot send: %s", c.pointer(), c.written(n), c.kubectlError(k))
 	}
-	if s.typ == typeAny || k.Kind == kubeyaml.Null {
+	if s.Type == krmschema.TypeAny || k.Kind == kubeyaml.Null {
 		return nil
 	}
 	y := kubeyaml.YAML12(sc)
-	switch s.typ {
-	case typeObject, typeArray:
+	switch s.Type {
+	case krmschema.TypeObject, krmschema.TypeArray:
 		return c.errf(n, "%s is %s, %s; KRM's schema wants %s there", c.pointer(), c.written(n), kubeyaml.Describe(k), typeName(s))
-	case typeString:
+	case krmschema.TypeString:
 		return c.stringScalar(n, sc, k, y)
-	case typeNumber:
+	case krmschema.TypeNumber:
 		return c.numberScalar(n, sc, k, y)
-	case typeInteger:
-		return c.integerScalar(n, sc, k, y, s.bits)
-	case typeBoolean:
+	case krmschema.TypeInteger:
+		return c.integerScalar(n, sc, k, y, s.Bits)
+	case krmschema.TypeBoolean:
 		if k.Kind == kubeyaml.Bool && kubeyaml.Same(k, y) {
 			return nil
 		}
 		return c.mismatch(n, sc, k, y, s, "write true or false")
-	case typeIntOrString:
+	case krmschema.TypeIntOrString:
 		if (k.Kind == kubeyaml.String || k.Kind == kubeyaml.Int) && kubeyaml.Same(k, y) {
 			return nil
 		}
@@ -76,7 +77,7 @@ func (c *docCheck) stringScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.
 	if y.Kind == kubeyaml.String || !kubeyaml.Same(k, y) {
 		fix = "quote it (" + strconv.Quote(sc.Value) + ") if you mean the text"
 	}
-	return c.mismatch(n, sc, k, y, &fieldSchema{typ: typeString}, fix)
+	return c.mismatch(n, sc, k, y, &krmschema.Field{Type: krmschema.TypeString}, fix)
 }
 
 func (c *docCheck) numberScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.Value) error {
@@ -117,7 +118,7 @@ func (c *docCheck) numberScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.
 			fix = "write " + safe[0] + " or " + safe[1]
 		}
 	}
-	return c.mismatch(n, sc, k, y, &fieldSchema{typ: typeNumber}, fix)
+	return c.mismatch(n, sc, k, y, &krmschema.Field{Type: krmschema.TypeNumber}, fix)
 }
 
 func (c *docCheck) integerScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.Value, bits int) error {
@@ -136,13 +137,13 @@ func (c *docCheck) integerScalar(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml
 	case k.Kind == kubeyaml.Float && y.Kind == kubeyaml.Float && kubeyaml.SameNumber(k.Text, y.Text) && !strings.ContainsAny(k.Text, ".e"):
 		fix = "write " + k.Text
 	}
-	return c.mismatch(n, sc, k, y, &fieldSchema{typ: typeInteger}, fix)
+	return c.mismatch(n, sc, k, y, &krmschema.Field{Type: krmschema.TypeInteger}, fix)
 }
 
 // mismatch is the error for a scalar that is not of the schema's type or
 // that kubectl and YAML 1.2 read differently: both readings, why kubectl
 // reads it so, and the fix.
-func (c *docCheck) mismatch(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.Value, s *fieldSchema, fix string) error {
+func (c *docCheck) mismatch(n *yaml.Node, sc kubeyaml.Scalar, k, y kubeyaml.Value, s *krmschema.Field, fix string) error {
 	if kubeyaml.Same(k, y) || (y.Err == "" && k.Kind == y.Kind && (k.Kind == kubeyaml.Int || k.Kind == kubeyaml.Float) && kubeyaml.SameNumber(k.Text, y.Text)) {
 		if strings.HasPrefix(fix, "KRM needs") {
 			fix = ""

@@ -13,20 +13,15 @@ import (
 	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
 	"go.yaml.in/yaml/v3"
 )
 
-// The group/version of the KRM objects krmplan reads.
-const KRMAPIVersion = "kai.resources/v1alpha1"
-
-// Tenancy is what one or more tenancy YAML files declare.
-type Tenancy struct {
-	NodePools    []NodePool
-	Departments  []Department
-	Projects     []Project
-	ManagedNodes *ManagedNodesConfig
-	KRMConfig    *KRMConfig
-	Other        []OtherDocument
+// Parsed is what one or more tenancy YAML files declare: the objects, and
+// the documents of other kinds.
+type Parsed struct {
+	tenancy.Tenancy
+	Other []OtherDocument
 	// singletons are the declarations of ManagedNodes and KRMConfig, for
 	// Duplicates.
 	singletons []singletonDecl
@@ -39,7 +34,7 @@ type ParseError struct {
 	File   string
 	Line   int // 1-based; 0 when the whole file is concerned
 	Msg    string
-	Object string
+	Object tenancy.ObjectAddr
 	Queue  string
 }
 
@@ -69,7 +64,7 @@ const MaxTenancyFileSize = 256 << 20
 // yaml.v3 (an alias of an earlier document's anchor, a second document
 // after "..." without "---"); aliases and merge keys that expand beyond
 // kubectl's bound; a file over MaxTenancyFileSize.
-func (t *Tenancy) ParseTenancy(name string, src []byte) error {
+func (t *Parsed) ParseTenancy(name string, src []byte) error {
 	if len(src) > MaxTenancyFileSize {
 		tl := &TooLargeError{File: name, Size: int64(len(src))}
 		return &ParseError{File: name, Msg: strings.TrimPrefix(tl.Error(), name+": ")}
@@ -264,7 +259,7 @@ type docReader struct {
 	file  string
 	lines *yamlsrc.LineIndex
 	// values collects the positions of the document's scalars by JSON pointer.
-	values map[string]Pos
+	values map[string]tenancy.Pos
 	// anchorLine maps the alias nodes made for values reached through an
 	// aliased mapping or a merge key to the line of the anchor they name.
 	anchorLine map[*yaml.Node]int
@@ -430,7 +425,7 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 		text = v.Value
 	}
 	line := r.lines.LineOf(start)
-	p := Pos{Line: line, Column: n.Column + (start - r.lines.Offset(n.Line, n.Column)), Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
+	p := tenancy.Pos{Line: line, Column: n.Column + (start - r.lines.Offset(n.Line, n.Column)), Start: start, End: start + len(text), Text: text, Alias: n.Kind == yaml.AliasNode}
 	if p.Alias {
 		p.Line, p.Column = n.Line, n.Column
 		if l, ok := r.anchorLine[n]; ok {
@@ -476,16 +471,13 @@ func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
 	return &q, nil
 }
 
-// krmGroup is the API group of KRM's kinds.
-const krmGroup = "kai.resources"
-
-// krmKinds are the kinds of KRMAPIVersion that krmplan reads.
-var krmKinds = []string{"NodePool", "Department", "Project", "ManagedNodesConfig", "KRMConfig"}
+// krmKinds are the kinds of tenancy.APIVersion that krmplan reads.
+var krmKinds = kindNames()
 
 func krmKind(kind string) bool { return slices.Contains(krmKinds, kind) }
 
 // meantForKRM reports whether a document of one of KRM's kinds whose
-// apiVersion is not KRMAPIVersion was meant for KRM: an apiVersion that is
+// apiVersion is not tenancy.APIVersion was meant for KRM: an apiVersion that is
 // missing or has no group (core Kubernetes has none of these kinds), the
 // group kai.resources at another version, or a group a few letters away
 // from it (kai.resource, kai-resources). A NodePool of another group
@@ -496,7 +488,7 @@ func meantForKRM(apiVersion string) bool {
 		return true
 	}
 	g := strings.ToLower(group)
-	return strings.HasPrefix(g, "kai.") || editDistance(g, krmGroup) <= 3
+	return strings.HasPrefix(g, "kai.") || editDistance(g, tenancy.Group) <= 3
 }
 
 // nearKRMKind returns the KRM kind that kind is a misspelling of (a
@@ -546,8 +538,8 @@ func otherName(meta *yaml.Node) string {
 	return ""
 }
 
-func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
-	var m Meta
+func (r *docReader) meta(n, doc *yaml.Node) (tenancy.Meta, error) {
+	var m tenancy.Meta
 	if n == nil {
 		return m, r.errf(doc, "the document has no metadata; kubectl refuses an object without metadata.name")
 	}
@@ -569,7 +561,7 @@ func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
 				return m, err
 			}
 			for _, p := range pairs {
-				for _, k := range GitOpsKeys {
+				for _, k := range tenancy.GitOpsKeys {
 					if p[0].Value == k {
 						if m.GitOps == nil {
 							m.GitOps = map[string]string{}
@@ -583,7 +575,7 @@ func (r *docReader) meta(n, doc *yaml.Node) (Meta, error) {
 	return m, nil
 }
 
-func (r *docReader) nodePoolSpec(n *yaml.Node, s *NodePoolSpec) error {
+func (r *docReader) nodePoolSpec(n *yaml.Node, s *tenancy.NodePoolSpec) error {
 	if n == nil {
 		return nil
 	}
@@ -609,7 +601,7 @@ func (r *docReader) nodePoolSpec(n *yaml.Node, s *NodePoolSpec) error {
 
 // specQueues reads spec.queues, handing every other spec key to other
 // (which reports whether it used the key).
-func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node) (bool, error), out *[]Queue) error {
+func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node) (bool, error), out *[]tenancy.Queue) error {
 	if n == nil {
 		return r.errf(doc, "the document has no spec")
 	}
@@ -639,8 +631,8 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 	return nil
 }
 
-func (r *docReader) queue(path string, n *yaml.Node) (Queue, error) {
-	var q Queue
+func (r *docReader) queue(path string, n *yaml.Node) (tenancy.Queue, error) {
+	var q tenancy.Queue
 	r.queueName = ""
 	kvs, err := r.fields(n, "a queue")
 	if err != nil {
@@ -684,7 +676,7 @@ func (r *docReader) queue(path string, n *yaml.Node) (Queue, error) {
 	return q, nil
 }
 
-func (r *docReader) resources(path string, n *yaml.Node, rs *Resources) error {
+func (r *docReader) resources(path string, n *yaml.Node, rs *tenancy.Resources) error {
 	kvs, err := r.fields(n, path)
 	if err != nil {
 		return err
@@ -700,7 +692,7 @@ func (r *docReader) resources(path string, n *yaml.Node, rs *Resources) error {
 			return err
 		}
 		for _, f := range fields {
-			slot := block.Field(f[0].Value)
+			slot := block.SlotNamed(f[0].Value)
 			if slot == nil {
 				continue
 			}
@@ -712,7 +704,7 @@ func (r *docReader) resources(path string, n *yaml.Node, rs *Resources) error {
 	return nil
 }
 
-func (r *docReader) managedNodes(n *yaml.Node, c *ManagedNodesConfig) error {
+func (r *docReader) managedNodes(n *yaml.Node, c *tenancy.ManagedNodesConfig) error {
 	if n == nil {
 		return nil
 	}

@@ -36,7 +36,7 @@ spec:
       resources:
         gpu: {deserved: 3, limit: *four}
 `
-	var ten Tenancy
+	var ten Parsed
 	if err := ten.ParseTenancy("t.yaml", []byte(src)); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestFromGitProfile(t *testing.T) {
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "two")
 	_, err = FromGit(GitSource{Repo: dir, Paths: []string{"t"}})
-	if err == nil || !strings.Contains(err.Error(), "the repository profile at HEAD is invalid:\n.krmplan.hcl:1,") {
+	if err == nil || !strings.Contains(err.Error(), "the repository profile at HEAD is invalid: .krmplan.hcl:1,") {
 		t.Fatalf("err = %v", err)
 	}
 	st, err = FromGit(GitSource{Repo: dir, Ref: "HEAD~1", Paths: []string{"t/a.yaml"}})

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/yamlsrc"
+	"github.com/krmplan/krmplan/snapshot/krmschema"
+	"github.com/krmplan/krmplan/tenancy"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -56,19 +58,19 @@ func peekHead(root *yaml.Node) head {
 func (r *docReader) checkHead(h head) error {
 	group, _, _ := strings.Cut(h.apiVersion, "/")
 	switch {
-	case h.apiVersion != KRMAPIVersion && krmKind(h.kind) && meantForKRM(h.apiVersion):
+	case h.apiVersion != tenancy.APIVersion && krmKind(h.kind) && meantForKRM(h.apiVersion):
 		if h.apiVersion == "" {
-			return r.errf(h.versionAt, "%s has no apiVersion; krmplan reads %s (KRM's only version)", h.kind, KRMAPIVersion)
+			return r.errf(h.versionAt, "%s has no apiVersion; krmplan reads %s (KRM's only version)", h.kind, tenancy.APIVersion)
 		}
-		return r.errf(h.versionAt, "%s has apiVersion %s; krmplan reads %s (KRM's only version)", h.kind, h.apiVersion, KRMAPIVersion)
-	case h.kind == "" && (strings.EqualFold(group, krmGroup) || (h.apiVersion == "" && h.hasQueues)):
+		return r.errf(h.versionAt, "%s has apiVersion %s; krmplan reads %s (KRM's only version)", h.kind, h.apiVersion, tenancy.APIVersion)
+	case h.kind == "" && (strings.EqualFold(group, tenancy.Group) || (h.apiVersion == "" && h.hasQueues)):
 		what := "apiVersion " + h.apiVersion
 		if h.apiVersion == "" {
 			what = "spec.queues"
 		}
 		return r.errf(h.kindAt, "the document has %s but no kind; kubectl refuses a document without kind (Object 'Kind' is missing): write kind: %s",
 			what, strings.Join(krmKinds[:3], ", "))
-	case strings.EqualFold(group, krmGroup) && !krmKind(h.kind):
+	case strings.EqualFold(group, tenancy.Group) && !krmKind(h.kind):
 		if k := strings.TrimSpace(h.kind); k != h.kind && krmKind(k) {
 			return r.errf(h.kindAt, "kind is %q, with spaces around %s; %s has no such kind: write kind: %s", h.kind, k, h.apiVersion, k)
 		}
@@ -81,16 +83,16 @@ func (r *docReader) checkHead(h head) error {
 
 // read checks one document as kubectl reads it (docCheck) and reads a KRM
 // object of it into t; another document is kept in t.Other.
-func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
-	r.values = map[string]Pos{}
+func (r *docReader) read(t *Parsed, root *yaml.Node) error {
+	r.values = map[string]tenancy.Pos{}
 	h := peekHead(root)
 	if err := r.checkHead(h); err != nil {
 		return err
 	}
-	known := h.apiVersion == KRMAPIVersion && krmKind(h.kind)
-	schema, obj := anySchema, objRef{}
+	known := h.apiVersion == tenancy.APIVersion && krmKind(h.kind)
+	schema, obj := krmschema.Any, objRef{}
 	if known {
-		schema, obj = krmSchemas[h.kind], objRef{h.kind, h.name}
+		schema, obj = krmschema.Kinds[h.kind], objRef{h.kind, h.name}
 		r.obj = obj
 	}
 	c := r.check
@@ -138,39 +140,39 @@ func (r *docReader) read(t *Tenancy, root *yaml.Node) error {
 }
 
 // readKind reads the spec of a KRM object of kind into t.
-func (r *docReader) readKind(t *Tenancy, kind string, m Meta, spec, root *yaml.Node) error {
-	origin := &Origin{File: r.file, Line: root.Line, Values: r.values}
+func (r *docReader) readKind(t *Parsed, kind string, m tenancy.Meta, spec, root *yaml.Node) error {
+	origin := &tenancy.Origin{File: r.file, Line: root.Line, Values: r.values}
 	switch kind {
 	case "NodePool":
-		p := NodePool{Metadata: m, Origin: origin}
+		p := tenancy.NodePool{Metadata: m, Origin: origin}
 		if err := r.nodePoolSpec(spec, &p.Spec); err != nil {
 			return err
 		}
 		t.NodePools = append(t.NodePools, p)
 	case "Department":
-		d := Department{Metadata: m, Origin: origin}
+		d := tenancy.Department{Metadata: m, Origin: origin}
 		if err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) { return false, nil }, &d.Spec.Queues); err != nil {
 			return err
 		}
 		t.Departments = append(t.Departments, d)
 	case "Project":
-		p := Project{Metadata: m, Origin: origin}
+		p := tenancy.Project{Metadata: m, Origin: origin}
 		if err := r.projectSpec(spec, root, &p); err != nil {
 			return err
 		}
 		t.Projects = append(t.Projects, p)
 	case "ManagedNodesConfig":
-		c := &ManagedNodesConfig{Metadata: m, Origin: origin}
+		c := &tenancy.ManagedNodesConfig{Metadata: m, Origin: origin}
 		if err := r.managedNodes(spec, c); err != nil {
 			return err
 		}
-		return t.setSingleton(r, root, kind, m.Name, ManagedNodesConfigName, func() { t.ManagedNodes = c })
+		return t.setSingleton(r, root, kind, m.Name, tenancy.KindManagedNodesConfig.Info().Singleton, func() { t.ManagedNodes = c })
 	case "KRMConfig":
-		c := &KRMConfig{Metadata: m}
+		c := &tenancy.KRMConfig{Metadata: m}
 		if err := r.krmConfig(spec, c); err != nil {
 			return err
 		}
-		return t.setSingleton(r, root, kind, m.Name, KRMConfigName, func() { t.KRMConfig = c })
+		return t.setSingleton(r, root, kind, m.Name, tenancy.KindKRMConfig.Info().Singleton, func() { t.KRMConfig = c })
 	}
 	return nil
 }
@@ -179,12 +181,12 @@ func (r *docReader) readKind(t *Tenancy, kind string, m Meta, spec, root *yaml.N
 // name KRM reads (want), through set; another one is kept in t.Other,
 // where the checks say KRM ignores it. Duplicates reports a second one of
 // the name: both are the same cluster object.
-func (t *Tenancy) setSingleton(r *docReader, root *yaml.Node, kind, name, want string, set func()) error {
+func (t *Parsed) setSingleton(r *docReader, root *yaml.Node, kind, name, want string, set func()) error {
 	if name != want {
-		t.Other = append(t.Other, OtherDocument{APIVersion: KRMAPIVersion, Kind: kind, Name: name, File: r.file, Line: root.Line})
+		t.Other = append(t.Other, OtherDocument{APIVersion: tenancy.APIVersion, Kind: kind, Name: name, File: r.file, Line: root.Line})
 		return nil
 	}
-	t.singletons = append(t.singletons, singletonDecl{kind: kind, name: name, origin: &Origin{File: r.file, Line: root.Line}})
+	t.singletons = append(t.singletons, singletonDecl{kind: kind, name: name, origin: &tenancy.Origin{File: r.file, Line: root.Line}})
 	set()
 	return nil
 }
@@ -193,10 +195,10 @@ func (t *Tenancy) setSingleton(r *docReader, root *yaml.Node, kind, name, want s
 // reads is declared.
 type singletonDecl struct {
 	kind, name string
-	origin     *Origin
+	origin     *tenancy.Origin
 }
 
-func (r *docReader) projectSpec(spec, root *yaml.Node, p *Project) error {
+func (r *docReader) projectSpec(spec, root *yaml.Node, p *tenancy.Project) error {
 	err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
 		var err error
 		switch k {
@@ -222,7 +224,7 @@ func (r *docReader) projectSpec(spec, root *yaml.Node, p *Project) error {
 	return nil
 }
 
-func (r *docReader) krmConfig(spec *yaml.Node, c *KRMConfig) error {
+func (r *docReader) krmConfig(spec *yaml.Node, c *tenancy.KRMConfig) error {
 	if spec == nil {
 		return nil
 	}

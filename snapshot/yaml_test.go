@@ -10,8 +10,8 @@ import (
 )
 
 // parseErr parses src as t.yaml and returns the error text ("" for none).
-func parseErr(src string) (Tenancy, string) {
-	var ten Tenancy
+func parseErr(src string) (Parsed, string) {
+	var ten Parsed
 	if err := ten.ParseTenancy("t.yaml", []byte(src)); err != nil {
 		return ten, err.Error()
 	}
@@ -35,7 +35,7 @@ func TestEmptyDocumentsAreSkipped(t *testing.T) {
 		}
 	}
 	for name, src := range map[string]string{"empty": "", "only ---": "---\n", "--- twice": "---\n---\n", "comments": "# a\n# b\n"} {
-		if ten, err := parseErr(src); err != "" || !reflect.DeepEqual(ten, Tenancy{}) {
+		if ten, err := parseErr(src); err != "" || !reflect.DeepEqual(ten, Parsed{}) {
 			t.Errorf("%s: err %q, tenancy %+v", name, err, ten)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/views"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,17 +24,11 @@ var checkFormats = []string{"text", "json", "github"}
 // checkLevels are the --min-level values of check, most serious first.
 var checkLevels = []string{"error", "warning", "note"}
 
-// The codes of the findings that check makes itself, before the checks run.
-const (
-	codeParseError      = "invalid-tenancy"
-	codeDuplicateObject = "duplicate-object"
-)
-
 func checkCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "run every check on tenancy YAML as it is (a CI gate): exit 1 on any error",
-		UsageText: "check [--ref REF [--git-repo DIR]] [--format text|json|github] [--min-level error|warning|note] PATH...\n\n" +
+		UsageText: "check [--ref REF [--git-repo DIR]] [--format text|json|github [--base REF] [--summary FILE]] [--min-level error|warning|note] PATH...\n\n" +
 			"PATH is a tenancy file or a folder (every *.yaml and *.yml under it). Without --ref the files\n" +
 			"are read from the work tree; with --ref they are read at that git revision, and PATH is\n" +
 			"relative to the repository root. Check reads no cluster: the checks that need nodes, queues\n" +
@@ -42,12 +38,19 @@ func checkCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "git-repo", Value: ".", Usage: "read the files from this git repository (at --ref, default HEAD)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json (docs/json-format.md) or github (workflow annotations)"},
 			&cli.StringFlag{Name: "min-level", Value: "warning", Usage: "show findings at this level and above: error, warning or note"},
+			&cli.StringFlag{Name: "base", Usage: "github: annotate each finding on the first of its lines changed since the merge base with this revision (a pull request's base)"},
+			&cli.StringFlag{Name: "summary", Usage: "github: append every finding, as markdown, to this file ($GITHUB_STEP_SUMMARY)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
 			if err := checkFormat(format, checkFormats); err != nil {
 				return err
+			}
+			for _, f := range []string{"base", "summary"} {
+				if c.IsSet(f) && format != "github" {
+					return cli.Exit(fmt.Sprintf("--%s is for GitHub's annotations: use it with --format github", f), 1)
+				}
 			}
 			minLevel := c.String("min-level")
 			rank := -1
@@ -70,6 +73,13 @@ func checkCommand(e *env) *cli.Command {
 			res, err := runCheck(c.String("git-repo"), ref, atRef, c.Args().Slice())
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
+			}
+			if base := c.String("base"); base != "" {
+				changed, err := changedSince(c.String("git-repo"), base, ref, atRef, res.source.Files)
+				if err != nil {
+					return cli.Exit(err.Error(), 1)
+				}
+				res.findings = changedFirst(res.findings, changed)
 			}
 			return writeCheck(e, c, format, rank, res)
 		},
@@ -115,7 +125,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		if err != nil {
 			return nil, err
 		}
-		var t snapshot.Tenancy
+		var t snapshot.Parsed
 		for _, f := range files {
 			res.source.Files = append(res.source.Files, f)
 			b, err := snapshot.ReadTenancyFile(f)
@@ -137,8 +147,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		if err := t.RequireObjects(res.source.Files, "the work tree"); err != nil {
 			return nil, err
 		}
-		st = &snapshot.State{Source: snapshot.Source{Kind: "files"}, NodePools: t.NodePools, Departments: t.Departments,
-			Projects: t.Projects, ManagedNodes: t.ManagedNodes, KRMConfig: t.KRMConfig, Other: t.Other}
+		st = &snapshot.State{Source: snapshot.Source{Kind: "files"}, Tenancy: t.Tenancy, Other: t.Other}
 		for _, what := range []string{snapshot.SourceNodes, snapshot.SourceQueues, snapshot.SourceNamespaces} {
 			st.NotRead = append(st.NotRead, snapshot.NotRead{What: what, Reason: "check reads tenancy files only"})
 		}
@@ -206,18 +215,18 @@ func workTreeFiles(paths []string) ([]string, error) {
 }
 
 func parseFinding(pe *snapshot.ParseError) planner.Finding {
-	f := planner.Finding{Code: codeParseError, Level: planner.LevelError, Object: pe.Object, Queue: pe.Queue, Message: pe.Msg}
-	f.Where = []planner.Location{{File: pe.File, Line: max(pe.Line, 1)}}
+	f := planner.Finding{Code: planner.CodeInvalidTenancy, Level: planner.LevelError, Object: pe.Object, Queue: pe.Queue, Message: pe.Msg}
+	f.Where = []tenancy.Location{{File: pe.File, Line: max(pe.Line, 1)}}
 	return f
 }
 
 // duplicateObjects turns the tenancy's duplicate declarations into
 // findings on the later declaration.
-func duplicateObjects(t *snapshot.Tenancy) []planner.Finding {
+func duplicateObjects(t *snapshot.Parsed) []planner.Finding {
 	var out []planner.Finding
 	for _, d := range t.Duplicates() {
-		out = append(out, planner.Finding{Code: codeDuplicateObject, Level: planner.LevelError,
-			Message: d.Msg, Where: []planner.Location{{File: d.File, Line: d.Line}}})
+		out = append(out, planner.Finding{Code: planner.CodeDuplicateObject, Level: planner.LevelError,
+			Message: d.Msg, Where: []tenancy.Location{{File: d.File, Line: d.Line}}})
 	}
 	return out
 }
@@ -225,13 +234,13 @@ func duplicateObjects(t *snapshot.Tenancy) []planner.Finding {
 // locateFindings gives a finding without a location its object's line,
 // so that every finding about an object can be annotated on its file.
 func locateFindings(s *snapshot.State, fs []planner.Finding) {
-	origins := s.Origins()
+	x := tenancy.NewIndex(&s.Tenancy)
 	for i := range fs {
 		if len(fs[i].Where) > 0 {
 			continue
 		}
-		if o := origins[fs[i].Object]; o != nil {
-			fs[i].Where = []planner.Location{{File: o.File, Line: o.Line}}
+		if o, _ := x.Origin(fs[i].Object); o != nil {
+			fs[i].Where = []tenancy.Location{{File: o.File, Line: o.Line}}
 		}
 	}
 }
@@ -279,8 +288,10 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		err = views.WriteJSON(e.stdout, doc)
 		fmt.Fprintln(e.stderr, summary)
 	case "github":
-		for _, f := range shown {
-			fmt.Fprintln(e.stdout, annotation(f))
+		over := writeAnnotations(e.stdout, shown, c.String("summary") != "")
+		summary = strings.TrimSuffix(summary, ".") + notAnnotated(over) + "."
+		if p := c.String("summary"); p != "" {
+			err = appendStepSummary(p, summary, shown)
 		}
 		fmt.Fprintln(e.stderr, summary)
 	default:
@@ -302,13 +313,6 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 // `::error file=F,line=N,title=CODE::MESSAGE` (warning and notice for the
 // other levels) on the finding's first location.
 func annotation(f planner.Finding) string {
-	cmd := "notice"
-	switch f.Level {
-	case planner.LevelError:
-		cmd = "error"
-	case planner.LevelWarning:
-		cmd = "warning"
-	}
 	var props []string
 	if len(f.Where) > 0 && f.Where[0].File != "" {
 		props = append(props, "file="+ghProperty(f.Where[0].File))
@@ -316,16 +320,20 @@ func annotation(f planner.Finding) string {
 			props = append(props, fmt.Sprintf("line=%d", f.Where[0].Line))
 		}
 	}
-	props = append(props, "title="+ghProperty(f.Code))
-	return "::" + cmd + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
+	props = append(props, "title="+ghProperty(string(f.Code)))
+	return "::" + ghCommand(f.Level) + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
 }
 
-// ghData escapes a workflow command's message.
+// ghData escapes a workflow command's message: %, \r and \n with
+// GitHub's own escapes, then every other control character as
+// escape.Controls writes it (an ESC would colour or move the log viewer's
+// text).
 func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return escape.Controls(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
-// ghProperty escapes a workflow command's property value.
+// ghProperty escapes a workflow command's property value as ghData does,
+// and the : and , that end a property.
 func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return escape.Controls(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

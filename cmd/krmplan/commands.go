@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/atomicfile"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/render/commit"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/render/views"
@@ -24,28 +26,26 @@ func snapshotCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "snapshot",
 		Usage: "read a live cluster, or the tenancy at a git ref, into state.json",
-		UsageText: "snapshot [--kubeconfig F] [--context C] [--timeout D] [-o state.json]\n" +
+		UsageText: "snapshot [--kubeconfig F] [--context C] [--cluster N] [--user N] [--as U [--as-group G]...] [--timeout D] [-o state.json]\n" +
 			"snapshot --git-repo DIR [--ref REF] --tenancy PATH... [--context C | --kubeconfig F | --cluster-data FILE | --no-cluster] [-o state.json]",
 		Description: "Without --git-repo, reads the cluster of the kubeconfig's current context (or --context),\n" +
 			"loaded as kubectl does. With --git-repo, reads the tenancy files at the ref and no cluster,\n" +
 			"unless --context or --kubeconfig names one for the live overlay (capacity, usage, namespaces).",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "git-repo", Usage: "read tenancy files from this git repository (never its work tree)"},
 			&cli.StringFlag{Name: "ref", Value: "HEAD", Usage: "the git revision to read"},
 			&cli.StringSliceFlag{Name: "tenancy", Usage: "a tenancy file or folder in the repository (repeatable)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the snapshot here (default: stdout)"},
-			&cli.StringFlag{Name: "kubeconfig", Usage: "the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
-			&cli.StringFlag{Name: "context", Usage: "the kubeconfig context (default: its current context); with --git-repo, read this cluster for the live overlay"},
 			&cli.DurationFlag{Name: "timeout", Value: defaultClusterTimeout, Usage: "give up reading the cluster after this long"},
-			&cli.BoolFlag{Name: "no-cluster", Usage: "with --git-repo: read no cluster (the default unless --context or --kubeconfig is given)"},
+			&cli.BoolFlag{Name: "no-cluster", Usage: "with --git-repo: read no cluster (the default unless --context, --kubeconfig, --cluster or --user is given)"},
 			&cli.StringFlag{Name: "cluster-data", Usage: "take nodes, queues and namespaces from this JSON file instead of a cluster"},
-		},
+		}, kubeFlags("the kubeconfig context (default: its current context); with --git-repo, read this cluster for the live overlay")...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return cli.Exit(fmt.Sprintf("snapshot takes no positional argument, got %v", c.Args().Slice()), 1)
 			}
 			inputs := []input{{"--cluster-data", c.String("cluster-data")}}
-			if c.String("git-repo") == "" || c.IsSet("context") || c.IsSet("kubeconfig") {
+			if c.String("git-repo") == "" || clusterFlag(c) != "" {
 				inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
 			}
 			if err := checkOut(c.String("out"), inputs...); err != nil {
@@ -56,7 +56,11 @@ func snapshotCommand(e *env) *cli.Command {
 				return err
 			}
 			st.TakenAt = takenAt().Format(time.RFC3339)
-			return writeOut(e, c.String("out"), st.Seal(), 0o644)
+			if err := writeOut(e, c.String("out"), st.Seal(), 0o644); err != nil {
+				return err
+			}
+			wrote(e, c.String("out"), snapshotSummary(c, st))
+			return nil
 		},
 	}
 }
@@ -141,8 +145,8 @@ func planCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "show what desired.hcl changes, with every check, and save the plan",
-		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes]",
-		Flags: []cli.Flag{
+		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--server-dry-run [--context C] ...]",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "state", Usage: "the snapshot (state.json) to plan against (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "save the plan file here (written even with errors, marked not renderable)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "set a variable: NAME=VALUE (repeatable)"},
@@ -152,9 +156,7 @@ func planCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "expect-no-changes", Usage: "exit 1 when there are changes (a drift gate)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 			&cli.BoolFlag{Name: "server-dry-run", Usage: "send every step to the API server with dryRun=All (in order, nothing persisted); a refusal is an error finding"},
-			&cli.StringFlag{Name: "kubeconfig", Usage: "--server-dry-run: the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
-			&cli.StringFlag{Name: "context", Usage: "--server-dry-run: the kubeconfig context (default: the snapshot's context)"},
-		},
+		}, kubeFlags("--server-dry-run: the kubeconfig context (default: the snapshot's context)")...),
 		Action: func(c *cli.Context) error { return runPlan(c, e) },
 	}
 }
@@ -199,17 +201,21 @@ func runPlan(c *cli.Context, e *env) error {
 	if err := serverDryRun(c, e, p); err != nil {
 		return err
 	}
+	planJSON, err := planfile.Encode(p) // gives the plan its id
+	if err != nil {
+		return err
+	}
 	if err := writeView(e, c.String("format"), p, style); err != nil {
 		return err
 	}
 	if out != "" {
-		if err := writeOut(e, out, p.File(), 0o644); err != nil {
+		if err := writeOut(e, out, planJSON, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Saved the plan to %s.\n", out)
+		wrote(e, out, planSummary(p))
 	}
 	switch {
-	case !p.Renderable:
+	case !p.Renderable():
 		return exitCode(1)
 	case c.Bool("expect-no-changes") && len(p.Changes) > 0:
 		return cli.Exit(fmt.Sprintf("--expect-no-changes: the plan has changes (%d to add, %d to change); the tenancy does not match %s",
@@ -240,6 +246,8 @@ func planArgs(c *cli.Context) (string, error) {
 	}
 	if c.Bool("server-dry-run") {
 		inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
+	} else if f := kubeFlagSet(c); f != "" {
+		return "", cli.Exit(f+" is for --server-dry-run: without it, plan reads no cluster", 1)
 	}
 	return file, checkOut(c.String("out"), inputs...)
 }
@@ -295,7 +303,7 @@ func loadPlan(path string) (*planner.Plan, error) {
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
-	p, err := planner.Decode(path, b)
+	p, err := planfile.Decode(path, b)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
@@ -333,12 +341,13 @@ func renderCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "render",
 		Usage:     "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
-		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--with-mirrors] [--git-repo DIR]",
+		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--force] [--with-mirrors] [--git-repo DIR]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "patch (a kubectl script), splice (a commit on a new branch) or diff (the splice's unified diff, no commit)"},
 			&cli.StringFlag{Name: "approve", Usage: "approve the plan with this id (the full id or its first 12+ hex digits)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch, diff: write to this file (default: stdout)"},
 			&cli.StringFlag{Name: "branch", Usage: "splice: the new branch (default krmplan/<first 12 of the plan id>)"},
+			&cli.BoolFlag{Name: "force", Usage: "splice: move the branch to the new commit if it exists (never a branch checked out in a work tree)"},
 			&cli.BoolFlag{Name: "with-mirrors", Usage: "splice, diff: also rewrite the namespace ResourceQuotas that .krmplan.hcl names as mirrors"},
 			&cli.StringFlag{Name: "git-repo", Usage: "splice, diff: the repository to read the snapshot's commit from and to create the branch in (default: the repository the snapshot was taken from)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
@@ -358,11 +367,11 @@ func runRender(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	if p.Renderable && len(p.Changes) == 0 {
+	if p.Renderable() && len(p.Changes) == 0 {
 		return cli.Exit("render refused: the plan has no changes: nothing to render", 1)
 	}
 	prompted := false
-	if c.String("approve") == "" && p.Renderable && isTerminal(e.stdin) && isTerminal(e.stderr) {
+	if c.String("approve") == "" && p.Renderable() && isTerminal(e.stdin) && isTerminal(e.stderr) {
 		prompted, err = prompt(e, p, colorOn(e.stderr, c.Bool("no-color")))
 		if err != nil {
 			return err
@@ -371,29 +380,41 @@ func runRender(c *cli.Context, e *env) error {
 	if err := script.Approve(p, c.String("approve"), prompted); err != nil {
 		return cli.Exit("render refused: "+err.Error(), 1)
 	}
-	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo")}
+	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force")}
 	switch c.String("format") {
 	case "patch":
-		perm := os.FileMode(0o755)
-		return writeOut(e, c.String("out"), script.PatchScript(p), perm)
+		sh, err := script.PatchScript(p)
+		if err != nil {
+			return cli.Exit("render refused: "+err.Error(), 1)
+		}
+		if err := writeOut(e, c.String("out"), sh, 0o755); err != nil {
+			return err
+		}
+		wrote(e, c.String("out"), patchSummary(p))
+		return nil
 	case "diff":
 		res, err := commit.Diff(p, opts)
 		if err != nil {
 			return cli.Exit("render refused: "+err.Error(), 1)
 		}
 		spliceNotes(e, res.Notes, res.Reminders)
-		return writeOut(e, c.String("out"), res.Diff, 0o644)
+		if err := writeOut(e, c.String("out"), res.Diff, 0o644); err != nil {
+			return err
+		}
+		wrote(e, c.String("out"), diffSummary(p, res.Diff))
+		return nil
 	}
 	res, err := commit.Splice(p, c.String("branch"), opts)
 	if err != nil {
 		return cli.Exit("render refused: "+err.Error(), 1)
 	}
 	spliceNotes(e, res.Notes, res.Reminders)
-	repo := opts.Repo
-	if repo == "" {
-		repo = p.Snapshot.Source.Repo
+	repo := escape.Controls(res.Repo.String())
+	if res.Replaced != "" {
+		fmt.Fprintf(e.stdout, "Moved branch %s from commit %s to commit %s (--force) in %s; nothing was pushed.\n\n", res.Branch, res.Replaced, res.Commit, repo)
+	} else {
+		fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, repo)
 	}
-	fmt.Fprintf(e.stdout, "Created branch %s (commit %s) in %s; nothing was pushed.\n\n", res.Branch, res.Commit, repo)
 	_, err = e.stdout.Write(res.Diff)
 	return err
 }
@@ -416,6 +437,8 @@ func renderArgs(c *cli.Context) (string, error) {
 		return "", cli.Exit("--with-mirrors rewrites files: use it with --format splice or diff", 1)
 	case c.String("branch") != "" && format != "splice":
 		return "", cli.Exit("--branch names the splice's branch: use it with --format splice", 1)
+	case c.Bool("force") && format != "splice":
+		return "", cli.Exit("--force moves an existing branch to the splice's commit: use it with --format splice", 1)
 	case c.String("git-repo") != "" && format == "patch":
 		return "", cli.Exit("--git-repo is the repository of a splice: use it with --format splice or diff", 1)
 	case c.String("out") != "" && format == "splice":
@@ -428,10 +451,10 @@ func renderArgs(c *cli.Context) (string, error) {
 // the commit message too).
 func spliceNotes(e *env, notes, reminders []string) {
 	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "Note: %s\n", n)
+		fmt.Fprintf(e.stderr, "Note: %s\n", escape.Controls(n))
 	}
 	for _, r := range reminders {
-		fmt.Fprintf(e.stderr, "Reminder: %s\n", r)
+		fmt.Fprintf(e.stderr, "Reminder: %s\n", escape.Controls(r))
 	}
 }
 

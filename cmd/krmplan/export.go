@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -31,16 +33,15 @@ func exportCommand(e *env) *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			out, warnings := config.Export(st)
+			out, warnings := config.Export(&st.Tenancy, st.Provenance()...)
 			for _, w := range warnings {
-				fmt.Fprintln(e.stderr, "Warning:", w)
+				fmt.Fprintln(e.stderr, "Warning:", escape.Controls(w))
 			}
 			if err := writeOut(e, c.String("out"), out, 0o644); err != nil {
 				return err
 			}
-			if o := c.String("out"); o != "" && o != "-" {
-				fmt.Fprintf(e.stderr, "Exported the snapshot to %s.\n", o)
-			}
+			wrote(e, c.String("out"), fmt.Sprintf("%s, %s and %s from %s", words.Count(len(st.NodePools), "node pool"),
+				words.Count(len(st.Departments), "department"), words.Count(len(st.Projects), "project"), c.String("state")))
 			return nil
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 	"strings"
 	"time"
 
@@ -32,7 +33,8 @@ const defaultClusterTimeout = 60 * time.Second
 // Contradicting flags are an error naming them; so is every failure to
 // read (exit 1).
 func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
-	live := c.IsSet("context") || c.IsSet("kubeconfig")
+	named := clusterFlag(c)
+	live := named != ""
 	if c.String("git-repo") == "" {
 		switch {
 		case c.IsSet("tenancy") || c.IsSet("ref"):
@@ -42,7 +44,7 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 		case c.IsSet("cluster-data"):
 			return nil, cli.Exit("snapshot: --cluster-data needs --git-repo (it is the cluster data of a git snapshot)", 1)
 		}
-		r, err := clusterReader(c)
+		r, err := clusterReader(c, e)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +55,7 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 			return nil, clusterExit(err, c.Duration("timeout"))
 		}
 		fmt.Fprintf(e.stderr, "Read %s, %s and %s from %s.\n", words.Count(len(st.NodePools), "node pool"),
-			words.Count(len(st.Departments), "department"), words.Count(len(st.Projects), "project"), clusterName(r))
+			words.Count(len(st.Departments), "department"), words.Count(len(st.Projects), "project"), escape.Controls(clusterName(r)))
 		reportClusterData(e, st.Nodes, st.LiveQueues, st.Namespaces, st.NotRead)
 		return st, nil
 	}
@@ -61,7 +63,9 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	case c.IsSet("cluster-data") && (live || c.Bool("no-cluster")):
 		return nil, cli.Exit("snapshot: --cluster-data, --context/--kubeconfig and --no-cluster each name where the cluster data comes from: give one", 1)
 	case live && c.Bool("no-cluster"):
-		return nil, cli.Exit("snapshot: --no-cluster contradicts --context/--kubeconfig: give one", 1)
+		return nil, cli.Exit("snapshot: --no-cluster contradicts "+named+": give one", 1)
+	case !live && (c.IsSet("as") || c.IsSet("as-group")):
+		return nil, cli.Exit("snapshot: --as impersonates a user on the cluster the snapshot reads, and a git snapshot reads no cluster unless one is named: add --context NAME (or --kubeconfig FILE)", 1)
 	}
 	// The tenancy at the ref and the cluster data do not depend on each
 	// other: read them at the same time (a live cluster is mostly waiting,
@@ -69,7 +73,7 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
 	defer cancel()
 	overlay := make(chan liveOverlay, 1)
-	go func() { overlay <- readOverlay(ctx, c, live) }()
+	go func() { overlay <- readOverlay(ctx, c, e, live) }()
 	st, err := snapshot.FromGit(snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")})
 	if err != nil {
 		cancel()
@@ -84,7 +88,7 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 		st.Overlay(o.data)
 	}
 	if o.from != "" {
-		fmt.Fprintf(e.stderr, "Read the live overlay from %s.\n", o.from)
+		fmt.Fprintf(e.stderr, "Read the live overlay from %s.\n", escape.Controls(o.from))
 		reportClusterData(e, o.data.Nodes, o.data.LiveQueues, o.data.Namespaces, o.data.NotRead)
 	}
 	return st, nil
@@ -100,7 +104,7 @@ type liveOverlay struct {
 }
 
 // readOverlay reads the cluster data of a git snapshot, if any.
-func readOverlay(ctx context.Context, c *cli.Context, live bool) liveOverlay {
+func readOverlay(ctx context.Context, c *cli.Context, e *env, live bool) liveOverlay {
 	switch {
 	case c.IsSet("cluster-data"):
 		d, err := snapshot.LoadClusterData(c.String("cluster-data"))
@@ -109,7 +113,7 @@ func readOverlay(ctx context.Context, c *cli.Context, live bool) liveOverlay {
 		}
 		return liveOverlay{data: d}
 	case live:
-		r, err := clusterReader(c)
+		r, err := clusterReader(c, e)
 		if err != nil {
 			return liveOverlay{err: err}
 		}
@@ -122,11 +126,66 @@ func readOverlay(ctx context.Context, c *cli.Context, live bool) liveOverlay {
 	return liveOverlay{}
 }
 
-// clusterReader loads the kubeconfig of --kubeconfig/--context.
-func clusterReader(c *cli.Context) (*live.ClusterReader, error) {
-	t, err := live.LoadKubeconfig(live.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context")})
+// kubeFlags are kubectl's flags for reaching a cluster, on the commands
+// that read one; context says what --context defaults to and does there.
+func kubeFlags(context string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "kubeconfig", Usage: "the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
+		&cli.StringFlag{Name: "context", Usage: context},
+		&cli.StringFlag{Name: "cluster", Usage: "the kubeconfig cluster to use instead of the context's (as kubectl --cluster)"},
+		&cli.StringFlag{Name: "user", Usage: "the kubeconfig user to use instead of the context's (as kubectl --user)"},
+		&cli.StringFlag{Name: "as", Usage: "impersonate this user (as kubectl --as)"},
+		&cli.StringSliceFlag{Name: "as-group", Usage: "impersonate this group, with --as (repeatable, as kubectl --as-group)"},
+	}
+}
+
+// kubeOptions are the kubeconfig flags of c.
+func kubeOptions(c *cli.Context) live.KubeOptions {
+	return live.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context"), Cluster: c.String("cluster"),
+		User: c.String("user"), As: c.String("as"), AsGroups: c.StringSlice("as-group")}
+}
+
+// clusterFlag is the first of the flags that name a cluster (--context,
+// --kubeconfig, --cluster, --user) that c sets, "" for none: with
+// --git-repo, one of them asks for the live overlay.
+func clusterFlag(c *cli.Context) string {
+	for _, f := range []string{"context", "kubeconfig", "cluster", "user"} {
+		if c.IsSet(f) {
+			return "--" + f
+		}
+	}
+	return ""
+}
+
+// kubeFlagSet is the first kubeconfig flag that c sets, "" for none.
+func kubeFlagSet(c *cli.Context) string {
+	if f := clusterFlag(c); f != "" {
+		return f
+	}
+	for _, f := range []string{"as", "as-group"} {
+		if c.IsSet(f) {
+			return "--" + f
+		}
+	}
+	return ""
+}
+
+// clusterReader loads the kubeconfig of the kubeconfig flags.
+func clusterReader(c *cli.Context, e *env) (*live.ClusterReader, error) {
+	o := kubeOptions(c)
+	t, err := live.LoadKubeconfig(o)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
+	}
+	if o.Cluster != "" {
+		// The snapshot records a context and a server, and a patch script
+		// runs kubectl --context: it cannot carry --cluster.
+		runs := "kubectl against whatever context is current then"
+		if t.Context != "" {
+			runs = "kubectl --context " + t.Context + ", which reaches that context's own cluster"
+		}
+		fmt.Fprintf(e.stderr, "Warning: --cluster %s is not recorded in the snapshot (it records the server %s); a patch script rendered from it runs %s.\n",
+			escape.Controls(o.Cluster), escape.Controls(t.Server), escape.Controls(runs))
 	}
 	r, err := live.NewClusterReader(t)
 	if err != nil {
@@ -173,7 +232,7 @@ func reportClusterData(e *env, nodes []snapshot.Node, queues []snapshot.LiveQueu
 		fmt.Fprintf(e.stderr, "Read %s.\n", joinAnd(read))
 	}
 	for _, n := range notRead {
-		fmt.Fprintf(e.stderr, "Not read: %s — %s\n", n.What, n.Reason)
+		fmt.Fprintf(e.stderr, "Not read: %s — %s\n", escape.Controls(n.What), escape.Controls(n.Reason))
 	}
 }
 
@@ -195,11 +254,11 @@ func serverDryRun(c *cli.Context, e *env, p *planner.Plan) error {
 	if !c.Bool("server-dry-run") || len(p.Steps) == 0 {
 		return nil
 	}
-	opts := live.KubeOptions{Kubeconfig: c.String("kubeconfig"), Context: c.String("context")}
+	opts := kubeOptions(c)
 	if opts.Context == "" {
 		opts.Context = p.Snapshot.Source.Context
 	}
-	if opts.Context == "" && opts.Kubeconfig == "" {
+	if opts.Context == "" && clusterFlag(c) == "" {
 		return cli.Exit("--server-dry-run: the snapshot names no cluster context (a git snapshot without a live overlay); pass --context C or --kubeconfig F", 1)
 	}
 	t, err := live.LoadKubeconfig(opts)
@@ -207,7 +266,7 @@ func serverDryRun(c *cli.Context, e *env, p *planner.Plan) error {
 		return cli.Exit("--server-dry-run: "+err.Error(), 1)
 	}
 	if s := p.Snapshot.Source.Server; s != "" && s != t.Server {
-		fmt.Fprintf(e.stderr, "Warning: --server-dry-run: the snapshot was read from %s, the dry run goes to %s.\n", s, t.Server)
+		fmt.Fprintf(e.stderr, "Warning: --server-dry-run: the snapshot was read from %s, the dry run goes to %s.\n", escape.Controls(s), escape.Controls(t.Server))
 	}
 	dyn, err := dynamic.NewForConfig(t.Config)
 	if err != nil {

@@ -10,6 +10,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/krmplan/krmplan/internal/escape"
 	"io"
 	"os"
 	"regexp"
@@ -44,14 +45,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(stderr, "Error:", msg)
+			fmt.Fprintln(stderr, "Error:", escape.Controls(msg))
 		}
 		if code := ec.ExitCode(); code >= 0 && code <= 2 {
 			return code
 		}
 		return 1
 	}
-	fmt.Fprintln(stderr, "Error:", err)
+	fmt.Fprintln(stderr, "Error:", escape.Controls(err.Error()))
 	return 1
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/jsonfile"
+
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -56,6 +58,18 @@ func TestScripts(t *testing.T) {
 				ts.Setenv(args[1], p.PlanID)
 				ts.Setenv(args[1]+"12", p.PlanID[:12])
 				ts.Setenv(args[1]+"11", p.PlanID[:11])
+			},
+			// reseal FILE recomputes the plan id of an edited plan file, as
+			// whoever tampers with one can.
+			"reseal": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: reseal FILE")
+				}
+				b := []byte(ts.ReadFile(args[0]))
+				id, old, err := jsonfile.SumEmpty(b, "plan_id")
+				ts.Check(err)
+				ts.Check(jsonfile.Overwrite(b, jsonfile.Member{Name: "plan_id", Value: old[0]}, id))
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
 			},
 		},
 	}

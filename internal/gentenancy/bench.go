@@ -32,14 +32,13 @@ const BenchSeed = 1
 // YAML bytes (what a splice edits).
 func (t *Tenancy) State() (*snapshot.State, []byte, error) {
 	src := t.YAML()
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	if err := ten.ParseTenancy(TenancyFile, src); err != nil {
 		return nil, nil, err
 	}
 	st := &snapshot.State{
-		Source:    snapshot.Source{Kind: "git", Ref: "HEAD", Files: []snapshot.SourceFile{{Path: TenancyFile}}},
-		NodePools: ten.NodePools, Departments: ten.Departments, Projects: ten.Projects,
-		ManagedNodes: ten.ManagedNodes, KRMConfig: ten.KRMConfig, Other: ten.Other,
+		Source:  snapshot.Source{Kind: "git", Ref: "HEAD", Files: []snapshot.SourceFile{{Path: TenancyFile}}},
+		Tenancy: ten.Tenancy, Other: ten.Other,
 	}
 	st.Overlay(t.ClusterData())
 	st.Seal()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -45,7 +46,7 @@ func (t *Tenancy) ClusterData() *snapshot.ClusterData {
 		}
 		labels := map[string]string{"kubernetes.io/metadata.name": p.Name}
 		if p.Labelled {
-			labels[snapshot.DefaultProjectLabelKey] = p.Name
+			labels[tenancy.DefaultProjectLabelKey] = p.Name
 		}
 		d.Namespaces = append(d.Namespaces, snapshot.Namespace{Name: p.Name, Labels: labels})
 	}
@@ -73,10 +74,10 @@ func (t *Tenancy) ClusterDataJSON() []byte {
 // liveQueue is the KAI Queue KRM makes of q, as the scheduler holds it.
 func liveQueue(q Queue, parent string) snapshot.LiveQueue {
 	v := func(s string) *quota.Value { x := quota.MustParse(s); return &x }
-	res := func(deserved, limit string, weight int) *snapshot.Resource {
-		return &snapshot.Resource{Deserved: v(deserved), Limit: v(limit), OverQuotaWeight: v(strconv.Itoa(weight))}
+	res := func(deserved, limit string, weight int) *tenancy.Resource {
+		return &tenancy.Resource{Deserved: v(deserved), Limit: v(limit), OverQuotaWeight: v(strconv.Itoa(weight))}
 	}
-	lq := snapshot.LiveQueue{Name: q.Name, ParentQueue: parent, Resources: snapshot.Resources{
+	lq := snapshot.LiveQueue{Name: q.Name, ParentQueue: parent, Resources: tenancy.Resources{
 		GPU:    res(q.Deserved.String(), q.Limit.String(), q.Weight),
 		CPU:    res(strconv.FormatInt(q.CPU, 10), "-1", 1),
 		Memory: res(strconv.FormatInt(q.Memory, 10), "-1", 1),

@@ -95,8 +95,8 @@ func TestBenchmarkPlanIsClean(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if len(g.Moves()) != g.Cells || !p.Renderable || !p.OrderVerified || len(p.Steps) != 4*g.Cells {
-		t.Fatalf("%d moves in %d cells; renderable %v, verified %v, %d steps", len(g.Moves()), g.Cells, p.Renderable, p.OrderVerified, len(p.Steps))
+	if len(g.Moves()) != g.Cells || !p.Renderable() || !p.OrderVerified || len(p.Steps) != 4*g.Cells {
+		t.Fatalf("%d moves in %d cells; renderable %v, verified %v, %d steps", len(g.Moves()), g.Cells, p.Renderable(), p.OrderVerified, len(p.Steps))
 	}
 	for _, f := range p.Findings {
 		if !f.AlreadyPresent {

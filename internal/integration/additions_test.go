@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/snapshot/live"
+	"github.com/krmplan/krmplan/tenancy"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -96,52 +98,67 @@ project "add-lab" {
 // plan writes into git. It cleans up its objects: TestLive (a later file)
 // lists the whole cluster. It must run before TestLive removes the CRDs,
 // which Go's file order (additions_test.go < live_test.go) ensures.
+// additions are the objects the plan creates or changes.
+var additions = []tenancy.ObjectAddr{
+	tenancy.KindNodePool.Object("add-a100"), tenancy.KindNodePool.Object("add-h200"),
+	tenancy.KindDepartment.Object("add-dept"), tenancy.KindDepartment.Object("add-research"),
+	tenancy.KindProject.Object("add-proj"), tenancy.KindProject.Object("add-lab"),
+}
+
 func TestAdditionsScript(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	objects := map[string][]string{
-		"NodePool":   {"add-a100", "add-h200"},
-		"Department": {"add-dept", "add-research"},
-		"Project":    {"add-proj", "add-lab"},
-	}
 	t.Cleanup(func() {
-		for kind, names := range objects {
-			for _, n := range names {
-				_ = f.dyn.Resource(kindGVR[kind]).Delete(ctx, n, metav1.DeleteOptions{})
-			}
+		for _, a := range additions {
+			_ = f.dyn.Resource(live.KindGVR(a.Kind)).Delete(ctx, a.Name, metav1.DeleteOptions{})
 		}
 	})
-	if _, err := f.dyn.Resource(kindGVR["Project"]).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+	if _, err := f.dyn.Resource(live.GVRProject).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		t.Fatalf("the KRM CRDs are not served (did a test remove them before this one?): %v", err)
-	}
-
-	repo := filepath.Join(f.dir, "repo")
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-		cmd.Env = append(f.environ(f.env.Kubeconfig), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return string(out)
 	}
 	f.write("tenancy.yaml", additionsTenancy)
 	f.createYAML(filepath.Join(f.dir, "tenancy.yaml"))
-	f.must(f.exec(f.environ(f.env.Kubeconfig), "git", "init", "-q", "-b", "main", repo), 0, "git init")
-	f.write("repo/tenancy.yaml", additionsTenancy)
-	git("config", "user.name", "Additions Test")
-	git("config", "user.email", "additions@example.com")
-	git("add", "tenancy.yaml")
-	git("commit", "-q", "-m", "tenancy")
+	git := f.additionsRepo()
 
 	f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "--no-cluster", "-o", "state.json"), 0, "snapshot")
 	f.write("desired.hcl", additionsDesired)
 	f.must(f.krmplan("plan", "desired.hcl", "--state", "state.json", "--out", "plan.json", "--no-color"), 0, "plan")
 	id := f.plan("plan.json").PlanID
 	f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 0, "render patch")
-	script := f.read("patch.sh")
-	// Pool first, then the departments, then the projects.
+	f.additionsScript(f.read("patch.sh"))
+
+	// The splice of the same plan: the branch holds what the cluster holds.
+	f.must(f.krmplan("render", "plan.json", "--format", "splice", "--approve", id, "--branch", "quota/additions"), 0, "render splice")
+	f.sameAsCluster(git("show", "quota/additions:tenancy.yaml"))
+}
+
+// additionsRepo commits additionsTenancy into a new repository, "repo",
+// and returns a function that runs git there.
+func (f *fx) additionsRepo() func(args ...string) string {
+	repo := filepath.Join(f.dir, "repo")
+	git := func(args ...string) string {
+		f.t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(f.environ(f.env.Kubeconfig), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			f.t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	f.must(f.exec(f.environ(f.env.Kubeconfig), "git", "init", "-q", "-b", "main", repo), 0, "git init")
+	f.write("repo/tenancy.yaml", additionsTenancy)
+	git("config", "user.name", "Additions Test")
+	git("config", "user.email", "additions@example.com")
+	git("add", "tenancy.yaml")
+	git("commit", "-q", "-m", "tenancy")
+	return git
+}
+
+// additionsScript checks the patch script's order and runs it: the pool
+// first, then the departments, then the projects; a second run stops at
+// the first step, as the pool exists.
+func (f *fx) additionsScript(script string) {
 	order := regexp.MustCompile(`(?m)^# \d+/\d+ [a-z ]+: (\w+ [a-z0-9-]+)$`).FindAllStringSubmatch(script, -1)
 	var steps []string
 	for _, m := range order {
@@ -149,56 +166,45 @@ func TestAdditionsScript(t *testing.T) {
 	}
 	want := "NodePool add-h200|Department add-dept|Department add-research|Project add-lab|Project add-proj"
 	if got := strings.Join(steps, "|"); got != want {
-		t.Fatalf("steps %s, want %s\n%s", got, want, script)
+		f.t.Fatalf("steps %s, want %s\n%s", got, want, script)
 	}
-
 	r := f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"), 0, "the patch script")
 	wantOut := "nodepool.kai.resources/add-h200 created\ndepartment.kai.resources/add-dept patched\ndepartment.kai.resources/add-research created\nproject.kai.resources/add-lab created\nproject.kai.resources/add-proj patched\n"
 	if r.stdout != wantOut {
-		t.Errorf("the script printed\n%s\nwant\n%s", r.stdout, wantOut)
+		f.t.Errorf("the script printed\n%s\nwant\n%s", r.stdout, wantOut)
 	}
-	// A second run stops at the first step: the pool exists.
 	if r := f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"); r.code == 0 || !strings.Contains(r.stderr, "already exists") {
-		t.Errorf("a second run: exit %d\n%s", r.code, r.stderr)
+		f.t.Errorf("a second run: exit %d\n%s", r.code, r.stderr)
 	}
+}
 
-	// The splice of the same plan: the branch holds what the cluster holds.
-	f.must(f.krmplan("render", "plan.json", "--format", "splice", "--approve", id, "--branch", "quota/additions"), 0, "render splice")
-	var ten snapshot.Tenancy
-	if err := ten.ParseTenancy("tenancy.yaml", []byte(git("show", "quota/additions:tenancy.yaml"))); err != nil {
-		t.Fatal(err)
+// sameAsCluster checks that the spliced tenancy file holds each of the
+// additions as the cluster holds it after the script, spec for spec.
+func (f *fx) sameAsCluster(spliced string) {
+	var ten snapshot.Parsed
+	if err := ten.ParseTenancy("tenancy.yaml", []byte(spliced)); err != nil {
+		f.t.Fatal(err)
 	}
-	spliced := map[string]any{}
-	for _, p := range ten.NodePools {
-		spliced["NodePool/"+p.Metadata.Name] = p.Spec
-	}
-	for _, d := range ten.Departments {
-		spliced["Department/"+d.Metadata.Name] = d.Spec
-	}
-	for _, p := range ten.Projects {
-		spliced["Project/"+p.Metadata.Name] = p.Spec
-	}
-	for kind, names := range objects {
-		for _, n := range names {
-			live := f.get(kindGVR[kind], n)
-			liveSpec, _ := json.Marshal(live.Object["spec"])
-			var typed any
-			switch kind {
-			case "NodePool":
-				typed = &snapshot.NodePoolSpec{}
-			case "Department":
-				typed = &snapshot.DepartmentSpec{}
-			default:
-				typed = &snapshot.ProjectSpec{}
-			}
-			if err := json.Unmarshal(liveSpec, typed); err != nil {
-				t.Fatal(err)
-			}
-			got, _ := json.Marshal(typed)
-			wantSpec, _ := json.Marshal(spliced[kind+"/"+n])
-			if string(got) != string(wantSpec) {
-				t.Errorf("%s %s: the cluster holds %s, the splice wrote %s", kind, n, got, wantSpec)
-			}
+	x := tenancy.NewIndex(&ten.Tenancy)
+	for _, a := range additions {
+		liveSpec, _ := json.Marshal(f.get(live.KindGVR(a.Kind), a.Name).Object["spec"])
+		// The live spec read into the same type as the spliced one.
+		var typed any
+		switch a.Kind {
+		case tenancy.KindNodePool:
+			typed = &tenancy.NodePoolSpec{}
+		case tenancy.KindDepartment:
+			typed = &tenancy.DepartmentSpec{}
+		default:
+			typed = &tenancy.ProjectSpec{}
+		}
+		if err := json.Unmarshal(liveSpec, typed); err != nil {
+			f.t.Fatal(err)
+		}
+		got, _ := json.Marshal(typed)
+		want, _ := json.Marshal(x.Spec(a))
+		if string(got) != string(want) {
+			f.t.Errorf("%s: the cluster holds %s, the splice wrote %s", a, got, want)
 		}
 	}
 }

@@ -16,8 +16,10 @@ import (
 
 	"github.com/krmplan/krmplan/internal/testapiserver"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
+	"github.com/krmplan/krmplan/tenancy"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -151,16 +153,20 @@ func (f *fx) state(name string) *snapshot.State {
 
 func (f *fx) plan(name string) *planner.Plan {
 	f.t.Helper()
-	p, err := planner.Decode(name, []byte(f.read(name)))
+	p, err := planfile.Decode(name, []byte(f.read(name)))
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return p
 }
 
-var kindGVR = map[string]schema.GroupVersionResource{
-	"NodePool": live.GVRNodePool, "Department": live.GVRDepartment, "Project": live.GVRProject,
-	"ManagedNodesConfig": live.GVRManagedNodesConfig, "KRMConfig": live.GVRKRMConfig, "Queue": live.GVRQueue,
+// gvrOf is the resource of a KRM kind or of KAI's Queue, by kind name.
+func gvrOf(kind string) (schema.GroupVersionResource, bool) {
+	if kind == "Queue" {
+		return live.GVRQueue, true
+	}
+	k, err := tenancy.ParseKind(kind)
+	return live.KindGVR(k), err == nil
 }
 
 // createYAML creates every document of a YAML file (KRM kinds only).
@@ -182,7 +188,7 @@ func (f *fx) createYAML(path string) {
 			continue
 		}
 		o := &unstructured.Unstructured{Object: m}
-		gvr, ok := kindGVR[o.GetKind()]
+		gvr, ok := gvrOf(o.GetKind())
 		if !ok {
 			f.t.Fatalf("%s: no resource for kind %s", path, o.GetKind())
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
+	"github.com/krmplan/krmplan/tenancy"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -44,6 +45,7 @@ func TestLive(t *testing.T) {
 	t.Run("RBAC forbids listing Queues", func(t *testing.T) { testRBAC(f.in(t)) })
 	t.Run("git snapshot with and without the live overlay", func(t *testing.T) { testGitOverlay(f.in(t)) })
 	t.Run("kubeconfig and timeout errors", func(t *testing.T) { testErrors(f.in(t)) })
+	t.Run("kubeconfig like kubectl: contexts, --cluster, --user, --as", func(t *testing.T) { testKubeconfig(f.in(t)) })
 	t.Run("CRDs missing", func(t *testing.T) { testCRDsMissing(f.in(t)) })
 }
 
@@ -84,7 +86,8 @@ func testSnapshot(f *fx) {
 	if r.stdout != "" {
 		f.t.Errorf("snapshot -o wrote to stdout: %q", r.stdout)
 	}
-	want := fmt.Sprintf("Read 1 node pool, 1 department and 3 projects from context envtest (%s).\nRead 2 nodes, 4 Queues and %d namespaces.\n", f.server, f.namespaceCount())
+	want := fmt.Sprintf("Read 1 node pool, 1 department and 3 projects from context envtest (%[1]s).\nRead 2 nodes, 4 Queues and %[2]d namespaces.\n"+
+		"Wrote state.json: context envtest (%[1]s), 1 node pool, 1 department, 3 projects, 2 nodes, 4 Queues, %[2]d namespaces.\n", f.server, f.namespaceCount())
 	f.wantEqual("stderr", r.stderr, want)
 
 	s := f.state("state.json")
@@ -93,7 +96,30 @@ func testSnapshot(f *fx) {
 	if len(s.NotRead) != 0 {
 		f.t.Errorf("not_read = %v, want none", s.NotRead)
 	}
-	if len(s.NodePools) != 1 || s.NodePools[0].Spec != (snapshot.NodePoolSpec{LabelKey: "example.com/gpu-class", LabelValue: "rtx-pro-6000"}) ||
+	f.snapshotObjects(s)
+	f.snapshotCluster(s)
+	// Only spec and the metadata that matters; never a credential.
+	text := f.read("state.json")
+	for _, bad := range []string{"managedFields", "creationTimestamp", "sync-wave", "conditions", "certificate", "client-key", "token", "BEGIN", "password"} {
+		if strings.Contains(text, bad) {
+			f.t.Errorf("state.json contains %q", bad)
+		}
+	}
+	// Deterministic: the same cluster gives the same bytes.
+	f.must(f.krmplan("snapshot", "--context", "envtest", "-o", "again.json"), 0, "second snapshot")
+	if f.read("again.json") != text {
+		f.t.Errorf("two snapshots of an unchanged cluster differ")
+	}
+	// stdout when there is no -o.
+	if r := f.must(f.krmplan("snapshot"), 0, "snapshot to stdout"); r.stdout != text {
+		f.t.Errorf("snapshot without -o printed other bytes than -o wrote")
+	}
+}
+
+// snapshotObjects checks the KRM objects of the live snapshot s: specs,
+// metadata and GitOps keys as the cluster holds them.
+func (f *fx) snapshotObjects(s *snapshot.State) {
+	if len(s.NodePools) != 1 || s.NodePools[0].Spec != (tenancy.NodePoolSpec{LabelKey: "example.com/gpu-class", LabelValue: "rtx-pro-6000"}) ||
 		s.NodePools[0].Metadata.UID == "" || s.NodePools[0].Metadata.ResourceVersion == "" {
 		f.t.Errorf("node pools = %+v", s.NodePools)
 	}
@@ -124,6 +150,11 @@ func testSnapshot(f *fx) {
 	if s.KRMConfig == nil || s.KRMConfig.Metadata.Name != "krm-config" || s.KRMConfig.ProjectLabelKey != "kai/project" {
 		f.t.Errorf("KRMConfig = %+v", s.KRMConfig)
 	}
+}
+
+// snapshotCluster checks what the live snapshot s holds of the cluster:
+// its nodes, the scheduler's Queues with their usage, the namespaces.
+func (f *fx) snapshotCluster(s *snapshot.State) {
 	var nodes []string
 	for _, n := range s.Nodes {
 		nodes = append(nodes, fmt.Sprintf("%s cap=%s alloc=%s ready=%v cordoned=%v class=%s", n.Name, n.Capacity, n.Allocatable, n.Ready, n.Cordoned, n.Labels["example.com/gpu-class"]))
@@ -152,23 +183,6 @@ func testSnapshot(f *fx) {
 		}
 	}
 	f.wantEqual("project namespaces", labelled, map[string]string{"benchmark": "benchmark", "kai-verify": "kai-verify", "workspace": "workspace"})
-
-	// Only spec and the metadata that matters; never a credential.
-	text := f.read("state.json")
-	for _, bad := range []string{"managedFields", "creationTimestamp", "sync-wave", "conditions", "certificate", "client-key", "token", "BEGIN", "password"} {
-		if strings.Contains(text, bad) {
-			f.t.Errorf("state.json contains %q", bad)
-		}
-	}
-	// Deterministic: the same cluster gives the same bytes.
-	f.must(f.krmplan("snapshot", "--context", "envtest", "-o", "again.json"), 0, "second snapshot")
-	if f.read("again.json") != text {
-		f.t.Errorf("two snapshots of an unchanged cluster differ")
-	}
-	// stdout when there is no -o.
-	if r := f.must(f.krmplan("snapshot"), 0, "snapshot to stdout"); r.stdout != text {
-		f.t.Errorf("snapshot without -o printed other bytes than -o wrote")
-	}
 }
 
 // testPaging reads with a page size of 1 and checks every list was paged
@@ -313,7 +327,7 @@ project "workspace" {
 	p := f.plan("back.json")
 	var order []string
 	for _, st := range p.Steps {
-		order = append(order, st.Phase+": "+st.Object)
+		order = append(order, string(st.Phase)+": "+st.Object.Name)
 	}
 	f.wantEqual("steps", order, []string{"shrinking projects: benchmark", "growing or new projects: kai-verify", "growing or new projects: workspace"})
 	f.must(f.krmplan("render", "back.json", "--format", "patch", "--approve", p.PlanID, "-o", "back.sh"), 0, "render back")
@@ -355,12 +369,12 @@ project "workspace" {
 	p := f.plan("grow.json")
 	dryRunNotes := 0
 	for _, x := range p.Findings {
-		if x.Code == live.CodeDryRun {
+		if x.Code == planner.CodeServerDryRun {
 			dryRunNotes++
 		}
 	}
-	if !p.Renderable || dryRunNotes != 1 || p.Summary.Notes != 3 {
-		f.t.Errorf("saved plan: renderable %v, %d dry-run notes, summary %+v; want renderable, 1, 3 notes", p.Renderable, dryRunNotes, p.Summary)
+	if !p.Renderable() || dryRunNotes != 1 || p.Summary.Notes != 3 {
+		f.t.Errorf("saved plan: renderable %v, %d dry-run notes, summary %+v; want renderable, 1, 3 notes", p.Renderable(), dryRunNotes, p.Summary)
 	}
 	if f.rv(live.GVRProject, "workspace") != rvW || f.rv(live.GVRProject, "benchmark") != rvB {
 		f.t.Errorf("the dry run persisted a change")
@@ -394,11 +408,11 @@ project "workspace" {
 // an object that exists.
 func testDryRunRefusals(f *fx) {
 	steps := []planner.Step{
-		{Phase: planner.PhaseNewPools, Action: planner.StepPatch, Kind: planner.KindNodePool, Object: "rtx-pro-6000",
+		{Phase: planner.PhaseNewPools, Action: planner.StepPatch, Object: tenancy.KindNodePool.Object("rtx-pro-6000"),
 			Ops: []planner.Op{{Op: "replace", Path: "/spec/labelValue", Value: []byte(`"h100"`)}}},
-		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "platform",
+		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("platform"),
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"platform"},"spec":{"queues":[]}}`)},
-		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Kind: planner.KindDepartment, Object: "research",
+		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("research"),
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"research"},"spec":{"queues":[]}}`)},
 	}
 	fs, err := live.ServerDryRun(context.Background(), f.dyn, steps)
@@ -445,7 +459,8 @@ func testRBAC(f *fx) {
 	}
 	reason := `forbidden: queues.scheduling.run.ai is forbidden: User "planner" cannot list resource "queues" in API group "scheduling.run.ai" at the cluster scope`
 	r := f.must(f.krmplan("snapshot", "--kubeconfig", u.Kubeconfig, "-o", "planner.json"), 0, "snapshot as planner")
-	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Read 1 node pool, 1 department and 3 projects from context envtest (%s).\nRead 2 nodes and %d namespaces.\nNot read: queues — %s\n",
+	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Read 1 node pool, 1 department and 3 projects from context envtest (%[1]s).\nRead 2 nodes and %[2]d namespaces.\nNot read: queues — %[3]s\n"+
+		"Wrote planner.json: context envtest (%[1]s), 1 node pool, 1 department, 3 projects, 2 nodes, Queues not read, %[2]d namespaces.\n",
 		f.server, f.namespaceCount(), reason))
 	s := f.state("planner.json")
 	f.wantEqual("not_read", s.NotRead, []snapshot.NotRead{{What: snapshot.SourceQueues, Reason: reason}})
@@ -499,14 +514,16 @@ func testGitOverlay(f *fx) {
 	git("commit", "-q", "-m", "tenancy")
 
 	r := f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "-o", "git.json"), 0, "git snapshot")
-	f.wantEqual("stderr", r.stderr, "")
 	s := f.state("git.json")
+	f.wantEqual("stderr", r.stderr, "Wrote git.json: git repo at HEAD ("+s.Source.Commit[:12]+"), 1 file, 1 node pool, 1 department, 3 projects, no cluster data.\n")
 	f.wantEqual("offline not_read", len(s.NotRead), 3)
 	f.wantEqual("offline source", s.Source.Context+s.Source.Server, "")
 
 	r = f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "--context", "envtest", "-o", "overlay.json"), 0, "git snapshot with overlay")
-	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Read the live overlay from context envtest (%s).\nRead 2 nodes, 4 Queues and %d namespaces.\n", f.server, f.namespaceCount()))
 	s = f.state("overlay.json")
+	f.wantEqual("stderr", r.stderr, fmt.Sprintf("Read the live overlay from context envtest (%[1]s).\nRead 2 nodes, 4 Queues and %[2]d namespaces.\n"+
+		"Wrote overlay.json: git repo at HEAD (%[3]s), 1 file, 1 node pool, 1 department, 3 projects, cluster data from context envtest (%[1]s).\n",
+		f.server, f.namespaceCount(), s.Source.Commit[:12]))
 	f.wantEqual("source", fmt.Sprintf("%s %s %s", s.Source.Kind, s.Source.Context, s.Source.Server), "git envtest "+f.server)
 	if len(s.NotRead) != 0 || len(s.Nodes) != 2 || len(s.LiveQueues) != 4 || len(s.Departments) != 1 {
 		f.t.Errorf("overlay: not_read %v, %d nodes, %d queues, %d departments", s.NotRead, len(s.Nodes), len(s.LiveQueues), len(s.Departments))
@@ -522,7 +539,7 @@ func testGitOverlay(f *fx) {
 	}
 
 	r = f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "--context", "envtest", "--no-cluster"), 1, "--no-cluster with --context")
-	f.wantEqual("stderr", r.stderr, "Error: snapshot: --no-cluster contradicts --context/--kubeconfig: give one\n")
+	f.wantEqual("stderr", r.stderr, "Error: snapshot: --no-cluster contradicts --context: give one\n")
 	r = f.must(f.krmplan("snapshot", "--no-cluster"), 1, "--no-cluster without --git-repo")
 	f.wantEqual("stderr", r.stderr, "Error: snapshot: --no-cluster needs --git-repo (without --git-repo, snapshot reads a live cluster)\n")
 }

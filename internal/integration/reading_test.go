@@ -17,6 +17,7 @@ import (
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
+	"github.com/krmplan/krmplan/tenancy"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -110,36 +111,36 @@ type field struct {
 	// name in place of NAME.
 	doc string
 	// read is krmplan's reading as text; storedAt the stored value's path.
-	read     func(t *snapshot.Tenancy) string
+	read     func(t *snapshot.Parsed) string
 	storedAt []string
 }
 
 var (
 	deservedField = field{"Department",
 		"apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: NAME}\nspec:\n  queues:\n    - name: NAME-q\n      nodepool: default\n      resources:\n        gpu: {deserved: %s, limit: -1}\n",
-		func(t *snapshot.Tenancy) string {
+		func(t *snapshot.Parsed) string {
 			return t.Departments[0].Spec.Queues[0].Resources.GPU.Deserved.String()
 		},
 		[]string{"spec", "queues", "0", "resources", "gpu", "deserved"}}
 	priorityField = field{"Department",
 		"apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: NAME}\nspec:\n  queues:\n    - name: NAME-q\n      nodepool: default\n      priority: %s\n",
-		func(t *snapshot.Tenancy) string { return strconv.Itoa(int(*t.Departments[0].Spec.Queues[0].Priority)) },
+		func(t *snapshot.Parsed) string { return strconv.Itoa(int(*t.Departments[0].Spec.Queues[0].Priority)) },
 		[]string{"spec", "queues", "0", "priority"}}
 	labelValueField = field{"NodePool",
 		"apiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata: {name: NAME}\nspec:\n  labelKey: example.com/gpu\n  labelValue: %s\n",
-		func(t *snapshot.Tenancy) string { return t.NodePools[0].Spec.LabelValue },
+		func(t *snapshot.Parsed) string { return t.NodePools[0].Spec.LabelValue },
 		[]string{"spec", "labelValue"}}
 	nodepoolField = field{"Department",
 		"apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: NAME}\nspec:\n  queues:\n    - name: NAME-q\n      nodepool: %s\n",
-		func(t *snapshot.Tenancy) string { return t.Departments[0].Spec.Queues[0].NodePool },
+		func(t *snapshot.Parsed) string { return t.Departments[0].Spec.Queues[0].NodePool },
 		[]string{"spec", "queues", "0", "nodepool"}}
 	parentField = field{"Project",
 		"apiVersion: kai.resources/v1alpha1\nkind: Project\nmetadata: {name: NAME}\nspec:\n  parent: %s\n  queues: []\n",
-		func(t *snapshot.Tenancy) string { return t.Projects[0].Spec.Parent },
+		func(t *snapshot.Parsed) string { return t.Projects[0].Spec.Parent },
 		[]string{"spec", "parent"}}
 	gitopsField = field{"NodePool",
 		"apiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata:\n  name: NAME\n  labels: {argocd.argoproj.io/instance: %s}\nspec: {}\n",
-		func(t *snapshot.Tenancy) string { return t.NodePools[0].Metadata.GitOps["argocd.argoproj.io/instance"] },
+		func(t *snapshot.Parsed) string { return t.NodePools[0].Metadata.GitOps["argocd.argoproj.io/instance"] },
 		[]string{"metadata", "labels", "argocd.argoproj.io/instance"}}
 )
 
@@ -205,7 +206,7 @@ func TestAcceptedSpellingsAreStoredAsRead(t *testing.T) {
 	} {
 		name := a.name()
 		src := fmt.Sprintf(strings.ReplaceAll(tc.f.doc, "NAME", name), tc.spelling)
-		var ten snapshot.Tenancy
+		var ten snapshot.Parsed
 		if err := ten.ParseTenancy("t.yaml", []byte(src)); err != nil {
 			t.Errorf("%s %s: krmplan refuses it: %v", tc.f.kind, tc.spelling, err)
 			continue
@@ -252,7 +253,7 @@ func TestRefusedSpellingsAreStoredOtherwise(t *testing.T) {
 	} {
 		name := a.name()
 		src := fmt.Sprintf(strings.ReplaceAll(tc.f.doc, "NAME", name), tc.spelling)
-		var ten snapshot.Tenancy
+		var ten snapshot.Parsed
 		err := ten.ParseTenancy("t.yaml", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), tc.refusal) {
 			t.Errorf("%s %s: krmplan's refusal %v does not say %q", tc.f.kind, tc.spelling, err, tc.refusal)
@@ -372,7 +373,7 @@ func TestStrictReadingAgainstKubectl(t *testing.T) {
 	for _, tc := range strictCases {
 		name := a.name()
 		src := strings.ReplaceAll(tc.src, "NAME", name)
-		var ten snapshot.Tenancy
+		var ten snapshot.Parsed
 		if err := ten.ParseTenancy("t.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), tc.refusal) {
 			t.Errorf("%s: krmplan's refusal %v does not say %q", tc.what, err, tc.refusal)
 		}
@@ -400,11 +401,12 @@ func TestIgnoredSingletonsLiveAndFromGit(t *testing.T) {
 	if out, ok := a.apply(src); !ok {
 		t.Fatalf("kubectl apply: %s", out)
 	}
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	if err := ten.ParseTenancy("t.yaml", []byte(src)); err != nil {
 		t.Fatal(err)
 	}
-	fromGit := &snapshot.State{Source: snapshot.Source{Kind: "git"}, NodePools: ten.NodePools, Other: ten.Other}
+	fromGit := &snapshot.State{Source: snapshot.Source{Kind: "git"}, Other: ten.Other}
+	fromGit.NodePools = ten.NodePools
 	r, err := live.NewClusterReader(&live.KubeTarget{Config: a.env.Config, Context: "envtest", Server: a.env.Config.Host})
 	if err != nil {
 		t.Fatal(err)
@@ -416,8 +418,8 @@ func TestIgnoredSingletonsLiveAndFromGit(t *testing.T) {
 	warnings := func(s *snapshot.State) []string {
 		var out []string
 		for _, f := range planner.CheckState(s) {
-			if f.Code == "singleton-ignored" && strings.Contains(f.Object, "/rd-") {
-				out = append(out, string(f.Level)+" "+f.Object+": "+f.Message)
+			if f.Code == planner.CodeSingletonIgnored && strings.HasPrefix(f.Object.Name, "rd-") {
+				out = append(out, string(f.Level)+" "+f.Object.String()+": "+f.Message)
 			}
 		}
 		slices.Sort(out)
@@ -433,10 +435,10 @@ func TestIgnoredSingletonsLiveAndFromGit(t *testing.T) {
 	if got := warnings(fromGit); !slices.Equal(got, want) {
 		t.Errorf("git:\n got %q\nwant %q", got, want)
 	}
-	if st.ManagedNodes != nil && st.ManagedNodes.Metadata.Name != snapshot.ManagedNodesConfigName {
+	if st.ManagedNodes != nil && st.ManagedNodes.Metadata.Name != tenancy.KindManagedNodesConfig.Info().Singleton {
 		t.Errorf("live ManagedNodes is %s", st.ManagedNodes.Metadata.Name)
 	}
-	if st.KRMConfig != nil && st.KRMConfig.Metadata.Name != snapshot.KRMConfigName {
+	if st.KRMConfig != nil && st.KRMConfig.Metadata.Name != tenancy.KindKRMConfig.Info().Singleton {
 		t.Errorf("live KRMConfig is %s", st.KRMConfig.Metadata.Name)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/snapshot"
 )
@@ -48,15 +49,14 @@ func notRead() []snapshot.NotRead {
 // fields (so plan ids are stable) and no cluster data.
 func State(t testing.TB, file string, src []byte) *snapshot.State {
 	t.Helper()
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	if err := ten.ParseTenancy(file, src); err != nil {
 		t.Fatalf("parse %s: %v", file, err)
 	}
 	s := &snapshot.State{
 		Source: snapshot.Source{Kind: "git", Repo: "/repo", Ref: "main", Commit: Commit,
 			Files: []snapshot.SourceFile{{Path: file, Blob: Blob}}},
-		NodePools: ten.NodePools, Departments: ten.Departments, Projects: ten.Projects,
-		ManagedNodes: ten.ManagedNodes, KRMConfig: ten.KRMConfig, Other: ten.Other,
+		Tenancy: ten.Tenancy, Other: ten.Other,
 	}
 	s.NotRead = notRead()
 	s.Seal()
@@ -80,8 +80,9 @@ func SampleState(t testing.TB) *snapshot.State {
 	return State(t, "tenancy.yaml", Sample(t, "tenancy.yaml"))
 }
 
-// Plan plans the HCL source (named file) against s; it fails the test on
-// an error diagnostic.
+// Plan plans the HCL source (named file) against s and encodes it (which
+// gives it its plan id), as `krmplan plan` does; it fails the test on an
+// error diagnostic.
 func Plan(t testing.TB, s *snapshot.State, file string, src []byte) *planner.Plan {
 	t.Helper()
 	ov, diags := config.Load(file, src, nil, nil)
@@ -92,7 +93,19 @@ func Plan(t testing.TB, s *snapshot.State, file string, src []byte) *planner.Pla
 	if diags.HasErrors() || p == nil {
 		t.Fatalf("plan %s: %v", file, diags)
 	}
+	Encode(t, p)
 	return p
+}
+
+// Encode returns the plan.json bytes of p (setting its plan id); it fails
+// the test on an error.
+func Encode(t testing.TB, p *planner.Plan) []byte {
+	t.Helper()
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // SamplePlan plans one of the sample's desired files (by base name).
@@ -160,7 +173,7 @@ type Fixture struct {
 // desired HCL and returns the plan. A .krmplan.hcl in repo is the profile.
 func PlanOn(t testing.TB, repo Repo, tenancy []string, desired string) Fixture {
 	t.Helper()
-	var ten snapshot.Tenancy
+	var ten snapshot.Parsed
 	st := &snapshot.State{Source: snapshot.Source{Kind: "git", Repo: "/repo", Ref: "main", Commit: Commit}}
 	for _, f := range tenancy {
 		if err := ten.ParseTenancy(f, repo[f]); err != nil {
@@ -168,8 +181,7 @@ func PlanOn(t testing.TB, repo Repo, tenancy []string, desired string) Fixture {
 		}
 		st.Source.Files = append(st.Source.Files, snapshot.SourceFile{Path: f, Blob: gitcli.BlobID(repo[f])})
 	}
-	st.NodePools, st.Departments, st.Projects = ten.NodePools, ten.Departments, ten.Projects
-	st.ManagedNodes, st.KRMConfig, st.Other = ten.ManagedNodes, ten.KRMConfig, ten.Other
+	st.Tenancy, st.Other = ten.Tenancy, ten.Other
 	if src, ok := repo[profile.FileName]; ok {
 		p, err := profile.Parse(profile.FileName, src)
 		if err != nil {
@@ -188,6 +200,7 @@ func PlanOn(t testing.TB, repo Repo, tenancy []string, desired string) Fixture {
 	if diags.HasErrors() {
 		t.Fatalf("plan: %v", diags)
 	}
+	Encode(t, p)
 	return Fixture{Plan: p, Repo: repo}
 }
 
@@ -229,12 +242,12 @@ func Generated(b *testing.B, n int) (*planner.Plan, []byte) {
 		b.Fatal(diags)
 	}
 	built, diags := planner.Build(st, ov)
-	if diags.HasErrors() || !built.Renderable {
+	if diags.HasErrors() || !built.Renderable() {
 		b.Fatalf("the plan does not render: %v", diags)
 	}
 	// Decoded from plan.json: its objects lie in memory in the file's
 	// order, as in the CLI.
-	p, err := planner.Decode("plan.json", built.File())
+	p, err := planfile.Decode("plan.json", Encode(b, built))
 	if err != nil {
 		b.Fatal(err)
 	}

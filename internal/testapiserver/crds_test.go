@@ -221,7 +221,7 @@ func compareCRD(t *testing.T, ours, up *apiextensionsv1.CustomResourceDefinition
 
 // compareCompleteness checks that our schema of a version misses no
 // upstream field: the tenancy reader derives its known fields from our
-// schemas (snapshot/krmschema_gen.go), and ours may keep unknown fields
+// schemas (snapshot/krmschema/krmschema_gen.go), and ours may keep unknown fields
 // only where upstream does.
 func compareCompleteness(t *testing.T, version string, ours *apiextensionsv1.JSONSchemaProps, upFields map[string]*apiextensionsv1.JSONSchemaProps) {
 	t.Helper()

@@ -7,25 +7,35 @@
 package commit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Result is what Splice made.
 type Result struct {
 	Branch string
 	Commit string
-	Diff   []byte // git diff <snapshot commit> <new commit>
+	// Repo is the repository the branch is in; Replaced is the commit the
+	// branch held before (--force), "" for a new branch.
+	Repo     gitcli.Place
+	Replaced string
+	Diff     []byte // git diff <snapshot commit> <new commit>
 	// Notes and Reminders are the splice plan's, also in the commit message.
 	Notes     []string
 	Reminders []string
@@ -80,9 +90,12 @@ func (g gitFiles) List(path string) ([]string, error) {
 	return files, nil
 }
 
-// quarantine is a temporary object directory and index: git writes the new
-// blobs, tree and commit there (reading the repository's objects as an
+// quarantine is a temporary object directory: git writes the new blobs,
+// trees and commit there (reading the repository's objects as an
 // alternate), so a refusal or failure leaves no object in the repository.
+// No index is used at all (trees are made with git mktree), so no index
+// setting (core.splitIndex, index.version, core.fsmonitor,
+// core.untrackedCache, ...) can leave a file in the repository.
 type quarantine struct {
 	dir     string
 	objects string // the repository's object directory
@@ -112,30 +125,116 @@ func newQuarantine(repo gitcli.Repo) (*quarantine, error) {
 	}
 	q.git = gitcli.Repo{Dir: repo.Dir, Env: append(append([]string(nil), repo.Env...),
 		"GIT_OBJECT_DIRECTORY="+filepath.Join(dir, "objects"),
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES="+objects,
-		"GIT_INDEX_FILE="+filepath.Join(dir, "index"))}
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES="+objects)}
 	return q, nil
 }
 
 func (q *quarantine) close() { os.RemoveAll(q.dir) }
 
 // writeTree writes the splice plan's files over the tree of parent and
-// returns the new tree id.
+// returns the new tree id: the blobs with git hash-object, then each
+// folder on the way to a changed file, deepest first, as its entries at
+// parent with the changed ones replaced, through git mktree. A file
+// where parent has a folder (or the reverse) is refused.
 func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
-	if _, err := q.git.Run(nil, "read-tree", parent); err != nil {
-		return "", err
-	}
+	trees := map[string]map[string]treeEntry{} // folder ("" the root) -> name -> new entry
 	for _, f := range sp.Files {
 		out, err := q.git.Run(f.New, "hash-object", "-w", "--no-filters", "--stdin")
 		if err != nil {
 			return "", err
 		}
-		info := fmt.Sprintf("%s,%s,%s", f.Mode, strings.TrimSpace(string(out)), f.Path)
-		if _, err := q.git.Run(nil, "update-index", "--add", "--cacheinfo", info); err != nil {
+		dir, name := path.Split(f.Path)
+		dir = strings.TrimSuffix(dir, "/")
+		for d := dir; ; d = parentDir(d) {
+			if trees[d] == nil {
+				trees[d] = map[string]treeEntry{}
+			}
+			if d == "" {
+				break
+			}
+		}
+		trees[dir][name] = treeEntry{mode: f.Mode, kind: "blob", id: strings.TrimSpace(string(out))}
+	}
+	dirs := make([]string, 0, len(trees))
+	for d := range trees {
+		dirs = append(dirs, d)
+	}
+	// Deepest first, so a folder's new id is known before its parent's.
+	sort.Slice(dirs, func(i, j int) bool {
+		if di, dj := depth(dirs[i]), depth(dirs[j]); di != dj {
+			return di > dj
+		}
+		return dirs[i] < dirs[j]
+	})
+	for _, d := range dirs {
+		id, err := q.mktree(parent, d, trees[d])
+		if err != nil {
+			return "", err
+		}
+		if d == "" {
+			return id, nil
+		}
+		trees[parentDir(d)][path.Base(d)] = treeEntry{mode: "040000", kind: "tree", id: id}
+	}
+	return "", errors.New("no root tree") // unreachable: the root is always among dirs
+}
+
+// treeEntry is one entry of a git tree.
+type treeEntry struct{ mode, kind, id string }
+
+// mktree writes the folder dir of commit with the entries in changed
+// replacing (or joining) its own, and returns the new tree id. A folder
+// that commit lacks starts empty.
+func (q *quarantine) mktree(commit, dir string, changed map[string]treeEntry) (string, error) {
+	spec := commit + "^{tree}"
+	if dir != "" {
+		spec = commit + ":" + dir
+	}
+	var old []byte
+	if kind, err := q.git.Line("cat-file", "-t", spec); err == nil {
+		if kind != "tree" {
+			return "", fmt.Errorf("%s is a file at commit %.12s, not a folder: a file cannot be written under it", dir, commit)
+		}
+		if old, err = q.git.Run(nil, "ls-tree", "-z", "--full-tree", spec); err != nil {
 			return "", err
 		}
 	}
-	return q.git.Line("write-tree")
+	var in bytes.Buffer
+	for _, rec := range bytes.Split(old, []byte{0}) {
+		meta, name, ok := strings.Cut(string(rec), "\t")
+		if !ok {
+			continue
+		}
+		if e, ok := changed[name]; ok {
+			if f := strings.Fields(meta); len(f) == 3 && (f[1] == "tree") != (e.kind == "tree") {
+				return "", fmt.Errorf("%s is a %s at commit %.12s: it cannot be replaced by a %s", path.Join(dir, name), f[1], commit, e.kind)
+			}
+			continue
+		}
+		in.WriteString(meta + "\t" + name + "\x00")
+	}
+	for _, n := range slices.Sorted(maps.Keys(changed)) {
+		e := changed[n]
+		fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, n)
+	}
+	out, err := q.git.Run(in.Bytes(), "mktree", "-z")
+	return strings.TrimSpace(string(out)), err
+}
+
+// parentDir is the folder holding the slash-separated folder d ("" the root).
+func parentDir(d string) string {
+	if i := strings.LastIndexByte(d, '/'); i >= 0 {
+		return d[:i]
+	}
+	return ""
+}
+
+// depth is the number of folders in the path d: 0 for the root.
+func depth(d string) int {
+	if d == "" {
+		return 0
+	}
+	return strings.Count(d, "/") + 1
 }
 
 // diff is `git diff` between two tree-ish, with fixed prefixes and no
@@ -242,35 +341,38 @@ func signArgs(repo gitcli.Repo) ([]string, error) {
 }
 
 // spliceRepo is the repository a splice or diff of p reads the snapshot's
-// commit from: opts.Repo, else the one the snapshot was taken from. It
-// refuses, before anything else, a repository that does not exist, is not
-// a git repository or does not hold the snapshot's commit.
-func spliceRepo(p *planner.Plan, opts Options) (gitcli.Repo, error) {
+// commit from: opts.Repo, else the one the snapshot was taken from, and
+// where it is (gitcli.Locate: a work tree, a bare repository, a folder
+// inside one). It refuses, before anything else, a folder that does not
+// exist, is not in a git repository or whose repository does not hold the
+// snapshot's commit.
+func spliceRepo(p *planner.Plan, opts Options) (gitcli.Repo, gitcli.Place, error) {
 	src := p.Snapshot.Source
 	dir, what, hint := opts.Repo, "the repository "+opts.Repo, ""
 	if dir == "" {
 		dir, what, hint = src.Repo, "the snapshot's repository "+src.Repo, " (pass --git-repo DIR)"
 	}
 	if dir == "" {
-		return gitcli.Repo{}, errors.New("the snapshot does not name its repository (pass --git-repo DIR)")
+		return gitcli.Repo{}, gitcli.Place{}, errors.New("the snapshot does not name its repository (pass --git-repo DIR)")
 	}
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return gitcli.Repo{}, fmt.Errorf("%s does not exist%s", what, hint)
+		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s does not exist%s", what, hint)
 	case err != nil:
-		return gitcli.Repo{}, fmt.Errorf("%s: %w%s", what, err, hint)
+		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s: %w%s", what, err, hint)
 	case !fi.IsDir():
-		return gitcli.Repo{}, fmt.Errorf("%s is not a directory%s", what, hint)
+		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s is not a directory%s", what, hint)
+	}
+	place, err := gitcli.Locate(dir)
+	if err != nil {
+		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s is not a git repository%s", what, hint)
 	}
 	repo := gitcli.Repo{Dir: dir}
-	if _, err := repo.Run(nil, "rev-parse", "--git-dir"); err != nil {
-		return gitcli.Repo{}, fmt.Errorf("%s is not a git repository%s", what, hint)
-	}
 	if _, err := repo.Run(nil, "cat-file", "-e", src.Commit+"^{commit}"); err != nil {
-		return gitcli.Repo{}, fmt.Errorf("%s does not have the snapshot's commit %.12s (fetch it first)", what, src.Commit)
+		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("the repository %s does not have the snapshot's commit %.12s (fetch it first)", place, src.Commit)
 	}
-	return repo, nil
+	return repo, place, nil
 }
 
 // Splice writes the plan as one commit on a new local branch of the
@@ -278,30 +380,30 @@ func spliceRepo(p *planner.Plan, opts Options) (gitcli.Repo, error) {
 // snapshot's commit: value edits, insertions and new objects in the
 // tenancy files, and the profile's expectations (and mirrors with
 // opts.WithMirrors). Objects are written in a quarantine and moved into
-// the repository only once the commit exists;
-// the work tree, the index and HEAD are untouched, and nothing is pushed.
+// the repository only once the commit exists; no index is used, the work
+// tree, the index and HEAD are untouched, and nothing is pushed. The
+// repository gains only the new objects and the branch (with its reflog,
+// as git writes one for every branch it creates).
 // It refuses, before writing anything: a missing repository or one without
-// the snapshot's commit (spliceRepo), an existing branch, what
-// Prepare refuses, a repository without an identity. With
+// the snapshot's commit (spliceRepo), a branch name git refuses or reads
+// as another branch, an existing branch unless opts.Force (checkBranch),
+// what Prepare refuses, a repository without an identity. With
 // commit.gpgsign set the commit is signed as git commit would sign it.
 func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
 	src := p.Snapshot.Source
 	if src.Kind != "git" {
 		return nil, errors.New("splice needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
 	}
-	repo, err := spliceRepo(p, opts)
+	repo, place, err := spliceRepo(p, opts)
 	if err != nil {
 		return nil, err
 	}
 	if branch == "" {
 		branch = DefaultBranch(p)
 	}
-	if _, err := repo.Run(nil, "check-ref-format", "--branch", branch); err != nil {
-		return nil, fmt.Errorf("%q is not a valid branch name", branch)
-	}
-	ref := "refs/heads/" + branch
-	if _, err := repo.Run(nil, "show-ref", "--verify", "--quiet", ref); err == nil {
-		return nil, fmt.Errorf("branch %s already exists in %s; pass --branch NAME or delete it", branch, repo.Dir)
+	nb, err := checkBranch(repo, place, branch, src.Commit, opts.Force)
+	if err != nil {
+		return nil, err
 	}
 	sp, q, tree, err := stageTree(p, repo, opts)
 	if err != nil {
@@ -341,11 +443,16 @@ func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
 	if err := q.migrate(); err != nil {
 		return nil, fmt.Errorf("move the new objects into %s: %w", q.objects, err)
 	}
-	// The all-zero old value makes git refuse if the branch appeared meanwhile.
-	if _, err := repo.Run(nil, "update-ref", "-m", "krmplan render", ref, commit, strings.Repeat("0", len(commit))); err != nil {
+	// The old value (all zeros for a new branch) makes git refuse if the
+	// branch appeared or moved meanwhile.
+	old := nb.old
+	if old == "" {
+		old = strings.Repeat("0", len(commit))
+	}
+	if _, err := repo.Run(nil, "update-ref", "-m", "krmplan render", nb.ref, commit, old); err != nil {
 		return nil, fmt.Errorf("create branch %s: %w", branch, err)
 	}
-	return &Result{Branch: branch, Commit: commit, Diff: diff, Notes: sp.Notes, Reminders: sp.Reminders}, nil
+	return &Result{Branch: branch, Commit: commit, Repo: place, Replaced: nb.old, Diff: diff, Notes: sp.Notes, Reminders: sp.Reminders}, nil
 }
 
 // DiffResult is what Diff made.
@@ -364,7 +471,7 @@ func Diff(p *planner.Plan, opts Options) (*DiffResult, error) {
 	if src.Kind != "git" {
 		return nil, errors.New("a diff needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
 	}
-	repo, err := spliceRepo(p, opts)
+	repo, _, err := spliceRepo(p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -406,33 +513,35 @@ func stageTree(p *planner.Plan, repo gitcli.Repo, opts Options) (*SplicePlan, *q
 // else "quota: N quota changes"), a body listing every change and the
 // profile's values kept in step (expectations, mirrors), then the plan's
 // warnings, the splice's notes and the profile's reminders, each a
-// paragraph of its own, and a Plan-Id trailer. sp may be nil.
+// paragraph of its own, and a Plan-Id trailer. Every line from the plan
+// has its control characters escaped (escape.Controls): git log shows the
+// message as it is. sp may be nil.
 func Message(p *planner.Plan, sp *SplicePlan) string {
 	var b strings.Builder
-	b.WriteString("quota: " + subject(p) + "\n\n")
+	b.WriteString("quota: " + escape.Controls(subject(p)) + "\n\n")
 	for _, c := range p.Changes {
-		b.WriteString(ChangeLine(c) + "\n")
+		b.WriteString(escape.Controls(ChangeLine(c)) + "\n")
 	}
 	for _, f := range p.Findings {
 		if f.Level == planner.LevelWarning {
-			fmt.Fprintf(&b, "\nWarning: %s\n", f.Message)
+			fmt.Fprintf(&b, "\nWarning: %s\n", escape.Controls(f.Message))
 		}
 	}
 	if sp != nil && len(sp.KeptInStep) > 0 {
 		b.WriteString("\nKept in step with the tenancy:\n")
 		for _, k := range sp.KeptInStep {
-			b.WriteString("- " + k + "\n")
+			b.WriteString("- " + escape.Controls(k) + "\n")
 		}
 	}
 	if sp != nil {
 		for _, n := range sp.Notes {
-			fmt.Fprintf(&b, "\nNote: %s\n", n)
+			fmt.Fprintf(&b, "\nNote: %s\n", escape.Controls(n))
 		}
 		for _, r := range sp.Reminders {
-			fmt.Fprintf(&b, "\nReminder: %s\n", r)
+			fmt.Fprintf(&b, "\nReminder: %s\n", escape.Controls(r))
 		}
 	}
-	fmt.Fprintf(&b, "\nPlan-Id: %s\n", p.PlanID)
+	fmt.Fprintf(&b, "\nPlan-Id: %s\n", escape.Controls(p.PlanID))
 	return b.String()
 }
 
@@ -441,33 +550,36 @@ func Message(p *planner.Plan, sp *SplicePlan) string {
 //   - project benchmark queue benchmark-rtx: gpu.deserved 1 -> 2
 //   - project workspace queue workspace-rtx: memory.limit (omitted) -> -1
 //   - project ml queue ml-rtx (new): gpu.deserved 2
-func ChangeLine(c planner.Change) string {
-	who := strings.ToLower(c.Kind) + " " + c.Object
+func ChangeLine(c tenancy.Change) string {
+	who := strings.ToLower(c.Object().Kind.String()) + " " + c.Object().Name
 	if c.Queue != "" {
 		who += " queue " + c.Queue
 	}
 	switch {
-	case c.Action == planner.ActionCreate:
-		return fmt.Sprintf("- %s (new): %s %s", who, c.Field, c.After)
-	case string(c.Before) == "null":
-		return fmt.Sprintf("- %s: %s (omitted) -> %s", who, c.Field, c.After)
+	case c.Action == tenancy.ActionCreate:
+		return fmt.Sprintf("- %s (new): %s %s", who, c.Field.Field, c.After)
+	case c.Before.IsNull():
+		return fmt.Sprintf("- %s: %s (omitted) -> %s", who, c.Field.Field, c.After)
 	}
-	return fmt.Sprintf("- %s: %s %s -> %s", who, c.Field, c.Before, c.After)
+	return fmt.Sprintf("- %s: %s %s -> %s", who, c.Field.Field, c.Before, c.After)
 }
+
+// gpuDeserved is the field of a queue's gpu guarantee.
+var gpuDeserved = tenancy.QuotaFieldOf(quota.GPU, tenancy.Deserved)
 
 // subject says "move 1 card from A to B on POOL" when the plan moves gpu
 // guarantee between exactly two queues of one pool, else "N quota changes".
 func subject(p *planner.Plan) string {
 	cs := p.Changes
-	if len(cs) == 2 && cs[0].Field == "gpu.deserved" && cs[1].Field == "gpu.deserved" && cs[0].Pool == cs[1].Pool &&
-		cs[0].Action == planner.ActionUpdate && cs[1].Action == planner.ActionUpdate {
+	if len(cs) == 2 && cs[0].Field.Field == gpuDeserved && cs[1].Field.Field == gpuDeserved && cs[0].Pool == cs[1].Pool &&
+		cs[0].Action == tenancy.ActionUpdate && cs[1].Action == tenancy.ActionUpdate {
 		var v [2][2]quota.Value // before, after of each change
 		ok := true
 		for i, c := range cs {
-			var err1, err2 error
-			v[i][0], err1 = quota.Parse(string(c.Before))
-			v[i][1], err2 = quota.Parse(string(c.After))
-			ok = ok && err1 == nil && err2 == nil && !v[i][0].IsUnlimited() && !v[i][1].IsUnlimited()
+			var ok1, ok2 bool
+			v[i][0], ok1 = c.Before.Number()
+			v[i][1], ok2 = c.After.Number()
+			ok = ok && ok1 && ok2 && !v[i][0].IsUnlimited() && !v[i][1].IsUnlimited()
 		}
 		// One queue gives up exactly what the other gains. (Deltas are
 		// compared as before/after pairs: a delta of -1 is not "unlimited".)
@@ -478,7 +590,7 @@ func subject(p *planner.Plan) string {
 			}
 			given := v[from][0].Sub(v[from][1])
 			if v[from][1].Cmp(v[from][0]) < 0 && v[to][1].Sub(v[to][0]).Equal(given) {
-				return fmt.Sprintf("move %s from %s to %s on %s", quota.Amount(quota.GPU, given), cs[from].Object, cs[to].Object, cs[from].Pool)
+				return fmt.Sprintf("move %s from %s to %s on %s", quota.Amount(quota.GPU, given), cs[from].Object().Name, cs[to].Object().Name, cs[from].Pool)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
+	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/render/companion"
 	"github.com/krmplan/krmplan/render/yamledit"
 )
@@ -33,6 +34,9 @@ type Options struct {
 	// commit from (and Splice writes the branch into);
 	// "" is the repository the snapshot was taken from (Source.Repo).
 	Repo string
+	// Force lets Splice move an existing branch (not one checked out in a
+	// work tree) to the new commit.
+	Force bool
 }
 
 // FileChange is the new content of one file of a splice.
@@ -61,7 +65,8 @@ type SplicePlan struct {
 // Prepare computes the files a splice of p writes, reading them at
 // the snapshot's commit through r. It changes only the bytes of changed
 // values (and the padding after them), inserts missing fields, new queues
-// and new objects in the style of their neighbours, rewrites the profile's
+// and new objects in the style of their neighbours, adds a new file to the
+// resources of its folder's kustomization.yaml, rewrites the profile's
 // expectations (and mirrors with opts.WithMirrors), and checks that the
 // new tenancy files parse to exactly the planned objects. Refusals are
 // *yamledit.Error naming the file and line: a value reached through a YAML
@@ -80,6 +85,9 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 		return nil, err
 	}
 	if err := sp.edit(); err != nil {
+		return nil, err
+	}
+	if err := sp.kustomize(); err != nil {
 		return nil, err
 	}
 	if prof := p.Snapshot.Profile; prof != nil {
@@ -122,8 +130,7 @@ type splice struct {
 	staleBlob []string              // refusals of files that changed since the snapshot
 	replaced  bool                  // a file's bytes are not its blob's (a git replace ref)
 	ts        *yamledit.Set
-	keep      map[string]bool   // the objects whose targets objs holds; nil: all
-	objs      map[string]string // the planned objects' canonical specs, by objectKey
+	objs      specs // the changed objects' planned specs
 	edits     map[string][]yamledit.Edit
 	spans     map[string][]yamledit.Span
 	tenancy   map[string][]byte // the tenancy files as spliced
@@ -168,33 +175,18 @@ func (sp *splice) read(path string) ([]byte, bool, error) {
 	return data, true, nil
 }
 
-// edit computes the tenancy's edits, and meanwhile the planned objects.
+// edit computes the tenancy's edits and the specs of the changed objects.
 func (sp *splice) edit() error {
 	p := sp.p
 	// Files the snapshot read byte for byte are parsed only where edits
 	// need them; a stale one is parsed whole, to refuse as before.
-	ts, err := newSet(&p.Snapshot, sp.paths, sp.srcs, len(sp.staleBlob) == 0 && !sp.replaced)
+	ts, err := newSet(p.Snapshot, sp.paths, sp.srcs, len(sp.staleBlob) == 0 && !sp.replaced)
 	if err != nil {
 		return err
 	}
 	sp.ts = ts
-	// The changed objects' targets (a change that cannot apply is refused
-	// with them); with a profile, every object's, for the target's view.
-	// They do not depend on the edits: work them out meanwhile, and report
-	// an error of the edits first, as before.
-	sp.keep = changedKeys(p)
-	if p.Snapshot.Profile != nil {
-		sp.keep = nil
-	}
-	var objsErr error
-	targets := make(chan struct{})
-	go func() {
-		defer close(targets)
-		sp.objs, objsErr = targetObjects(p, sp.keep)
-	}()
-	sp.edits, err = tenancyEdits(p, ts)
-	<-targets
-	if err != nil {
+	sp.objs = targetSpecs(p, changedObjects(p))
+	if sp.edits, err = tenancyEdits(p, ts); err != nil {
 		return err
 	}
 	for _, path := range ts.Created() {
@@ -205,17 +197,13 @@ func (sp *splice) edit() error {
 		}
 		sp.files[path] = &fileState{mode: "100644", created: true}
 	}
-	return objsErr
+	return nil
 }
 
 // companions adds the edits of the profile's expectations and mirrors, and
 // the notes of the mirrors left alone.
 func (sp *splice) companions(prof *profile.Profile, opts Options) error {
-	before := companion.Before(&sp.p.Snapshot)
-	after, err := companion.Target(sp.objs)
-	if err != nil {
-		return err
-	}
+	before, after := companion.Of(&sp.p.Snapshot.Tenancy), companion.Of(sp.p.Target)
 	ex, err := companion.Expectations(prof, before, after, sp.read)
 	if err != nil {
 		return err
@@ -281,14 +269,7 @@ func (sp *splice) verify() error {
 	if verifyTouched(sp.p, sp.ts, sp.objs, sp.tenancy, sp.spans) {
 		return nil
 	}
-	objs := sp.objs
-	if sp.keep != nil {
-		var err error
-		if objs, err = targetObjects(sp.p, nil); err != nil {
-			return err
-		}
-	}
-	err := checkTarget(objs, sp.tenancy)
+	err := checkTarget(targetSpecs(sp.p, nil), sp.tenancy)
 	switch {
 	case err == nil:
 		return nil
@@ -304,8 +285,8 @@ func (sp *splice) verify() error {
 // a cpu or memory quota) and its reminders.
 func (sp *splice) profileNotes(prof *profile.Profile) {
 	if prof.CPUMemoryNote != "" {
-		for _, c := range sp.p.Changes {
-			if c.Resource == "cpu" || c.Resource == "memory" {
+		for i := range sp.p.Changes {
+			if r := sp.p.Changes[i].Resource(); r == quota.CPU || r == quota.Memory {
 				sp.plan.Notes = append(sp.plan.Notes, fmt.Sprintf("%s: cpu or memory quotas change: %s", prof.File, prof.CPUMemoryNote))
 				break
 			}
@@ -322,22 +303,17 @@ func (sp *splice) profileNotes(prof *profile.Profile) {
 
 // checkTarget parses the new tenancy files and compares every object with
 // the plan's target: the splice must write exactly the planned objects.
-func checkTarget(want map[string]string, files map[string][]byte) error {
+func checkTarget(want specs, files map[string][]byte) error {
 	got, where, err := parsedObjects(files)
 	if err != nil {
 		return fmt.Errorf("the spliced files would not parse (%v)", err)
 	}
-	keys := make([]string, 0, len(want))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedAddrs(want) {
 		if got[k] != want[k] {
 			return fmt.Errorf("the spliced files would not hold the planned %s (%s: %s, planned %s)", k, where[k], got[k], want[k])
 		}
 	}
-	for k := range got {
+	for _, k := range sortedAddrs(got) {
 		if _, ok := want[k]; !ok {
 			return fmt.Errorf("the spliced files would hold %s in %s, which the plan does not have", k, where[k])
 		}

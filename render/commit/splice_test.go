@@ -43,10 +43,7 @@ func TestSpliceGoldenNewProjectAndQueue(t *testing.T) {
 		t.Fatalf("the splice does not only add lines: %s\n%s", why, got)
 	}
 	plantest.Golden(t, "splice", "new-project-and-queue.yaml", got)
-	objs, err := targetObjects(fx.Plan, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := targetSpecs(fx.Plan, nil)
 	parsed, _, err := parsedObjects(map[string][]byte{"tenancy.yaml": got})
 	if err != nil {
 		t.Fatal(err)

@@ -5,13 +5,14 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/yamledit"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
-// changedKeys is the set of the objects the plan changes or adds.
-func changedKeys(p *planner.Plan) map[string]bool {
-	out := make(map[string]bool, len(p.Changes))
-	for _, c := range p.Changes {
-		out[snapshot.ObjectKey(c.Kind, c.Object)] = true
+// changedObjects is the set of the objects the plan changes or adds.
+func changedObjects(p *planner.Plan) map[tenancy.ObjectAddr]bool {
+	out := make(map[tenancy.ObjectAddr]bool, len(p.Changes))
+	for i := range p.Changes {
+		out[p.Changes[i].Object()] = true
 	}
 	return out
 }
@@ -27,81 +28,51 @@ func changedKeys(p *planner.Plan) map[string]bool {
 // returns false when it cannot vouch: then checkTarget parses everything
 // and names the problem. objs holds targets already computed (those of
 // the changed objects).
-func verifyTouched(p *planner.Plan, ts *yamledit.Set, objs map[string]string, out map[string][]byte, spans map[string][]yamledit.Span) bool {
+func verifyTouched(p *planner.Plan, ts *yamledit.Set, objs specs, out map[string][]byte, spans map[string][]yamledit.Span) bool {
 	runs, ids, ok := ts.Touched(out, spans)
 	if !ok {
 		return false
 	}
-	expected := make(map[string]bool, len(ids))
+	expected := make(map[tenancy.ObjectAddr]bool, len(ids))
 	for id := range ids {
-		expected[snapshot.ObjectKey(id.Kind, id.Name)] = true
+		k, err := tenancy.ParseKind(id.Kind)
+		if err != nil {
+			return false
+		}
+		expected[k.Object(id.Name)] = true
 	}
 	// The runs are whole documents, independent of each other: parse them
 	// on every core, then collect their objects in file order.
-	found := map[string]string{}
-	parsed := make([]snapshot.Tenancy, len(runs))
+	found := specs{}
+	parsed := make([]snapshot.Parsed, len(runs))
 	errs := make([]error, len(runs))
 	cores.Each(len(runs), func(k int) { errs[k] = parsed[k].ParseTenancy(runs[k].Path, runs[k].Src) })
 	for k := range runs {
-		if errs[k] != nil || !foundObjects(&parsed[k], found) {
+		if errs[k] != nil || addSpecs(found, &parsed[k].Tenancy, nil) != nil {
 			return false
 		}
 	}
 	if len(found) != len(expected) {
 		return false
 	}
-	for k := range changedKeys(p) {
-		if !expected[k] {
+	for a := range changedObjects(p) {
+		if !expected[a] {
 			return false
 		}
 	}
-	missing := map[string]bool{}
-	for k := range expected {
-		if _, ok := objs[k]; !ok {
-			missing[k] = true
+	missing := map[tenancy.ObjectAddr]bool{}
+	for a := range expected {
+		if _, ok := objs[a]; !ok {
+			missing[a] = true
 		}
 	}
-	more, err := targetObjects(p, missing)
-	if err != nil {
-		return false
-	}
-	for k, spec := range found {
-		want, ok := objs[k]
+	more := targetSpecs(p, missing)
+	for a, spec := range found {
+		want, ok := objs[a]
 		if !ok {
-			want, ok = more[k]
+			want, ok = more[a]
 		}
-		if !expected[k] || !ok || want != spec {
-			return false
-		}
-	}
-	return true
-}
-
-// foundObjects adds the canonical spec of every object of t to found by
-// objectKey; false when one is there already (declared twice) or does not
-// convert.
-func foundObjects(t *snapshot.Tenancy, found map[string]string) bool {
-	put := func(kind, name string, spec any) bool {
-		k := snapshot.ObjectKey(kind, name)
-		if _, dup := found[k]; dup {
-			return false
-		}
-		c, err := canonicalSpec(kind, spec)
-		found[k] = c
-		return err == nil
-	}
-	for _, o := range t.NodePools {
-		if !put(planner.KindNodePool, o.Metadata.Name, o.Spec) {
-			return false
-		}
-	}
-	for _, o := range t.Departments {
-		if !put(planner.KindDepartment, o.Metadata.Name, o.Spec) {
-			return false
-		}
-	}
-	for _, o := range t.Projects {
-		if !put(planner.KindProject, o.Metadata.Name, o.Spec) {
+		if !expected[a] || !ok || want != spec {
 			return false
 		}
 	}

@@ -24,7 +24,7 @@ func lazySplice(t *testing.T, fx plantest.Fixture) (*yamledit.Set, map[string][]
 	var sets [2]*yamledit.Set
 	var edits [2]map[string][]yamledit.Edit
 	for i, trusted := range []bool{true, false} {
-		ts, err := newSet(&fx.Plan.Snapshot, paths, srcs, trusted)
+		ts, err := newSet(fx.Plan.Snapshot, paths, srcs, trusted)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,10 +68,7 @@ project "research" {
 }
 `)
 	ts, out, spans := lazySplice(t, fx)
-	objs, err := targetObjects(fx.Plan, changedKeys(fx.Plan))
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := targetSpecs(fx.Plan, changedObjects(fx.Plan))
 	if !verifyTouched(fx.Plan, ts, objs, out, spans) {
 		t.Fatal("the splice is not vouched for")
 	}
@@ -103,10 +100,7 @@ project "research" {
 	if verifyTouched(fx.Plan, ts, objs, map[string][]byte{gentenancy.TenancyFile: bad}, spans) {
 		t.Error("a wrong value is vouched for")
 	}
-	all, err := targetObjects(fx.Plan, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := targetSpecs(fx.Plan, nil)
 	if err := checkTarget(all, map[string][]byte{gentenancy.TenancyFile: bad}); err == nil || !strings.Contains(err.Error(), "the spliced files would not hold the planned") {
 		t.Errorf("checkTarget: %v", err)
 	}

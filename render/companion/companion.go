@@ -7,38 +7,35 @@
 package companion
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"regexp"
-	"sort"
 	"strings"
 
-	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/render/yamledit"
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"go.yaml.in/yaml/v3"
 )
 
 // View answers the profile's questions about one state: a queue's field,
 // and a namespace's project.
 type View struct {
-	queues   map[string]snapshot.Queue // by queue name (the first object naming it)
-	projects map[string]projectView    // by namespace
+	queues   map[string]tenancy.Queue // by queue name (the first object naming it)
+	projects map[string]projectView   // by namespace
 }
 
 type projectView struct {
 	name string
-	spec snapshot.ProjectSpec
+	spec tenancy.ProjectSpec
 }
 
 func newView() *View {
-	return &View{queues: map[string]snapshot.Queue{}, projects: map[string]projectView{}}
+	return &View{queues: map[string]tenancy.Queue{}, projects: map[string]projectView{}}
 }
 
-func (v *View) addQueues(qs []snapshot.Queue) {
+func (v *View) addQueues(qs []tenancy.Queue) {
 	for _, q := range qs {
 		if _, ok := v.queues[q.Name]; !ok {
 			v.queues[q.Name] = q
@@ -46,7 +43,7 @@ func (v *View) addQueues(qs []snapshot.Queue) {
 	}
 }
 
-func (v *View) addProject(name string, spec snapshot.ProjectSpec) {
+func (v *View) addProject(name string, spec tenancy.ProjectSpec) {
 	ns := spec.Namespace
 	if ns == "" {
 		ns = name
@@ -55,45 +52,16 @@ func (v *View) addProject(name string, spec snapshot.ProjectSpec) {
 	v.addQueues(spec.Queues)
 }
 
-// Before is the view of the snapshot.
-func Before(s *snapshot.State) *View {
+// Of is the view of a tenancy: the snapshot's, or the plan's target.
+func Of(t *tenancy.Tenancy) *View {
 	v := newView()
-	for _, d := range s.Departments {
+	for _, d := range t.Departments {
 		v.addQueues(d.Spec.Queues)
 	}
-	for _, p := range s.Projects {
+	for _, p := range t.Projects {
 		v.addProject(p.Metadata.Name, p.Spec)
 	}
 	return v
-}
-
-// Target is the view of the plan's target: objs holds every object's spec
-// as canonical JSON by "Kind/name" (the splice's target objects).
-func Target(objs map[string]string) (*View, error) {
-	v := newView()
-	keys := make([]string, 0, len(objs))
-	for k := range objs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		kind, name, _ := strings.Cut(k, "/")
-		switch kind {
-		case planner.KindDepartment:
-			var d snapshot.DepartmentSpec
-			if err := json.Unmarshal([]byte(objs[k]), &d); err != nil {
-				return nil, err
-			}
-			v.addQueues(d.Queues)
-		case planner.KindProject:
-			var p snapshot.ProjectSpec
-			if err := json.Unmarshal([]byte(objs[k]), &p); err != nil {
-				return nil, err
-			}
-			v.addProject(name, p)
-		}
-	}
-	return v, nil
 }
 
 // field returns a queue's value of field ("gpu.deserved"); an omitted
@@ -106,13 +74,13 @@ func (v *View) field(queue, field string) (quota.Value, bool) {
 	return fieldOf(q, field), true
 }
 
-func fieldOf(q snapshot.Queue, field string) quota.Value {
+func fieldOf(q tenancy.Queue, field string) quota.Value {
 	r, f, _ := strings.Cut(field, ".")
 	res := q.Resources.Get(quota.Resource(r))
 	if res == nil {
 		return quota.Zero
 	}
-	slot := res.Field(f)
+	slot := res.SlotNamed(f)
 	if slot == nil || *slot == nil {
 		return quota.Zero
 	}
@@ -224,7 +192,7 @@ func joinLines(as []shellValue) string {
 // mirrorValue is the whole cards a project's ResourceQuota mirrors: the sum
 // of the Follows field of its gpu queues (only Pool's when set), rounded
 // down. unlimited is true when one of them is -1.
-func mirrorValue(m profile.Mirror, spec snapshot.ProjectSpec) (cards *big.Int, unlimited bool) {
+func mirrorValue(m profile.Mirror, spec tenancy.ProjectSpec) (cards *big.Int, unlimited bool) {
 	sum := quota.Zero
 	for _, q := range spec.Queues {
 		if m.Pool != "" && q.NodePool != m.Pool {

@@ -1,9 +1,8 @@
 package script
 
 import (
-	"strings"
-
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/quota"
 )
 
 // ProfileReminders returns what the repository profile (.krmplan.hcl, in
@@ -26,21 +25,12 @@ func ProfileReminders(p *planner.Plan) []string {
 		out = append(out, s)
 	}
 	if prof.CPUMemoryNote != "" {
-		for _, c := range p.Changes {
-			if c.Resource == "cpu" || c.Resource == "memory" {
+		for i := range p.Changes {
+			if r := p.Changes[i].Resource(); r == quota.CPU || r == quota.Memory {
 				out = append(out, "Note: cpu or memory quotas change: "+prof.CPUMemoryNote)
 				break
 			}
 		}
 	}
 	return out
-}
-
-// profileHeader is the patch script's comment lines for ProfileReminders.
-func profileHeader(p *planner.Plan) string {
-	var b strings.Builder
-	for _, r := range ProfileReminders(p) {
-		b.WriteString("# " + strings.ReplaceAll(r, "\n", " ") + "\n")
-	}
-	return b.String()
 }

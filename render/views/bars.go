@@ -8,10 +8,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // BarWidth is the number of cells of a pool bar: with its labels and the
@@ -98,7 +100,7 @@ func capacitiesOf(s *snapshot.State) capacities {
 	}
 	// A pool named more than once selects with its last entry; every entry
 	// takes its nodes out of pool default.
-	last := map[string]*snapshot.NodePool{}
+	last := map[string]*tenancy.NodePool{}
 	taken := map[labelPair]bool{}
 	for i := range s.NodePools {
 		np := &s.NodePools[i]
@@ -155,7 +157,7 @@ func (cs capacities) of(pool string) capacity {
 }
 
 // gpuDeserved is a queue's gpu guarantee as KRM reads it (omitted is 0).
-func gpuDeserved(q *snapshot.Queue) quota.Value {
+func gpuDeserved(q *tenancy.Queue) quota.Value {
 	if q.Resources.GPU == nil || q.Resources.GPU.Deserved == nil {
 		return quota.Zero
 	}
@@ -163,7 +165,7 @@ func gpuDeserved(q *snapshot.Queue) quota.Value {
 }
 
 // queueOn returns the first queue of qs on pool.
-func queueOn(qs []snapshot.Queue, pool string) *snapshot.Queue {
+func queueOn(qs []tenancy.Queue, pool string) *tenancy.Queue {
 	for i := range qs {
 		if qs[i].NodePool == pool {
 			return &qs[i]
@@ -254,7 +256,7 @@ type poolShare struct {
 
 // firstQueues lists the first queue of qs on each pool that only holds
 // (every pool when only is nil), reusing buf.
-func firstQueues(qs []snapshot.Queue, only map[string]bool, buf []poolShare) []poolShare {
+func firstQueues(qs []tenancy.Queue, only map[string]bool, buf []poolShare) []poolShare {
 	buf = buf[:0]
 	for j := range qs {
 		if q := &qs[j]; (only == nil || only[q.NodePool]) && queueOn(qs, q.NodePool) == q {
@@ -265,8 +267,9 @@ func firstQueues(qs []snapshot.Queue, only map[string]bool, buf []poolShare) []p
 }
 
 // sameQueues reports whether a and b are the same queues in memory, as an
-// object AfterState does not change shares them with the plan's snapshot.
-func sameQueues(a, b []snapshot.Queue) bool {
+// object the plan does not change shares them with the plan's snapshot
+// (tenancy.Apply).
+func sameQueues(a, b []tenancy.Queue) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
@@ -277,7 +280,7 @@ func splitsOf(before, after *snapshot.State, only map[string]bool) (map[string]*
 	sb, sa := newSplitter(), newSplitter()
 	var qb, qa []poolShare
 	for i := range max(len(before.Departments), len(after.Departments)) {
-		var b, a *snapshot.Department
+		var b, a *tenancy.Department
 		if i < len(before.Departments) {
 			b = &before.Departments[i]
 			qb = firstQueues(b.Spec.Queues, only, qb)
@@ -294,7 +297,7 @@ func splitsOf(before, after *snapshot.State, only map[string]bool) (map[string]*
 		}
 	}
 	for i := range max(len(before.Projects), len(after.Projects)) {
-		var b, a *snapshot.Project
+		var b, a *tenancy.Project
 		if i < len(before.Projects) {
 			b = &before.Projects[i]
 			qb = firstQueues(b.Spec.Queues, only, qb)
@@ -313,60 +316,58 @@ func splitsOf(before, after *snapshot.State, only map[string]bool) (map[string]*
 	return sb.done(), sa.done()
 }
 
-// changedPools lists the pools whose division may differ between before
-// and after: those of the queues, on either side, of every object that is
-// not the same on both (same position and name, same parent, the same
-// queues in memory, as AfterState leaves the objects it does not change),
-// and of every project whose department exists on one side only (its
-// queues may become root queues). Every other pool is divided by the same
-// objects the same way on both sides, so its bars are not drawn: the
-// view divides only these.
-func changedPools(before, after *snapshot.State) map[string]bool {
+// changedPools lists the pools whose division may differ between the
+// tenancies bx and tx index (before and after): those of the queues, on
+// either side, of every object that is not the same on both (same name,
+// same parent, the same queues in memory, as tenancy.Apply leaves the
+// objects it does not change), and of every project whose department
+// exists on one side only (its queues may become root queues). Every other
+// pool is divided by the same objects the same way on both sides, so its
+// bars are not drawn: the view divides only these.
+func changedPools(bx, tx *tenancy.Index) map[string]bool {
 	pools, oneSide := map[string]bool{}, map[string]bool{}
-	mark := func(qs []snapshot.Queue) {
+	mark := func(qs []tenancy.Queue) {
 		for i := range qs {
 			pools[qs[i].NodePool] = true
 		}
 	}
-	for i := range max(len(before.Departments), len(after.Departments)) {
-		b, a := at(before.Departments, i), at(after.Departments, i)
-		if b != nil && a != nil && b.Metadata.Name == a.Metadata.Name && sameQueues(b.Spec.Queues, a.Spec.Queues) {
-			continue
-		}
-		for _, d := range []*snapshot.Department{b, a} {
-			if d != nil {
-				mark(d.Spec.Queues)
+	for _, side := range [2][2]*tenancy.Index{{bx, tx}, {tx, bx}} {
+		this, other := side[0].Tenancy().Departments, side[1]
+		for i := range this {
+			// The object at the same position, when it has the name
+			// (tenancy.Apply keeps every object in place but for new ones),
+			// else the one the other side's index finds.
+			d, o := &this[i], (*tenancy.Department)(nil)
+			if ds := other.Tenancy().Departments; i < len(ds) && ds[i].Metadata.Name == d.Metadata.Name {
+				o = &ds[i]
+			} else {
+				o = other.Department(d.Metadata.Name)
 			}
-		}
-		if b == nil || a == nil || b.Metadata.Name != a.Metadata.Name {
-			for _, d := range []*snapshot.Department{b, a} {
-				if d != nil {
-					oneSide[d.Metadata.Name] = true
-				}
+			if o != nil && sameQueues(d.Spec.Queues, o.Spec.Queues) {
+				continue
+			}
+			mark(d.Spec.Queues)
+			if o == nil {
+				oneSide[d.Metadata.Name] = true
 			}
 		}
 	}
-	for i := range max(len(before.Projects), len(after.Projects)) {
-		b, a := at(before.Projects, i), at(after.Projects, i)
-		if b != nil && a != nil && b.Metadata.Name == a.Metadata.Name && b.Spec.Parent == a.Spec.Parent &&
-			sameQueues(b.Spec.Queues, a.Spec.Queues) && !oneSide[b.Spec.Parent] {
-			continue
-		}
-		for _, p := range []*snapshot.Project{b, a} {
-			if p != nil {
-				mark(p.Spec.Queues)
+	for _, side := range [2][2]*tenancy.Index{{bx, tx}, {tx, bx}} {
+		this, other := side[0].Tenancy().Projects, side[1]
+		for i := range this {
+			p, o := &this[i], (*tenancy.Project)(nil)
+			if ps := other.Tenancy().Projects; i < len(ps) && ps[i].Metadata.Name == p.Metadata.Name {
+				o = &ps[i]
+			} else {
+				o = other.Project(p.Metadata.Name)
 			}
+			if o != nil && o.Spec.Parent == p.Spec.Parent && sameQueues(p.Spec.Queues, o.Spec.Queues) && !oneSide[p.Spec.Parent] {
+				continue
+			}
+			mark(p.Spec.Queues)
 		}
 	}
 	return pools
-}
-
-// at returns &xs[i], nil when xs has no element i.
-func at[T any](xs []T, i int) *T {
-	if i < len(xs) {
-		return &xs[i]
-	}
-	return nil
 }
 
 func sameShares(a, b []share) bool {
@@ -382,10 +383,11 @@ func sameShares(a, b []share) bool {
 }
 
 // poolSplits lists, by pool name, every pool whose division changes
-// between before and after, with the departments whose share or whose
-// projects' shares change.
-func poolSplits(before, after *snapshot.State) []poolSplit {
-	return poolSplitsOf(before, after, changedPools(before, after))
+// between the plan's snapshot and its target, with the departments whose
+// share or whose projects' shares change.
+func poolSplits(p *planner.Plan) []poolSplit {
+	bx, tx := p.Indexes()
+	return poolSplitsOf(p.Snapshot, p.TargetState(), changedPools(bx, tx))
 }
 
 // poolSplitsOf is poolSplits over the pools only holds (every pool when
@@ -485,7 +487,7 @@ func finiteTotal(ss []share) (quota.Value, []string) {
 	for _, s := range ss {
 		switch {
 		case s.v.IsUnlimited():
-			unl = append(unl, s.name)
+			unl = append(unl, escape.Controls(s.name))
 		case s.v.IsNegative():
 		default:
 			t = t.Add(s.v)
@@ -531,11 +533,12 @@ func layout(ss []share, scale float64) []segment {
 	return out
 }
 
+// label is the share's name (escaped) and amount, as a bar shows it.
 func (s share) label() string {
 	if s.root {
-		return s.name + "* " + s.v.String()
+		return escape.Controls(s.name) + "* " + s.v.String()
 	}
-	return s.name + " " + s.v.String()
+	return escape.Controls(s.name) + " " + s.v.String()
 }
 
 // fits reports whether a segment shows its whole label: one cell goes to
@@ -701,7 +704,7 @@ func scaleOf(vs ...quota.Value) float64 {
 // writeBars writes the bars section of a plan: nothing when no pool's
 // division changes. Lines end in a summary, never in spaces.
 func writeBars(b *bytes.Buffer, p *planner.Plan, st Style) {
-	splits := poolSplits(&p.Snapshot, AfterState(p))
+	splits := poolSplits(p)
 	if len(splits) == 0 {
 		return
 	}
@@ -717,14 +720,14 @@ func writePoolBars(b *bytes.Buffer, ps poolSplit, st Style) {
 	c := ps.cap
 	switch {
 	case !c.known:
-		fitLine(b, "  ", "Node pool "+ps.pool+":", fmt.Sprintf("size unknown (%s), drawn against the departments' total", c.why))
+		fitLine(b, "  ", "Node pool "+escape.Controls(ps.pool)+":", fmt.Sprintf("size unknown (%s), drawn against the departments' total", escape.Controls(c.why)))
 	default:
 		nodes := words.Count(c.nodes, "node")
 		extra := ""
 		if !c.unschedulable.IsZero() {
 			extra = fmt.Sprintf(", %s of them not schedulable now", c.unschedulable)
 		}
-		fitLine(b, "  ", "Node pool "+ps.pool+":", fmt.Sprintf("%s on %s%s", quota.Amount(quota.GPU, c.cards), nodes, extra))
+		fitLine(b, "  ", "Node pool "+escape.Controls(ps.pool)+":", fmt.Sprintf("%s on %s%s", quota.Amount(quota.GPU, c.cards), nodes, extra))
 	}
 	e := edge{known: c.known, v: c.cards}
 	bt, _ := finiteTotal(ps.before)
@@ -759,7 +762,7 @@ func writeDeptBars(b *bytes.Buffer, d deptSplit, st Style) {
 	default:
 		shareText = fmt.Sprintf("share %s -> %s", d.before, amount(d.after))
 	}
-	fitLine(b, "    ", "Projects of department "+d.name, "("+shareText+"):")
+	fitLine(b, "    ", "Projects of department "+escape.Controls(d.name), "("+shareText+"):")
 	if len(d.projBefore) == 0 && len(d.projAfter) == 0 {
 		b.WriteString("      no project has a queue on this pool\n")
 		return

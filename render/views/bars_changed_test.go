@@ -11,7 +11,7 @@ import (
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // randomTenancy is a small tenancy of pools p0..p2, departments d0..d3 and
@@ -97,9 +97,8 @@ func TestChangedPoolsDrawTheSameBars(t *testing.T) {
 	plans = append(plans, plantest.Plan(t, gs, gentenancy.MoveFile, g.MoveHCL(0)), plantest.SamplePlan(t, "move-one-card.hcl"))
 	drawn := 0
 	for i, p := range plans {
-		after := AfterState(p)
-		want := poolSplitsOf(&p.Snapshot, after, nil)
-		if got := poolSplits(&p.Snapshot, after); !reflect.DeepEqual(got, want) {
+		want := poolSplitsOf(p.Snapshot, p.TargetState(), nil)
+		if got := poolSplits(p); !reflect.DeepEqual(got, want) {
 			t.Fatalf("plan %d:\n%s\nchanged pools only: %+v\nevery pool: %+v", i, p.Desired.Source, got, want)
 		}
 		drawn += len(want)
@@ -113,11 +112,11 @@ func TestChangedPoolsDrawTheSameBars(t *testing.T) {
 func TestChangedPoolsLeavesOutUnchanged(t *testing.T) {
 	s := clusterState(t, twoPools)
 	p := plantest.Plan(t, s, "d.hcl", []byte("project \"vision\" {\n  queue \"h100\" {\n    gpu = { deserved = 9 }\n  }\n}\n"))
-	if got := changedPools(&p.Snapshot, AfterState(p)); !reflect.DeepEqual(got, map[string]bool{"h100": true}) {
+	if got := changedPools(p.Indexes()); !reflect.DeepEqual(got, map[string]bool{"h100": true}) {
 		t.Errorf("changed pools %v, want h100 only", got)
 	}
-	var none snapshot.State
-	if got := changedPools(&none, &none); len(got) != 0 {
+	none := tenancy.NewIndex(&tenancy.Tenancy{})
+	if got := changedPools(none, none); len(got) != 0 {
 		t.Errorf("changed pools of two empty states: %v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 func v(s string) quota.Value { return quota.MustParse(s) }
@@ -261,7 +262,9 @@ func TestBarsColourOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-func TestAfterState(t *testing.T) {
+// TestPlanTarget: the plan's target, which the bars draw, is the snapshot
+// with every change applied, sharing what the plan does not change.
+func TestPlanTarget(t *testing.T) {
 	s := clusterState(t, twoPools)
 	p := plantest.Plan(t, s, "d.hcl", []byte(`
 node_pool "l4" {
@@ -290,7 +293,7 @@ project "new" {
   }
 }
 `))
-	a := AfterState(p)
+	a := p.TargetState()
 	if np := findPool(a, "l4"); np.Spec.LabelKey != "gpu" || np.Spec.LabelValue != "l4" {
 		t.Errorf("pool l4: %+v", np.Spec)
 	}
@@ -308,46 +311,46 @@ project "new" {
 	}
 	// The plan's snapshot is not changed: not the queues it shares with
 	// the after-state, nor their resources.
-	if queueOn(findDept(&p.Snapshot, "platform").Spec.Queues, "l4") != nil {
-		t.Error("AfterState changed the plan's snapshot")
+	if queueOn(findDept(p.Snapshot, "platform").Spec.Queues, "l4") != nil {
+		t.Error("the target changed the plan's snapshot")
 	}
-	if q := queueOn(findProject(&p.Snapshot, "vision").Spec.Queues, "h100"); !gpuDeserved(q).Equal(v("10")) {
-		t.Errorf("AfterState changed vision's h100 queue in the plan's snapshot: %v", gpuDeserved(q))
+	if q := queueOn(findProject(p.Snapshot, "vision").Spec.Queues, "h100"); !gpuDeserved(q).Equal(v("10")) {
+		t.Errorf("the target changed vision's h100 queue in the plan's snapshot: %v", gpuDeserved(q))
 	}
 	// Objects the plan does not change are shared, not copied.
-	if &findProject(a, "speech").Spec.Queues[0] != &findProject(&p.Snapshot, "speech").Spec.Queues[0] {
-		t.Error("AfterState copied the queues of a project the plan does not change")
+	if &findProject(a, "speech").Spec.Queues[0] != &findProject(p.Snapshot, "speech").Spec.Queues[0] {
+		t.Error("the target copied the queues of a project the plan does not change")
 	}
 }
 
 // findPool, findDept and findProject return the object of a name in s,
 // added when s has none.
-func findPool(s *snapshot.State, name string) *snapshot.NodePool {
+func findPool(s *snapshot.State, name string) *tenancy.NodePool {
 	for i := range s.NodePools {
 		if s.NodePools[i].Metadata.Name == name {
 			return &s.NodePools[i]
 		}
 	}
-	s.NodePools = append(s.NodePools, snapshot.NodePool{Metadata: snapshot.Meta{Name: name}})
+	s.NodePools = append(s.NodePools, tenancy.NodePool{Metadata: tenancy.Meta{Name: name}})
 	return &s.NodePools[len(s.NodePools)-1]
 }
 
-func findDept(s *snapshot.State, name string) *snapshot.Department {
+func findDept(s *snapshot.State, name string) *tenancy.Department {
 	for i := range s.Departments {
 		if s.Departments[i].Metadata.Name == name {
 			return &s.Departments[i]
 		}
 	}
-	s.Departments = append(s.Departments, snapshot.Department{Metadata: snapshot.Meta{Name: name}})
+	s.Departments = append(s.Departments, tenancy.Department{Metadata: tenancy.Meta{Name: name}})
 	return &s.Departments[len(s.Departments)-1]
 }
 
-func findProject(s *snapshot.State, name string) *snapshot.Project {
+func findProject(s *snapshot.State, name string) *tenancy.Project {
 	for i := range s.Projects {
 		if s.Projects[i].Metadata.Name == name {
 			return &s.Projects[i]
 		}
 	}
-	s.Projects = append(s.Projects, snapshot.Project{Metadata: snapshot.Meta{Name: name}})
+	s.Projects = append(s.Projects, tenancy.Project{Metadata: tenancy.Meta{Name: name}})
 	return &s.Projects[len(s.Projects)-1]
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"strings"
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // JSONFormatVersion is the version of the documents that `--format json`
@@ -164,38 +164,16 @@ type JSONStep struct {
 	Manifest json.RawMessage `json:"manifest,omitempty"`
 }
 
-// blockNames maps a kind to its desired.hcl block type.
-var blockNames = map[string]string{
-	planner.KindNodePool:   "node_pool",
-	planner.KindDepartment: "department",
-	planner.KindProject:    "project",
-}
-
-// Address is "<block>.<name>" for an object of kind (NodePool,
-// Department, Project), as desired.hcl names it.
-func Address(kind, name string) string {
-	b, ok := blockNames[kind]
-	if !ok {
-		b = strings.ToLower(kind)
-	}
-	return b + "." + name
-}
-
-// addressOf turns a finding's "Kind/name" into an address.
-func addressOf(object string) string {
-	kind, name, ok := strings.Cut(object, "/")
-	if !ok {
-		return object
-	}
-	return Address(kind, name)
-}
+// Address is "<block>.<name>" for an object, as desired.hcl names it
+// ("project.workspace").
+func Address(a tenancy.ObjectAddr) string { return a.Kind.Info().Block + "." + a.Name }
 
 // NewPlanJSON builds the JSON view of a plan.
 func NewPlanJSON(p *planner.Plan) *PlanJSON {
 	out := &PlanJSON{
 		FormatVersion: JSONFormatVersion,
 		PlanID:        p.PlanID,
-		Renderable:    p.Renderable,
+		Renderable:    p.Renderable(),
 		OrderVerified: p.OrderVerified,
 		Summary: JSONSummary{Add: p.Summary.Add, Change: p.Summary.Change, Destroy: p.Summary.Destroy,
 			Errors: p.Summary.Errors, Warnings: p.Summary.Warnings, Notes: p.Summary.Notes},
@@ -211,27 +189,28 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 	if out.Desired.Variables == nil {
 		out.Desired.Variables = map[string]string{}
 	}
-	before, after := specsByObject(&p.Snapshot), specsByObject(AfterState(p))
-	byAddr := map[string]int{}
+	before, after := p.Indexes()
+	byAddr := map[tenancy.ObjectAddr]int{}
 	for _, c := range p.Changes {
-		addr := Address(c.Kind, c.Object)
-		i, ok := byAddr[addr]
+		i, ok := byAddr[c.Object()]
 		if !ok {
-			action := planner.ActionUpdate
-			if c.Action == planner.ActionCreate && !c.NewQueue {
-				action = planner.ActionCreate
+			action := tenancy.ActionUpdate
+			if c.Creates() {
+				action = tenancy.ActionCreate
 			}
-			rc := ResourceChange{Address: addr, Kind: c.Kind, Name: c.Object, Change: ObjectChange{
-				Actions: []string{action},
-				Before:  objectJSON(before, c.Kind, c.Object),
-				After:   objectJSON(after, c.Kind, c.Object),
+			o := c.Object()
+			rc := ResourceChange{Address: Address(o), Kind: o.Kind.String(), Name: o.Name, Change: ObjectChange{
+				Actions: []string{action.String()},
+				Before:  manifestOrNull(before, o),
+				After:   manifestOrNull(after, o),
 				Fields:  []FieldChange{},
 			}}
 			out.ResourceChanges = append(out.ResourceChanges, rc)
 			i = len(out.ResourceChanges) - 1
-			byAddr[addr] = i
+			byAddr[o] = i
 		}
-		fc := FieldChange{Queue: c.Queue, Pool: c.Pool, Field: c.Field, Path: c.Path, Before: rawOrNull(c.Before), After: rawOrNull(c.After)}
+		fc := FieldChange{Queue: c.Queue, Pool: c.Pool, Field: c.Field.Field.String(), Path: c.Field.Pointer(),
+			Before: c.Before.AppendJSON(nil), After: c.After.AppendJSON(nil)}
 		if c.Source != nil {
 			r := rangeOf(*c.Source)
 			fc.Source = &r
@@ -239,11 +218,11 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 		out.ResourceChanges[i].Change.Fields = append(out.ResourceChanges[i].Change.Fields, fc)
 	}
 	for n, st := range p.Steps {
-		js := JSONStep{Index: n + 1, Phase: st.Phase, Action: st.Action, Address: Address(st.Kind, st.Object), Kind: st.Kind,
-			Object: st.Object, Paths: []string{}, Ops: st.Ops, Manifest: st.Manifest}
+		js := JSONStep{Index: n + 1, Phase: string(st.Phase), Action: string(st.Action), Address: Address(st.Object), Kind: st.Object.Kind.String(),
+			Object: st.Object.Name, Paths: []string{}, Ops: st.Ops, Manifest: st.Manifest}
 		for _, ci := range st.Changes {
 			if ci >= 0 && ci < len(p.Changes) {
-				js.Paths = append(js.Paths, p.Changes[ci].Path)
+				js.Paths = append(js.Paths, p.Changes[ci].Field.Pointer())
 			}
 		}
 		out.Steps = append(out.Steps, js)
@@ -251,56 +230,23 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 	return out
 }
 
-func rawOrNull(b json.RawMessage) json.RawMessage {
-	if len(b) == 0 {
-		return json.RawMessage("null")
+// manifestOrNull is object a as kubectl shows it, or null when x has no
+// such object.
+func manifestOrNull(x *tenancy.Index, a tenancy.ObjectAddr) json.RawMessage {
+	if b, ok := x.Manifest(a); ok {
+		return b
 	}
-	return b
-}
-
-// specsByObject indexes the specs of s by Address(kind, name), once per
-// view, so that looking up each changed object stays linear.
-func specsByObject(s *snapshot.State) map[string]any {
-	m := make(map[string]any, len(s.NodePools)+len(s.Departments)+len(s.Projects))
-	for i := range s.NodePools {
-		m[Address(planner.KindNodePool, s.NodePools[i].Metadata.Name)] = s.NodePools[i].Spec
-	}
-	for i := range s.Departments {
-		m[Address(planner.KindDepartment, s.Departments[i].Metadata.Name)] = s.Departments[i].Spec
-	}
-	for i := range s.Projects {
-		m[Address(planner.KindProject, s.Projects[i].Metadata.Name)] = s.Projects[i].Spec
-	}
-	return m
-}
-
-// objectJSON is the object kind/name as kubectl shows it (apiVersion,
-// kind, metadata.name, spec), or null when specs has no such object.
-func objectJSON(specs map[string]any, kind, name string) json.RawMessage {
-	spec := specs[Address(kind, name)]
-	if spec == nil {
-		return json.RawMessage("null")
-	}
-	b, err := json.Marshal(map[string]any{
-		"apiVersion": snapshot.KRMAPIVersion,
-		"kind":       kind,
-		"metadata":   map[string]string{"name": name},
-		"spec":       spec,
-	})
-	if err != nil {
-		return json.RawMessage("null")
-	}
-	return b
+	return json.RawMessage("null")
 }
 
 // DiagnosticsOf converts findings to diagnostics, in the findings' order.
 func DiagnosticsOf(fs []planner.Finding) []Diagnostic {
 	out := make([]Diagnostic, 0, len(fs))
 	for _, f := range fs {
-		d := Diagnostic{Severity: string(f.Level), Code: f.Code, Summary: f.Message, Queue: f.Queue, Pool: f.Pool,
+		d := Diagnostic{Severity: string(f.Level), Code: string(f.Code), Summary: f.Message, Queue: f.Queue, Pool: f.Pool,
 			Resource: f.Resource, AlreadyPresent: f.AlreadyPresent, Before: f.Before, RelatedRanges: []Range{}}
-		if f.Object != "" {
-			d.Address = addressOf(f.Object)
+		if f.Object != (tenancy.ObjectAddr{}) {
+			d.Address = Address(f.Object)
 		}
 		for i, l := range f.Where {
 			r := rangeOf(l)
@@ -315,7 +261,7 @@ func DiagnosticsOf(fs []planner.Finding) []Diagnostic {
 	return out
 }
 
-func rangeOf(l planner.Location) Range {
+func rangeOf(l tenancy.Location) Range {
 	r := Range{Filename: l.File, Start: Pos{Line: l.Line, Column: l.Column}}
 	if l.Desired {
 		sb, eb := l.StartByte, l.EndByte

@@ -10,6 +10,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 func jsonOf(t *testing.T, p *planner.Plan) []byte {
@@ -63,8 +64,8 @@ func TestJSONShape(t *testing.T) {
 		strings.Join(doc.ResourceChanges[0].Change.Actions, ",") != "update" {
 		t.Fatalf("resource_changes: %+v", doc.ResourceChanges)
 	}
-	if !strings.Contains(compactJSON(doc.ResourceChanges[0].Change.Before), `"gpu":{"deserved":1,`) ||
-		!strings.Contains(compactJSON(doc.ResourceChanges[0].Change.After), `"gpu":{"deserved":2,`) {
+	if !strings.Contains(compact(doc.ResourceChanges[0].Change.Before), `"gpu":{"deserved":1,`) ||
+		!strings.Contains(compact(doc.ResourceChanges[0].Change.After), `"gpu":{"deserved":2,`) {
 		t.Errorf("before/after: %s / %s", doc.ResourceChanges[0].Change.Before, doc.ResourceChanges[0].Change.After)
 	}
 	d := doc.Diagnostics[0]
@@ -90,7 +91,7 @@ func TestJSONCreate(t *testing.T) {
 		t.Errorf("%+v", rc)
 	}
 	st := doc.Steps[len(doc.Steps)-1]
-	if st.Action != planner.StepCreate || st.Address != "project.new" || len(st.Manifest) == 0 || st.Ops != nil {
+	if st.Action != string(planner.StepCreate) || st.Address != "project.new" || len(st.Manifest) == 0 || st.Ops != nil {
 		t.Errorf("step: %+v", st)
 	}
 }
@@ -133,7 +134,7 @@ func TestJSONDocumented(t *testing.T) {
 	}
 	var check any
 	b, _ := json.Marshal(CheckJSON{Source: CheckSource{Repo: "r", Ref: "x", Commit: "c"}, Diagnostics: DiagnosticsOf([]planner.Finding{{Code: "c", Level: planner.LevelError,
-		Object: "Project/p", Queue: "q", Pool: "p", Resource: "gpu", Where: []planner.Location{{File: "f", Line: 1}, {File: "g", Line: 2}}}})})
+		Object: tenancy.KindProject.Object("p"), Queue: "q", Pool: "p", Resource: "gpu", Where: []tenancy.Location{{File: "f", Line: 1}, {File: "g", Line: 2}}}})})
 	if err := json.Unmarshal(b, &check); err != nil {
 		t.Fatal(err)
 	}
@@ -148,4 +149,13 @@ func TestJSONDocumented(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("docs/json-format.md does not describe: %s", strings.Join(missing, ", "))
 	}
+}
+
+// compact is the JSON b without insignificant space.
+func compact(b json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return string(b)
+	}
+	return buf.String()
 }

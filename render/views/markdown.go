@@ -2,15 +2,16 @@ package views
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/script"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // MarkdownLimit is the size a pull-request comment must stay under
@@ -157,13 +158,14 @@ func (m mdParts) assemble(nRows, nFind int, withBars, withScript bool) []byte {
 
 func markdownParts(p *planner.Plan) mdParts {
 	m := mdParts{head: mdHead(p), bars: mdBars(p), reminder: mdReminders(p), script: mdScript(p), foot: mdFoot(p)}
-	for _, c := range p.Changes {
+	for i := range p.Changes {
+		c := &p.Changes[i]
 		queue := ""
 		if c.Queue != "" {
 			queue = code(c.Queue) + " (" + esc(c.Pool) + ")"
 		}
 		m.rows = append(m.rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
-			actionMark(c), code(Address(c.Kind, c.Object)), queue, code(c.Field), valueChange(c)))
+			actionMark(c), code(Address(c.Object())), queue, code(c.Field.Field.String()), valueChange(c)))
 	}
 	for _, f := range p.Findings {
 		m.findings = append(m.findings, mdFinding(f))
@@ -180,7 +182,7 @@ func mdHead(p *planner.Plan) string {
 	counts := fmt.Sprintf("%s, %s, %s", words.Count(s.Errors, "error"), words.Count(s.Warnings, "warning"), words.Count(s.Notes, "note"))
 	changes := fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
 	switch {
-	case !p.Renderable:
+	case !p.Renderable():
 		fmt.Fprintf(&h, "❌ **Not renderable**: %s — %s. Render refuses this plan.\n\n", counts, changes)
 	case len(p.Changes) == 0:
 		fmt.Fprintf(&h, "✅ **No changes**: the tenancy already matches the desired file — %s.\n\n", counts)
@@ -207,7 +209,7 @@ func mdBars(p *planner.Plan) string {
 // mdFinding is one finding as a list item, with its locations.
 func mdFinding(f planner.Finding) string {
 	var line strings.Builder
-	fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(f.Code), esc(f.Message))
+	fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(string(f.Code)), esc(f.Message))
 	var where []string
 	for _, l := range f.Where {
 		where = append(where, fmt.Sprintf("%s line %d", code(l.File), l.Line))
@@ -244,11 +246,15 @@ func mdScript(p *planner.Plan) string {
 	switch {
 	case len(p.Steps) == 0:
 		return ""
-	case !p.Renderable:
+	case !p.Renderable():
 		return "<details>\n<summary>Rendered commands: none — render refuses a plan with errors</summary>\n\n" +
 			"Fix the " + words.Count(p.Summary.Errors, "error") + " above and plan again.\n\n</details>\n\n"
 	}
-	cmds := string(script.PatchScript(p))
+	sh, err := script.PatchScript(p)
+	if err != nil {
+		return "<details>\n<summary>Rendered commands: none — render refuses this plan</summary>\n\n" + esc(err.Error()) + "\n\n</details>\n\n"
+	}
+	cmds := string(sh)
 	f := fence(cmds)
 	verified := ""
 	if p.OrderVerified {
@@ -271,8 +277,8 @@ func mdFoot(p *planner.Plan) string {
 	return foot.String()
 }
 
-func actionMark(c planner.Change) string {
-	if c.Action == planner.ActionCreate {
+func actionMark(c *tenancy.Change) string {
+	if c.Action == tenancy.ActionCreate {
 		return "➕"
 	}
 	return "✏️"
@@ -289,37 +295,30 @@ func levelMark(l planner.Level) string {
 }
 
 // valueChange is "`1` → `2`", or "(absent) → `2`" for a new value.
-func valueChange(c planner.Change) string {
+func valueChange(c *tenancy.Change) string {
 	before := "(absent)"
-	if len(c.Before) > 0 && string(c.Before) != "null" {
-		before = code(compactJSON(c.Before))
+	if !c.Before.IsNull() {
+		before = code(c.Before.String())
 	}
-	return before + " → " + code(compactJSON(c.After))
-}
-
-func compactJSON(b json.RawMessage) string {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return string(b)
-	}
-	return buf.String()
+	return before + " → " + code(c.After.String())
 }
 
 // mdSpecial are the characters that markdown or HTML could read as syntax
 // inside a table cell or a list item.
 var mdSpecial = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "&", "&amp;", "\n", " ",
+	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "&", "&amp;",
 )
 
-// esc escapes text for a markdown table cell or list item.
-func esc(s string) string { return mdSpecial.Replace(s) }
+// esc escapes text for a markdown table cell or list item: control
+// characters as escape.Controls writes them, then markdown's syntax.
+func esc(s string) string { return mdSpecial.Replace(escape.Controls(s)) }
 
 // code is s as a code span, safe in a table cell: a fence longer than any
 // run of backticks in s, and | escaped (GitHub splits cells on it even in
 // code spans).
 func code(s string) string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`)
+	s = strings.ReplaceAll(escape.Controls(s), "|", `\|`)
 	if s == "" {
 		return "` `"
 	}

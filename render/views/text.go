@@ -9,12 +9,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/script"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // Style is the colouring of a text view. The zero Style prints no colour.
@@ -61,7 +64,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 	writeFindings(&b, p, st)
 	if rs := script.ProfileReminders(p); len(rs) > 0 {
 		for _, r := range rs {
-			b.WriteString(r + "\n")
+			b.WriteString(escape.Controls(r) + "\n")
 		}
 		b.WriteString("\n")
 	}
@@ -70,7 +73,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", st.paint(st.bold, "Plan:"), s.Add, s.Change, s.Destroy)
 	}
 	switch {
-	case !p.Renderable:
+	case !p.Renderable():
 		fmt.Fprintf(&b, "%s: %s; this plan cannot be rendered.\n", st.paint(st.errorC, "Not renderable"), words.Count(s.Errors, "error"))
 	case len(p.Steps) > 0 && p.OrderVerified:
 		fmt.Fprintf(&b, "Order: %s in phases, every intermediate state verified against the checks.\n", words.Count(len(p.Steps), "step"))
@@ -89,7 +92,7 @@ func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
 	i := 0
 	for i < len(p.Changes) {
 		j := i
-		for j < len(p.Changes) && p.Changes[j].Kind == p.Changes[i].Kind && p.Changes[j].Object == p.Changes[i].Object {
+		for j < len(p.Changes) && p.Changes[j].Object() == p.Changes[i].Object() {
 			j++
 		}
 		writeObject(b, p.Changes[i:j], st)
@@ -97,38 +100,39 @@ func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
 	}
 }
 
-func writeObject(b *bytes.Buffer, cs []planner.Change, st Style) {
-	first := cs[0]
+func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
+	first := cs[0].Object()
 	symbol, verb, col := "~", "will be updated in place", st.change
-	created := first.Action == planner.ActionCreate && !first.NewQueue
-	if created {
+	if cs[0].Creates() {
 		symbol, verb, col = "+", "will be created", st.add
 	}
-	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", first.Kind, first.Object, verb)))
-	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(first.Kind), first.Object)
+	kind, object := first.Kind.String(), escape.Controls(first.Name)
+	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", kind, object, verb)))
+	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(kind), first.Name)
 	queue := -2
 	for _, c := range cs {
-		if c.QueueIndex != queue {
+		if c.Field.Queue != queue {
 			if queue >= 0 {
 				b.WriteString("        }\n")
 			}
-			queue = c.QueueIndex
+			queue = c.Field.Queue
 			if queue >= 0 {
 				qs, qc := "~", st.change
-				if c.Action == planner.ActionCreate {
+				if c.Action == tenancy.ActionCreate {
 					qs, qc = "+", st.add
 				}
-				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, c.Pool)
+				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, escape.Controls(c.Pool))
 			}
 		}
 		indent := "      "
 		if queue >= 0 {
 			indent = "          "
 		}
-		if c.Action == planner.ActionCreate || string(c.Before) == "null" {
-			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), c.Field, c.After)
+		field, before, after := c.Field.Field.String(), escape.Controls(c.Before.String()), escape.Controls(c.After.String())
+		if c.Action == tenancy.ActionCreate || c.Before.IsNull() {
+			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), field, after)
 		} else {
-			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), c.Field, c.Before, c.After)
+			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), field, before, after)
 		}
 	}
 	if queue >= 0 {
@@ -162,23 +166,23 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		case planner.LevelWarning:
 			label, col = "Warning", st.warnC
 		}
-		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), f.Message)
-		tag := "  [" + f.Code + "]"
+		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), escape.Controls(f.Message))
+		tag := "  [" + escape.Controls(string(f.Code)) + "]"
 		if f.AlreadyPresent {
 			tag += " already present before this plan"
 			if f.Before != "" {
-				tag += ", which changes it; before: " + f.Before
+				tag += ", which changes it; before: " + escape.Controls(f.Before)
 			}
 		}
 		b.WriteString(st.paint(st.dim, tag) + "\n")
 		last := ""
 		for _, l := range f.Where {
 			if l.Desired {
-				writeSnippet(b, files, l.HCLRange())
+				writeSnippet(b, files, hclRange(l))
 				last = ""
 				continue
 			}
-			on := fmt.Sprintf("  on %s line %d\n", l.File, l.Line)
+			on := fmt.Sprintf("  on %s line %d\n", escape.Controls(l.File), l.Line)
 			if on != last { // two values on one line are one line to look at
 				b.WriteString(on)
 			}
@@ -190,8 +194,10 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 
 // writeSnippet prints "on FILE line N:" and the source line with the range
 // underlined by carets, like an HCL diagnostic, readable without colour.
+// The line is shown with its control characters escaped, and the carets
+// stand under the escaped text.
 func writeSnippet(b *bytes.Buffer, files map[string][]byte, r hcl.Range) {
-	fmt.Fprintf(b, "  on %s line %d:\n", r.Filename, r.Start.Line)
+	fmt.Fprintf(b, "  on %s line %d:\n", escape.Controls(r.Filename), r.Start.Line)
 	src, ok := files[r.Filename]
 	if !ok || r.Start.Byte > len(src) {
 		return
@@ -201,14 +207,15 @@ func writeSnippet(b *bytes.Buffer, files map[string][]byte, r hcl.Range) {
 	if lineEnd < 0 {
 		lineEnd = len(src) - lineStart
 	}
-	line := strings.TrimRight(string(src[lineStart:lineStart+lineEnd]), "\r")
+	raw := strings.TrimRight(string(src[lineStart:lineStart+lineEnd]), "\r")
+	line := escape.Controls(raw)
 	num := fmt.Sprintf("%4d: ", r.Start.Line)
 	fmt.Fprintf(b, "%s%s\n", num, line)
-	width := r.End.Byte - r.Start.Byte
-	if r.End.Line != r.Start.Line || width <= 0 {
-		width = len(line) - (r.Start.Byte - lineStart)
+	pad := utf8.RuneCountInString(escape.Controls(string(src[lineStart:r.Start.Byte])))
+	width := utf8.RuneCountInString(line) - pad
+	if r.End.Line == r.Start.Line && r.End.Byte > r.Start.Byte && r.End.Byte <= lineStart+len(raw) {
+		width = utf8.RuneCountInString(escape.Controls(string(src[r.Start.Byte:r.End.Byte])))
 	}
-	pad := len([]rune(string(src[lineStart:r.Start.Byte])))
 	fmt.Fprintf(b, "%s%s%s\n", strings.Repeat(" ", len(num)), strings.Repeat(" ", pad), strings.Repeat("^", max(width, 1)))
 }
 
@@ -221,14 +228,24 @@ func Diagnostics(w io.Writer, diags hcl.Diagnostics, files map[string][]byte, st
 		if d.Severity == hcl.DiagWarning {
 			label, col = "Warning", st.warnC
 		}
-		fmt.Fprintf(&b, "%s %s\n", st.paint(col, label+":"), d.Summary)
+		fmt.Fprintf(&b, "%s %s\n", st.paint(col, label+":"), escape.Controls(d.Summary))
 		if d.Subject != nil {
 			writeSnippet(&b, files, *d.Subject)
 		}
 		if d.Detail != "" {
-			fmt.Fprintf(&b, "  %s\n", d.Detail)
+			fmt.Fprintf(&b, "  %s\n", escape.Lines(d.Detail))
 		}
 		b.WriteString("\n")
 	}
 	w.Write(b.Bytes())
+}
+
+// hclRange is a desired.hcl location as an hcl.Range, for printing with
+// HCL's diagnostic writer.
+func hclRange(l tenancy.Location) hcl.Range {
+	return hcl.Range{
+		Filename: l.File,
+		Start:    hcl.Pos{Line: l.Line, Column: l.Column, Byte: l.StartByte},
+		End:      hcl.Pos{Line: l.EndLine, Column: l.EndColumn, Byte: l.EndByte},
+	}
 }

@@ -2,33 +2,25 @@ package views
 
 import (
 	"bytes"
-	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/krmplan/krmplan/internal/escape"
+	"github.com/krmplan/krmplan/tenancy"
 
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
 )
 
-// TestViewsSurviveOddPlans: a plan file is checked against its plan_id,
-// but one made by hand can still hold anything; the views draw what they
-// can and never panic.
+// TestViewsSurviveOddPlans: a plan's changes are typed, and planfile
+// refuses steps that do not follow from them, but a plan made in a program
+// can still hold odd steps and findings; the views draw what they can and
+// never panic.
 func TestViewsSurviveOddPlans(t *testing.T) {
-	odd := []planner.Change{
-		{Action: "update", Kind: "Project", Object: "workspace", QueueIndex: 0, Field: "gpu.deserved", After: json.RawMessage(`"two"`)},
-		{Action: "update", Kind: "Project", Object: "workspace", QueueIndex: 1 << 30, Field: "gpu.deserved", After: json.RawMessage(`2`)},
-		{Action: "update", Kind: "Project", Object: "workspace", QueueIndex: -7, Field: "parent", After: json.RawMessage(`3`)},
-		{Action: "create", Kind: "Gadget", Object: "x", QueueIndex: -1, Field: "spin", After: nil},
-		{Action: "update", Kind: "Department", Object: "platform", QueueIndex: 0, Field: "gpu", After: json.RawMessage(`1`)},
-		{Action: "update", Kind: "Department", Object: "platform", QueueIndex: 0, Field: "disk.deserved", After: json.RawMessage(`1`)},
-		{Action: "update", Kind: "Department", Object: "platform", QueueIndex: 0, Field: "gpu.bogus", After: json.RawMessage(`1`)},
-		{Action: "update", Kind: "Department", Object: "platform", QueueIndex: 0, Field: "priority", After: json.RawMessage(`99999999999`)},
-		{Action: "update", Kind: "NodePool", Object: "new", QueueIndex: -1, Field: "labelKey", After: json.RawMessage(`{}`)},
-		{Action: "update", Kind: "Project", Object: "p", QueueIndex: -1, Field: "defaultNodePools", After: json.RawMessage(`[1]`)},
-	}
 	p := plantest.SamplePlan(t, "move-one-card.hcl")
-	p.Changes = append(p.Changes, odd...)
-	p.Steps = append(p.Steps, planner.Step{Phase: "nowhere", Action: "patch", Kind: "Gadget", Object: "x", Changes: []int{-1, 99}})
-	p.Findings = append(p.Findings, planner.Finding{Code: "odd", Level: "strange", Message: "a | b <c>", Where: []planner.Location{{}}})
+	p.Steps = append(p.Steps, planner.Step{Phase: "nowhere", Action: "patch", Object: tenancy.Kind(0).Object("x"), Changes: []int{-1, 99}})
+	p.Findings = append(p.Findings, planner.Finding{Code: "odd", Level: "strange", Message: "a | b <c>", Where: []tenancy.Location{{}}})
 	var b bytes.Buffer
 	if err := Text(&b, p, NewStyle(true)); err != nil {
 		t.Fatal(err)
@@ -39,7 +31,74 @@ func TestViewsSurviveOddPlans(t *testing.T) {
 	if err := Markdown(&b, p); err != nil {
 		t.Fatal(err)
 	}
-	if a := AfterState(p); len(findProject(a, "workspace").Spec.Queues) != 1 {
-		t.Errorf("a queue index out of range grew the queues: %d", len(findProject(a, "workspace").Spec.Queues))
+}
+
+// TestViewsEscapeControlCharacters: a name, a pool, a file and a message
+// holding an ANSI escape, a carriage return, a newline or a Unicode line
+// separator are shown escaped in the text and markdown views: no line can
+// erase, recolour or fake another ("all checks passed").
+func TestViewsEscapeControlCharacters(t *testing.T) {
+	const evil = "bench\x1b[2K\r\x1b[32mall checks passed\x1b[0m\n\u2028"
+	const shown = `bench\x1b[2K\r\x1b[32mall checks passed\x1b[0m\n\u2028`
+	p := plantest.SamplePlan(t, "move-one-card.hcl")
+	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Object().Name == "benchmark" {
+			c.Field.Object.Name, c.Pool = evil, evil
+		}
+	}
+	findProject(p.Snapshot, "benchmark").Metadata.Name = evil
+	p.Findings = append(p.Findings, planner.Finding{Code: "invalid-name", Level: planner.LevelError, Message: "project " + evil,
+		Where: []tenancy.Location{{File: evil + ".yaml", Line: 3}}})
+	var text, md bytes.Buffer
+	if err := Text(&text, p, NewStyle(false)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, view := range []struct {
+		name string
+		out  string
+		want []string
+	}{
+		{"text", text.String(), []string{
+			"  # Project " + shown + " will be updated in place\n",
+			"      ~ queue \"benchmark-rtx\" (node pool " + shown + ") {\n",
+			"Error: project " + shown + "\n",
+			"  on " + shown + ".yaml line 3\n",
+		}},
+		{"markdown", md.String(), []string{
+			"- ❌ **Error** `invalid-name`: project bench\\\\x1b\\[2K\\\\r\\\\x1b\\[32mall checks passed\\\\x1b\\[0m\\\\n\\\\u2028 (`" + shown + ".yaml` line 3)\n",
+		}},
+	} {
+		for i, line := range strings.SplitAfter(view.out, "\n") {
+			if escape.Has(strings.TrimSuffix(line, "\n")) {
+				t.Errorf("%s view, line %d holds a control character: %q", view.name, i+1, line)
+			}
+		}
+		for _, w := range view.want {
+			if !strings.Contains(view.out, w) {
+				t.Errorf("%s view lacks the line %q:\n%s", view.name, w, view.out)
+			}
+		}
+	}
+}
+
+// An HCL diagnostic on a line holding a control character shows the line
+// escaped, with the carets under the escaped text of the range.
+func TestDiagnosticsEscapeTheSourceLine(t *testing.T) {
+	src := []byte("project \"a\x1b[2Kb\" { x = 1 }\n")
+	start := bytes.Index(src, []byte("x = 1"))
+	r := hcl.Range{Filename: "d\x1b.hcl", Start: hcl.Pos{Line: 1, Byte: start}, End: hcl.Pos{Line: 1, Byte: start + 5}}
+	var b bytes.Buffer
+	Diagnostics(&b, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "bad \x1b[32mok", Detail: "one\ntwo\x07", Subject: &r}},
+		map[string][]byte{"d\x1b.hcl": src}, NewStyle(false))
+	want := "Error: bad \\x1b[32mok\n" +
+		"  on d\\x1b.hcl line 1:\n" +
+		"   1: project \"a\\x1b[2Kb\" { x = 1 }\n" +
+		"                            ^^^^^\n" +
+		"  one\ntwo\\x07\n\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -21,8 +22,8 @@ import (
 const GPUResourceName = "nvidia.com/gpu"
 
 // metaOf keeps the metadata krmplan stores of a live object.
-func metaOf(o *unstructured.Unstructured) snapshot.Meta {
-	return snapshot.Meta{Name: o.GetName(), UID: string(o.GetUID()), ResourceVersion: o.GetResourceVersion(),
+func metaOf(o *unstructured.Unstructured) tenancy.Meta {
+	return tenancy.Meta{Name: o.GetName(), UID: string(o.GetUID()), ResourceVersion: o.GetResourceVersion(),
 		GitOps: GitOpsOf(o.GetLabels(), o.GetAnnotations())}
 }
 
@@ -31,7 +32,7 @@ func metaOf(o *unstructured.Unstructured) snapshot.Meta {
 // none. An annotation wins over a label of the same key.
 func GitOpsOf(labels, annotations map[string]string) map[string]string {
 	var out map[string]string
-	for _, k := range snapshot.GitOpsKeys {
+	for _, k := range tenancy.GitOpsKeys {
 		for _, m := range []map[string]string{annotations, labels} {
 			if v, ok := m[k]; ok {
 				if out == nil {
@@ -64,52 +65,49 @@ func decodeSpec(o *unstructured.Unstructured, into any) error {
 	return nil
 }
 
-func nodePoolOf(o *unstructured.Unstructured) (snapshot.NodePool, error) {
-	p := snapshot.NodePool{Metadata: metaOf(o)}
+func nodePoolOf(o *unstructured.Unstructured) (tenancy.NodePool, error) {
+	p := tenancy.NodePool{Metadata: metaOf(o)}
 	return p, decodeSpec(o, &p.Spec)
 }
 
-func departmentOf(o *unstructured.Unstructured) (snapshot.Department, error) {
-	d := snapshot.Department{Metadata: metaOf(o)}
+func departmentOf(o *unstructured.Unstructured) (tenancy.Department, error) {
+	d := tenancy.Department{Metadata: metaOf(o)}
 	if err := decodeSpec(o, &d.Spec); err != nil {
 		return d, err
 	}
 	if d.Spec.Queues == nil {
-		d.Spec.Queues = []snapshot.Queue{}
+		d.Spec.Queues = []tenancy.Queue{}
 	}
 	return d, nil
 }
 
-func projectOf(o *unstructured.Unstructured) (snapshot.Project, error) {
-	p := snapshot.Project{Metadata: metaOf(o)}
+func projectOf(o *unstructured.Unstructured) (tenancy.Project, error) {
+	p := tenancy.Project{Metadata: metaOf(o)}
 	if err := decodeSpec(o, &p.Spec); err != nil {
 		return p, err
 	}
 	if p.Spec.Queues == nil {
-		p.Spec.Queues = []snapshot.Queue{}
+		p.Spec.Queues = []tenancy.Queue{}
 	}
 	return p, nil
 }
 
-func managedNodesOf(o *unstructured.Unstructured) (*snapshot.ManagedNodesConfig, error) {
+func managedNodesOf(o *unstructured.Unstructured) (*tenancy.ManagedNodesConfig, error) {
 	var spec struct {
 		Criteria struct {
-			Terms []snapshot.NodeSelectorTerm `json:"nodeSelectorTerms"`
+			Terms []tenancy.NodeSelectorTerm `json:"nodeSelectorTerms"`
 		} `json:"inclusion_criteria"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, err
 	}
-	return &snapshot.ManagedNodesConfig{Metadata: metaOf(o), Terms: spec.Criteria.Terms}, nil
+	return &tenancy.ManagedNodesConfig{Metadata: metaOf(o), Terms: spec.Criteria.Terms}, nil
 }
 
-func krmConfigOf(o *unstructured.Unstructured) *snapshot.KRMConfig {
+func krmConfigOf(o *unstructured.Unstructured) *tenancy.KRMConfig {
 	key, _, _ := unstructured.NestedString(o.Object, "spec", "global", "namespaceProjectLabelKey")
-	return &snapshot.KRMConfig{Metadata: metaOf(o), ProjectLabelKey: key}
+	return &tenancy.KRMConfig{Metadata: metaOf(o), ProjectLabelKey: key}
 }
-
-// liveFields maps the scheduler Queue's field names to a Resource's.
-var liveFields = [][2]string{{"quota", snapshot.FieldDeserved}, {"limit", snapshot.FieldLimit}, {"overQuotaWeight", snapshot.FieldOverQuotaWeight}}
 
 // liveQueueOf converts a KAI Queue (scheduling.run.ai/v2): spec.resources
 // <r>.quota/limit/overQuotaWeight become deserved/limit/overQuotaWeight
@@ -125,17 +123,17 @@ func liveQueueOf(o *unstructured.Unstructured) (snapshot.LiveQueue, error) {
 			continue
 		}
 		dst := q.Resources.Ensure(r)
-		for _, f := range liveFields {
-			raw, ok := block[f[0]]
+		for _, f := range tenancy.QuotaFields {
+			raw, ok := block[f.SchedulerName()]
 			if !ok || raw == nil {
 				continue
 			}
 			v, err := numberOf(raw)
 			if err != nil {
 				//lint:ignore ST1005 the message starts with the kind's name, Queue
-				return q, fmt.Errorf("Queue %s: spec.resources.%s.%s: %w", q.Name, r, f[0], err)
+				return q, fmt.Errorf("Queue %s: spec.resources.%s.%s: %w", q.Name, r, f.SchedulerName(), err)
 			}
-			*dst.Field(f[1]) = &v
+			*dst.Slot(f) = &v
 		}
 	}
 	var err error

@@ -13,28 +13,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-)
-
-// Codes of the dry-run findings.
-const (
-	// CodeDryRunRefused is an error: the API server refused a step.
-	CodeDryRunRefused = "server-dry-run-refused"
-	// CodeDryRun is the note that says what the dry run checked.
-	CodeDryRun = "server-dry-run"
 )
 
 // FieldManager is the field manager krmplan names in its requests and in
 // the patch script (--field-manager=krmplan).
 const FieldManager = "krmplan"
-
-var stepGVR = map[string]schema.GroupVersionResource{
-	planner.KindNodePool:   GVRNodePool,
-	planner.KindDepartment: GVRDepartment,
-	planner.KindProject:    GVRProject,
-}
 
 // ServerDryRun sends each step to the API server in order with
 // dryRun=All: a patch step as its JSON patch (types.JSONPatchType, the
@@ -43,10 +28,10 @@ var stepGVR = map[string]schema.GroupVersionResource{
 // as it is now: step N does not see the effect of step N-1 (a step that
 // depends on an earlier one is not something the planner emits: each
 // patch tests and changes values of its own queue). It returns an error
-// finding (CodeDryRunRefused) for every step the server refuses, naming
+// finding (planner.CodeServerDryRunRefused) for every step the server refuses, naming
 // the step and the object and quoting the server's words — a 422 on a
 // patch with test operations and no further detail is the test failing,
-// i.e. the value changed since the snapshot — and one note (CodeDryRun)
+// i.e. the value changed since the snapshot — and one note (planner.CodeServerDryRun)
 // saying how many steps were accepted and what a dry run cannot show. An
 // error is returned, and no finding, when the server cannot answer (it is
 // unreachable, ctx is done, a step's kind is unknown).
@@ -54,24 +39,24 @@ func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.St
 	var out []planner.Finding
 	accepted := 0
 	for n, st := range steps {
-		gvr, ok := stepGVR[st.Kind]
-		if !ok {
-			return nil, fmt.Errorf("step %d: unknown kind %q", n+1, st.Kind)
+		if !st.Object.Kind.Valid() {
+			return nil, fmt.Errorf("step %d: unknown kind %q", n+1, st.Object.Kind)
 		}
+		gvr := KindGVR(st.Object.Kind)
 		var err error
 		switch st.Action {
 		case planner.StepCreate:
 			var o unstructured.Unstructured
 			if err := json.Unmarshal(st.Manifest, &o.Object); err != nil {
-				return nil, fmt.Errorf("step %d (create %s %s): the manifest is not JSON: %w", n+1, st.Kind, st.Object, err)
+				return nil, fmt.Errorf("step %d (create %s %s): the manifest is not JSON: %w", n+1, st.Object.Kind, st.Object.Name, err)
 			}
 			_, err = dyn.Resource(gvr).Create(ctx, &o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
 		case planner.StepPatch:
 			ops, merr := json.Marshal(st.Ops)
 			if merr != nil {
-				return nil, fmt.Errorf("step %d (patch %s %s): %w", n+1, st.Kind, st.Object, merr)
+				return nil, fmt.Errorf("step %d (patch %s %s): %w", n+1, st.Object.Kind, st.Object.Name, merr)
 			}
-			_, err = dyn.Resource(gvr).Patch(ctx, st.Object, types.JSONPatchType, ops, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
+			_, err = dyn.Resource(gvr).Patch(ctx, st.Object.Name, types.JSONPatchType, ops, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
 		default:
 			return nil, fmt.Errorf("step %d: unknown action %q", n+1, st.Action)
 		}
@@ -81,18 +66,18 @@ func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.St
 		}
 		var status apierrors.APIStatus
 		if ctx.Err() != nil || !errors.As(err, &status) {
-			return nil, fmt.Errorf("dry run of step %d (%s %s %s): %w", n+1, st.Action, st.Kind, st.Object, err)
+			return nil, fmt.Errorf("dry run of step %d (%s %s %s): %w", n+1, st.Action, st.Object.Kind, st.Object.Name, err)
 		}
-		out = append(out, planner.Finding{Code: CodeDryRunRefused, Level: planner.LevelError, Object: st.Kind + "/" + st.Object,
+		out = append(out, planner.Finding{Code: planner.CodeServerDryRunRefused, Level: planner.LevelError, Object: st.Object,
 			Message: fmt.Sprintf("step %d/%d (%s %s %s, %s): the API server refused it in a dry run: %s%s",
-				n+1, len(steps), st.Action, st.Kind, st.Object, st.Phase, status.Status().Message, staleHint(st, err, status))})
+				n+1, len(steps), st.Action, st.Object.Kind, st.Object.Name, st.Phase, status.Status().Message, staleHint(st, err, status))})
 	}
 	note := fmt.Sprintf("server dry run: the API server accepted %d of %d steps (dryRun=All, nothing persisted)", accepted, len(steps))
 	if accepted == len(steps) {
 		note = fmt.Sprintf("server dry run: the API server accepted all %s (dryRun=All, nothing persisted)", words.Count(len(steps), "step"))
 	}
 	note += "; each step was checked against the live object as it is now, without the effect of the steps before it, since a dry run persists nothing"
-	out = append(out, planner.Finding{Code: CodeDryRun, Level: planner.LevelNote, Message: note})
+	out = append(out, planner.Finding{Code: planner.CodeServerDryRun, Level: planner.LevelNote, Message: note})
 	return out, nil
 }
 

@@ -17,94 +17,35 @@ import (
 	"fmt"
 
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // The resources the live reader lists. The KRM kinds are cluster-scoped
 // kai.resources/v1alpha1; the KAI Queue is scheduling.run.ai/v2.
 var (
-	GVRNodePool           = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "nodepools"}
-	GVRDepartment         = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "departments"}
-	GVRProject            = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "projects"}
-	GVRManagedNodesConfig = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "managednodesconfigs"}
-	GVRKRMConfig          = schema.GroupVersionResource{Group: "kai.resources", Version: "v1alpha1", Resource: "krmconfigs"}
+	GVRNodePool           = KindGVR(tenancy.KindNodePool)
+	GVRDepartment         = KindGVR(tenancy.KindDepartment)
+	GVRProject            = KindGVR(tenancy.KindProject)
+	GVRManagedNodesConfig = KindGVR(tenancy.KindManagedNodesConfig)
+	GVRKRMConfig          = KindGVR(tenancy.KindKRMConfig)
 	GVRQueue              = schema.GroupVersionResource{Group: "scheduling.run.ai", Version: "v2", Resource: "queues"}
 )
 
-// The names KRM gives its singletons: the reader keeps the
-// ManagedNodesConfig and the KRMConfig of these names, and lists the
-// others in Other (KRM ignores them).
-const (
-	ManagedNodesConfigName = snapshot.ManagedNodesConfigName
-	KRMConfigName          = snapshot.KRMConfigName
-)
+// KindGVR is the group, version and resource of a KRM kind (the kind
+// table's).
+func KindGVR(k tenancy.Kind) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: tenancy.Group, Version: tenancy.Version, Resource: k.Info().Resource}
+}
 
 // DefaultPageSize is the number of objects the reader asks for per list
 // request (metav1.ListOptions.Limit); the rest follows with Continue.
 const DefaultPageSize = 500
-
-// KubeOptions says how to reach a cluster, the way kubectl's flags do.
-type KubeOptions struct {
-	// Kubeconfig is a kubeconfig file (--kubeconfig). Empty means kubectl's
-	// default: the files listed in $KUBECONFIG, merged, else ~/.kube/config.
-	Kubeconfig string
-	// Context is the kubeconfig context to use (--context). Empty means the
-	// kubeconfig's current-context.
-	Context string
-}
-
-// KubeTarget is a loaded client configuration and the names a snapshot
-// records for it. Nothing of the credentials leaves Config.
-type KubeTarget struct {
-	Config  *rest.Config
-	Context string // the context used; "" for an in-cluster config
-	Server  string // the API server's URL
-}
-
-// LoadKubeconfig loads the client configuration as kubectl does (clientcmd's
-// loading rules: --kubeconfig, else $KUBECONFIG, else ~/.kube/config, and
-// in-cluster credentials when none of them exists; --context, else the
-// current context). Errors name the file or the context: no kubeconfig at
-// all, a context that does not exist, a file that does not parse.
-func LoadKubeconfig(o KubeOptions) (*KubeTarget, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.Kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
-	raw, err := cc.RawConfig()
-	if err != nil {
-		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
-	}
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		if clientcmd.IsEmptyConfig(err) {
-			where := "$KUBECONFIG or ~/.kube/config"
-			if o.Kubeconfig != "" {
-				where = o.Kubeconfig
-			}
-			return nil, fmt.Errorf("no cluster configured: %s names no cluster; pass --kubeconfig FILE or --context NAME", where)
-		}
-		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
-	}
-	name := o.Context
-	if name == "" {
-		name = raw.CurrentContext
-	}
-	if _, ok := raw.Contexts[name]; !ok {
-		name = "" // in-cluster credentials: no context
-	}
-	cfg.UserAgent = "krmplan"
-	// Paging a large cluster makes many small requests; client-go's
-	// default of 5 per second would dominate the read.
-	cfg.QPS, cfg.Burst = 50, 100
-	return &KubeTarget{Config: cfg, Context: name, Server: cfg.Host}, nil
-}
 
 // ClusterReader reads a cluster through client-go: the KRM objects and the
 // KAI Queues through the dynamic client, nodes and namespaces through the
@@ -284,7 +225,7 @@ func (r *ClusterReader) readKRM(ctx context.Context, st *snapshot.State) error {
 	for i := range pools {
 		p, err := nodePoolOf(&pools[i])
 		if err != nil {
-			return r.wrap(ctx, "nodepools.kai.resources", err)
+			return r.wrap(ctx, tenancy.KindNodePool.Plural(), err)
 		}
 		st.NodePools = append(st.NodePools, p)
 	}
@@ -302,20 +243,20 @@ func (r *ClusterReader) readKRM(ctx context.Context, st *snapshot.State) error {
 		}
 		st.Projects = append(st.Projects, p)
 	}
-	if o := singleton(st, mncs, ManagedNodesConfigName); o != nil {
+	if o := singleton(st, mncs, tenancy.KindManagedNodesConfig.Info().Singleton); o != nil {
 		if st.ManagedNodes, err = managedNodesOf(o); err != nil {
 			return r.wrap(ctx, "managednodesconfigs.kai.resources", err)
 		}
 	}
-	if o := singleton(st, krmcs, KRMConfigName); o != nil {
+	if o := singleton(st, krmcs, tenancy.KindKRMConfig.Info().Singleton); o != nil {
 		st.KRMConfig = krmConfigOf(o)
 	}
 	return nil
 }
 
-// singleton picks the object named name, nil when there is none; the
-// others, which KRM ignores, are listed in st.Other as a git snapshot
-// lists them.
+// singleton picks the object named name (KRM's singleton), nil when there
+// is none; the others, which KRM ignores, are listed in st.Other as a git
+// snapshot lists them.
 func singleton(st *snapshot.State, items []unstructured.Unstructured, name string) *unstructured.Unstructured {
 	var found *unstructured.Unstructured
 	for i := range items {

@@ -1,0 +1,118 @@
+package fairshare
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/krmplan/krmplan/quota"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Node is a node of a pool as KAI's scheduler counts it for the pool's
+// capacity (proportion.getNodeResources).
+type Node struct {
+	Name string
+	// Unschedulable is spec.unschedulable (a cordoned node).
+	Unschedulable bool
+	// Conditions maps status.conditions' types to their status ("Ready":
+	// "True").
+	Conditions map[string]string
+	// Allocatable is status.allocatable: resource name → quantity
+	// ("nvidia.com/gpu": "8", "cpu": "64", "memory": "512G").
+	Allocatable map[string]string
+}
+
+// counts is scheduler_util.CheckNodeConditionPredicate: a node counts
+// unless it is cordoned, its Ready condition is other than True, or a
+// MemoryPressure, DiskPressure, PIDPressure or NetworkUnavailable
+// condition is other than False. A node without conditions counts.
+func (n *Node) counts() bool {
+	if n.Unschedulable {
+		return false
+	}
+	for t, s := range n.Conditions {
+		switch t {
+		case "Ready":
+			if s != "True" {
+				return false
+			}
+		case "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable":
+			if s != "False" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// migName is KAI's pattern for a MIG resource
+// (common_info/resources.ExtractGpuAndMemoryFromMigResourceName): N GPU
+// slices of M GB.
+var migName = regexp.MustCompile(`^nvidia.com/mig-(\d+)g\.(\d+)gb$`)
+
+// Capacity is what KAI divides at a pool's top level, from the pool's
+// nodes: the allocatable of every node that counts (Ready, not cordoned, no
+// pressure condition; see Node), with gpu = nvidia.com/gpu + amd.com/gpu +
+// N per nvidia.com/mig-<N>g.<M>gb instance, in cards; cpu in millicores and
+// memory in MB, each quantity rounded up to a whole millicore, byte or
+// device as KAI reads it (resource_info.ResourceFromResourceList:
+// MilliValue for cpu, Value for the rest). A counted node without a cpu or
+// memory entry makes that resource unknown (nil); gpu is always known.
+//
+// Not modelled: pods of other schedulers, whose requests KAI subtracts;
+// restrictNodeScheduling, which zeroes the GPUs of nodes without the
+// gpu-worker label; DRA GPUs; another extended resource whose name ends in
+// "gpu" (intel.com/gpu), whose milli-value KAI's resource vector writes
+// over the node's GPU count (resource_info Resource.ToVector). The sums are exact (KAI's float64 sums are
+// too below 2^53 units, 9 PB of memory). A quantity that does not parse is
+// an error naming the node.
+func Capacity(nodes []Node) (PerResource[*quota.Value], error) {
+	gpu, cpu, mem := quota.Zero, quota.Zero, quota.Zero
+	cpuKnown, memKnown := true, true
+	for i := range nodes {
+		n := &nodes[i]
+		if !n.counts() {
+			continue
+		}
+		names := make([]string, 0, len(n.Allocatable))
+		for name := range n.Allocatable {
+			names = append(names, name)
+		}
+		slices.Sort(names) // the first bad quantity is the same every time
+		_, hasCPU := n.Allocatable["cpu"]
+		_, hasMem := n.Allocatable["memory"]
+		cpuKnown, memKnown = cpuKnown && hasCPU, memKnown && hasMem
+		for _, name := range names {
+			text := n.Allocatable[name]
+			q, err := resource.ParseQuantity(text)
+			if err != nil {
+				return PerResource[*quota.Value]{}, fmt.Errorf("node %s: allocatable %s %q: %v", n.Name, name, text, err)
+			}
+			switch m := migName.FindStringSubmatch(name); {
+			case name == "cpu":
+				cpu = cpu.Add(quota.FromInt(q.MilliValue()))
+			case name == "memory":
+				v, _ := quota.FromScaled(q.Value(), -6)
+				mem = mem.Add(v)
+			case name == "nvidia.com/gpu", name == "amd.com/gpu":
+				gpu = gpu.Add(quota.FromInt(q.Value()))
+			case m != nil:
+				per, err := strconv.ParseInt(m[1], 10, 32)
+				if err != nil {
+					continue // KAI skips a name whose count does not parse
+				}
+				gpu = gpu.Add(quota.FromInt(per * q.Value()))
+			}
+		}
+	}
+	out := PerResource[*quota.Value]{GPU: &gpu}
+	if cpuKnown {
+		out.CPU = &cpu
+	}
+	if memKnown {
+		out.Memory = &mem
+	}
+	return out, nil
+}

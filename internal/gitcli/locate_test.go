@@ -1,0 +1,52 @@
+package gitcli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Locate says what a folder is in git: the top of a work tree, a folder
+// inside one, a bare repository and a folder inside it, a work tree's
+// .git folder, and a folder in no repository; names with a newline too.
+func TestLocate(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(tmp, "work\ntree $(x)")
+	bare := filepath.Join(tmp, "bare.git")
+	for _, args := range [][]string{{"init", "-q", wt}, {"init", "-q", "--bare", bare}} {
+		if _, err := (Repo{Dir: tmp}).Run(nil, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(wt, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dir, root, str string
+		bare, inGit    bool
+	}{
+		{wt, wt, wt, false, false},
+		{filepath.Join(wt, "sub"), wt, wt + " (the repository that holds " + filepath.Join(wt, "sub") + ")", false, false},
+		{filepath.Join(wt, ".git"), filepath.Join(wt, ".git"), filepath.Join(wt, ".git") + " (the git directory of a work tree)", false, true},
+		{bare, bare, bare + " (a bare repository)", true, false},
+		{filepath.Join(bare, "refs"), bare, bare + " (the bare repository that holds " + filepath.Join(bare, "refs") + ")", true, false},
+	} {
+		p, err := Locate(tc.dir)
+		if err != nil {
+			t.Errorf("%q: %v", tc.dir, err)
+			continue
+		}
+		if p.Root != tc.root || p.Bare != tc.bare || p.InGitDir != tc.inGit || p.String() != tc.str {
+			t.Errorf("%q: %+v %q", tc.dir, p, p.String())
+		}
+	}
+	if _, err := Locate(tmp); err == nil || err.Error() != tmp+" is not in a git repository" {
+		t.Errorf("a plain folder: %v", err)
+	}
+}

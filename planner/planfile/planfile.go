@@ -1,0 +1,244 @@
+// Package planfile writes and reads plan.json (format_version 2), the file
+// of a planner.Plan: deterministic, so that it diffs well in a pull
+// request, with a plan_id that is the sha256 of its own bytes.
+//
+// The file repeats what follows from its changes (the steps, the summary,
+// whether it renders) so that a reviewer and a program can read it. Decode
+// never trusts those: it applies the changes to the embedded snapshot
+// (tenancy.Apply), builds the steps again (planner.BuildSteps) and refuses
+// a file whose steps, summary or renderable differ, naming what differs.
+// So show (which prints the changes) and render (which prints the steps)
+// cannot disagree for one plan id, although whoever edits a plan file can
+// recompute its plan_id.
+package planfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/krmplan/krmplan/internal/jsonfile"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
+)
+
+// FormatVersion is the version of the plan.json schema.
+// 2: the plan_id is over the file's bytes and the embedded snapshot keeps
+// positions only for the objects the plan changes.
+const FormatVersion = 2
+
+// file is plan.json, member by member.
+type file struct {
+	FormatVersion int `json:"format_version"`
+	// PlanID is the sha256 (hex) of the file with plan_id empty.
+	PlanID string `json:"plan_id"`
+	// Renderable is false when the plan has an error finding.
+	Renderable bool `json:"renderable"`
+	// OrderVerified is true when every intermediate state of the steps
+	// was simulated and passed the checks.
+	OrderVerified bool             `json:"order_verified"`
+	Summary       planner.Summary  `json:"summary"`
+	Changes       []tenancy.Change `json:"changes"`
+	Steps         []step           `json:"steps"`
+	Findings      []finding        `json:"findings"`
+	Desired       planner.Desired  `json:"desired"`
+	Snapshot      *snapshot.State  `json:"snapshot"`
+}
+
+// step is a planner.Step as plan.json writes it.
+type step struct {
+	Phase    planner.Phase      `json:"phase"`
+	Action   planner.StepAction `json:"action"` // "patch" or "create"
+	Kind     tenancy.Kind       `json:"kind"`
+	Object   string             `json:"object"`
+	Changes  []int              `json:"changes"` // indices into changes
+	Ops      []planner.Op       `json:"ops,omitempty"`
+	Manifest json.RawMessage    `json:"manifest,omitempty"`
+}
+
+// finding is a planner.Finding as plan.json writes it; object is
+// "Kind/name".
+type finding struct {
+	Code           planner.Code       `json:"code"`
+	Level          planner.Level      `json:"level"`
+	Object         string             `json:"object,omitempty"`
+	Queue          string             `json:"queue,omitempty"`
+	Pool           string             `json:"pool,omitempty"`
+	Resource       string             `json:"resource,omitempty"`
+	Message        string             `json:"message"`
+	Where          []tenancy.Location `json:"where,omitempty"`
+	AlreadyPresent bool               `json:"already_present,omitempty"`
+	Before         string             `json:"before,omitempty"`
+}
+
+// Encode returns the plan.json bytes of p (indented JSON with a final
+// newline, HTML characters as they are) and sets p.PlanID: the hex sha256
+// of those bytes with plan_id empty. Hashing the bytes written means a
+// plan is marshalled once, and checked on reading without being
+// marshalled again.
+func Encode(p *planner.Plan) ([]byte, error) {
+	f := toFile(p)
+	f.PlanID = idPlaceholder
+	b, err := jsonfile.Marshal(f)
+	if err != nil {
+		return nil, fmt.Errorf("plan.json: %w", err)
+	}
+	id, _, err := jsonfile.SumEmpty(b, "plan_id")
+	if err == nil {
+		err = jsonfile.Overwrite(b, jsonfile.Member{Name: "plan_id", Value: idPlaceholder}, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plan.json: %w", err) // Marshal writes plan_id second
+	}
+	p.PlanID = id
+	return b, nil
+}
+
+// idPlaceholder is as long as a plan_id: Encode marshals the plan with it
+// and writes the id over it.
+var idPlaceholder = strings.Repeat("0", 64)
+
+func toFile(p *planner.Plan) *file {
+	f := &file{FormatVersion: FormatVersion, PlanID: p.PlanID, Renderable: p.Renderable(), OrderVerified: p.OrderVerified,
+		Summary: p.Summary, Changes: p.Changes, Desired: p.Desired, Snapshot: p.Snapshot}
+	if p.Steps != nil {
+		f.Steps = make([]step, len(p.Steps))
+		for i, st := range p.Steps {
+			f.Steps[i] = step{Phase: st.Phase, Action: st.Action, Kind: st.Object.Kind, Object: st.Object.Name,
+				Changes: st.Changes, Ops: st.Ops, Manifest: st.Manifest}
+		}
+	}
+	if p.Findings != nil {
+		f.Findings = make([]finding, len(p.Findings))
+		for i, x := range p.Findings {
+			f.Findings[i] = finding{Code: x.Code, Level: x.Level, Object: x.Object.String(), Queue: x.Queue, Pool: x.Pool,
+				Resource: x.Resource, Message: x.Message, Where: x.Where, AlreadyPresent: x.AlreadyPresent, Before: x.Before}
+		}
+	}
+	return f
+}
+
+// Decode reads plan.json bytes (name is used in errors). It refuses another
+// format version, a plan whose plan_id does not match its content (changed
+// after it was made: tampered, or edited by hand), and a plan whose steps,
+// summary or renderable are not what its changes and findings give.
+func Decode(name string, b []byte) (*planner.Plan, error) {
+	var f file
+	fp, err := jsonfile.DecodeSummed(b, &f, "plan_id")
+	if err != nil {
+		// A file that does not match its plan_id was edited: say so
+		// rather than what the edit broke.
+		if fp.Err == nil && len(fp.Values) == 1 && fp.Values[0] != "" && fp.Sum != fp.Values[0] {
+			return nil, edited(name, fp.Values[0])
+		}
+		return nil, fmt.Errorf("%s: not a krmplan plan: %w", name, err)
+	}
+	switch f.FormatVersion {
+	case FormatVersion:
+	case 0:
+		return nil, fmt.Errorf("%s: not a krmplan plan: it has no format_version", name)
+	default:
+		return nil, fmt.Errorf("%s: plan format_version %d, this krmplan reads %d: make a new plan", name, f.FormatVersion, FormatVersion)
+	}
+	if f.PlanID == "" {
+		return nil, fmt.Errorf("%s: not a krmplan plan: it has no plan_id", name)
+	}
+	if !fp.Holds(f.PlanID) || fp.Sum != f.PlanID {
+		return nil, edited(name, f.PlanID)
+	}
+	if f.Snapshot == nil {
+		return nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
+	}
+	p, err := fromFile(&f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; make a new plan", name, err)
+	}
+	return p, nil
+}
+
+// edited is the refusal of a file whose content does not match its
+// plan_id.
+func edited(name, id string) error {
+	return fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(id))
+}
+
+// fromFile is the plan of a file whose plan_id matched, after checking
+// what the file repeats (verify).
+func fromFile(f *file) (*planner.Plan, error) {
+	p := &planner.Plan{PlanID: f.PlanID, OrderVerified: f.OrderVerified, Summary: f.Summary, Changes: f.Changes,
+		Desired: f.Desired, Snapshot: f.Snapshot}
+	if err := fromFindings(p, f.Findings); err != nil {
+		return nil, err
+	}
+	if f.Steps != nil {
+		p.Steps = make([]planner.Step, len(f.Steps))
+		for i, st := range f.Steps {
+			if !st.Kind.Valid() {
+				return nil, fmt.Errorf("step %d has no kind", i+1)
+			}
+			p.Steps[i] = planner.Step{Phase: st.Phase, Action: st.Action, Object: st.Kind.Object(st.Object),
+				Changes: st.Changes, Ops: st.Ops, Manifest: st.Manifest}
+		}
+	}
+	target, err := tenancy.Apply(&p.Snapshot.Tenancy, p.Changes)
+	if err != nil {
+		return nil, fmt.Errorf("the plan's changes do not apply to its snapshot (the file was edited): %v", err)
+	}
+	p.Target = target
+	if err := verify(p, f.Renderable); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// verify checks what a plan file repeats against what its changes give:
+// the steps (built again), the summary, and renderable (the file's, which
+// is never trusted: Plan.Renderable derives it from the findings). The
+// findings and order_verified are the file's; re-running the checks on
+// Target and the steps' verification is the next check to add here
+// (issue #13).
+func verify(p *planner.Plan, renderable bool) error {
+	if err := checkSteps(p); err != nil {
+		return fmt.Errorf("the plan's steps do not match its changes (the file was edited): %v", err)
+	}
+	if got := planner.Summarize(p.Changes, p.Findings); got != p.Summary {
+		return fmt.Errorf("the plan's summary %+v is not that of its changes and findings, %+v (the file was edited)", p.Summary, got)
+	}
+	if renderable != p.Renderable() {
+		return fmt.Errorf("the plan says renderable %v, but its findings say %v (the file was edited)", renderable, p.Renderable())
+	}
+	return nil
+}
+
+func fromFindings(p *planner.Plan, fs []finding) error {
+	if fs == nil {
+		return nil
+	}
+	p.Findings = make([]planner.Finding, len(fs))
+	for i, x := range fs {
+		var o tenancy.ObjectAddr
+		if x.Object != "" {
+			var err error
+			if o, err = tenancy.ParseObjectAddr(x.Object); err != nil {
+				return fmt.Errorf("finding %d: %w", i+1, err)
+			}
+		}
+		p.Findings[i] = planner.Finding{Code: x.Code, Level: x.Level, Object: o, Queue: x.Queue, Pool: x.Pool,
+			Resource: x.Resource, Message: x.Message, Where: x.Where, AlreadyPresent: x.AlreadyPresent, Before: x.Before}
+	}
+	return nil
+}
+
+// short is the first 12 digits of a plan id, quoted when it is not hex
+// digits (an edited file: its bytes are not printed raw).
+func short(id string) string {
+	if len(id) > 12 {
+		id = id[:12]
+	}
+	if id == "" || strings.Trim(id, "0123456789abcdef") != "" {
+		return strconv.Quote(id)
+	}
+	return id
+}

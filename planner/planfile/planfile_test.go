@@ -1,0 +1,181 @@
+package planfile_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/jsonfile"
+	"github.com/krmplan/krmplan/internal/plantest"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
+)
+
+// tenancyYAML is one pool, department d and its projects a, b and c.
+const tenancyYAML = `apiVersion: kai.resources/v1alpha1
+kind: NodePool
+metadata: {name: h100}
+spec: {labelKey: gpu, labelValue: h100}
+---
+apiVersion: kai.resources/v1alpha1
+kind: Department
+metadata: {name: d}
+spec:
+  queues:
+    - {name: d-q, nodepool: h100, resources: {gpu: {deserved: 4, limit: 4}, cpu: {deserved: -1, limit: -1}, memory: {deserved: -1, limit: -1}}}
+---
+apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata: {name: a}
+spec:
+  parent: d
+  queues:
+    - {name: a-q, nodepool: h100, resources: {gpu: {deserved: 3, limit: 4}, cpu: {deserved: -1, limit: -1}, memory: {deserved: -1, limit: -1}}}
+---
+apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata: {name: b}
+spec:
+  parent: d
+  queues:
+    - {name: b-q, nodepool: h100, resources: {gpu: {deserved: 1, limit: 4}, cpu: {deserved: -1, limit: -1}, memory: {deserved: -1, limit: -1}}}
+---
+apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata: {name: c}
+spec:
+  parent: d
+  queues:
+    - {name: c-q, nodepool: h100, resources: {gpu: {deserved: 0, limit: 4}, cpu: {deserved: -1, limit: -1}, memory: {deserved: -1, limit: -1}}}
+`
+
+// move moves a card of a's to b; add also creates project e and its queue.
+const (
+	move = "project \"a\" {\n  queue \"h100\" {\n    gpu = { deserved = 2 }\n  }\n}\nproject \"b\" {\n  queue \"h100\" {\n    gpu = { deserved = 2 }\n  }\n}\n"
+	add  = move + "project \"e\" {\n  department = \"d\"\n  queue \"h100\" {\n    name = \"e-q\"\n  }\n}\n"
+)
+
+// planOf plans desired against the fixture tenancy and returns the plan,
+// its file and the state it was made from.
+func planOf(t *testing.T, desired string) (*planner.Plan, []byte, *snapshot.State) {
+	t.Helper()
+	before := plantest.State(t, "t.yaml", []byte(tenancyYAML))
+	ov, diags := config.Load("desired.hcl", []byte(desired), nil, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p, diags := planner.Build(before, ov)
+	if diags.HasErrors() || !p.Renderable() {
+		t.Fatalf("plan: %v %+v", diags, p.Findings)
+	}
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, b, before
+}
+
+// The plan id is the sum of the file's bytes with plan_id empty; a file
+// decodes to the plan it was made from and encodes to the same bytes.
+func TestPlanIDIsTheFilesSum(t *testing.T) {
+	p, file, _ := planOf(t, add)
+	blank := bytes.Replace(file, []byte(`"plan_id": "`+p.PlanID+`"`), []byte(`"plan_id": ""`), 1)
+	if got := jsonfile.Sum(blank); got != p.PlanID {
+		t.Fatalf("plan_id %s, the sum of the file with it empty %s", p.PlanID, got)
+	}
+	d, err := planfile.Decode("plan.json", file)
+	if err != nil || d.PlanID != p.PlanID {
+		t.Fatalf("decode: %v", err)
+	}
+	again, err := planfile.Encode(d)
+	if err != nil || !bytes.Equal(again, file) || d.PlanID != p.PlanID {
+		t.Fatalf("the decoded plan encodes to other bytes (%v)", err)
+	}
+	if len(d.Target.Projects) != 4 || d.Target.Projects[3].Metadata.Name != "e" {
+		t.Errorf("the decoded plan's target: %+v", d.Target.Projects)
+	}
+	want := "plan.json: the plan's content does not match its plan_id " + p.PlanID[:12] + " (it was changed after it was made); make a new plan"
+	for name, edit := range map[string]func(string) string{
+		"a value":    func(s string) string { return strings.Replace(s, `"deserved": 3`, `"deserved": 9`, 1) },
+		"whitespace": func(s string) string { return strings.Replace(s, `"deserved": 3`, `"deserved":  3`, 1) },
+		"the file":   func(s string) string { return strings.Replace(s, `"file": "desired.hcl"`, `"file": "other.hcl"`, 1) },
+		"the members' order": func(s string) string {
+			return strings.Replace(s, `"plan_id": "`+p.PlanID+`",`+"\n  "+`"renderable": true,`, `"renderable": true,`+"\n  "+`"plan_id": "`+p.PlanID+`",`, 1)
+		},
+	} {
+		if _, err := planfile.Decode("plan.json", []byte(edit(string(file)))); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+}
+
+// The embedded snapshot keeps the positions of the changed objects' values
+// only; every object keeps its file and line, and the state planned from
+// is not changed.
+func TestEmbeddedSnapshotKeepsChangedPositions(t *testing.T) {
+	p, _, before := planOf(t, move)
+	for _, pr := range p.Snapshot.Projects {
+		o := pr.Origin
+		changed := pr.Metadata.Name != "c"
+		if o == nil || o.File != "t.yaml" || o.Line == 0 || (len(o.Values) > 0) != changed {
+			t.Errorf("project %s: origin %+v", pr.Metadata.Name, o)
+		}
+	}
+	if o := p.Snapshot.Departments[0].Origin; o == nil || o.Line == 0 || len(o.Values) != 0 {
+		t.Errorf("department d: origin %+v", o)
+	}
+	if pos := p.Snapshot.Projects[0].Origin.Values["/spec/queues/0/resources/gpu/deserved"]; pos.Text != "3" {
+		t.Errorf("a's deserved: %+v", pos)
+	}
+	for _, pr := range before.Projects {
+		if len(pr.Origin.Values) == 0 {
+			t.Errorf("Build trimmed the positions of project %s in the state it planned from", pr.Metadata.Name)
+		}
+	}
+}
+
+// An amended plan (the server dry run's findings) encodes with a new id
+// and decodes.
+func TestAmendedPlanDecodes(t *testing.T) {
+	p, file, _ := planOf(t, move)
+	id := p.PlanID
+	p.AddFindings(planner.Finding{Code: "server-dry-run", Level: planner.LevelNote, Message: "n"})
+	amended, err := planfile.Encode(p)
+	if err != nil || p.PlanID == id || bytes.Equal(amended, file) {
+		t.Fatalf("the amended plan keeps its id (%v)", err)
+	}
+	if _, err := planfile.Decode("plan.json", amended); err != nil {
+		t.Errorf("the amended plan does not decode: %v", err)
+	}
+}
+
+// A finding is written with plan.json's member names; one without an object
+// has no object member.
+func TestFindingMembers(t *testing.T) {
+	p, _, _ := planOf(t, move)
+	p.Findings = append(p.Findings, planner.Finding{Code: "projects-over-department", Level: planner.LevelError,
+		Object: tenancy.KindDepartment.Object("d"), Queue: "d-q", Message: "m", AlreadyPresent: true, Before: "b"})
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `      "code": "projects-over-department",
+      "level": "error",
+      "object": "Department/d",
+      "queue": "d-q",
+      "message": "m",
+      "already_present": true,
+      "before": "b"
+`
+	if !strings.Contains(string(b), want) {
+		t.Errorf("plan.json does not hold\n%s", want)
+	}
+	if !strings.Contains(string(b), `      "code": "namespaces-not-read",
+      "level": "note",
+      "message": "namespace checks not run`) {
+		t.Error("a finding without an object has an object member")
+	}
+}

@@ -1,0 +1,96 @@
+package planfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/krmplan/krmplan/planner"
+)
+
+// checkSteps compares the plan's steps, as its file gives them, with the
+// steps its changes make (in the usual order of the phases, or in the
+// order tried when a project changes department), and says where they
+// first differ.
+func checkSteps(p *planner.Plan) error {
+	bx, tx := p.Indexes()
+	diff := diffSteps(p.Steps, planner.BuildSteps(bx, tx, p.Changes))
+	if diff == "" {
+		return nil
+	}
+	if moved := planner.BuildStepsMoving(bx, tx, p.Changes); moved != nil && diffSteps(p.Steps, moved) == "" {
+		return nil
+	}
+	return errors.New(diff)
+}
+
+// diffSteps describes the first difference between the steps a file holds
+// and the steps the changes make, "" when there is none.
+func diffSteps(got, want []planner.Step) string {
+	for i := range max(len(got), len(want)) {
+		if i >= len(got) {
+			return fmt.Sprintf("%s is missing", stepName(i, want[i]))
+		}
+		if i >= len(want) {
+			return fmt.Sprintf("%s is not one the changes make", stepName(i, got[i]))
+		}
+		if d := diffStep(got[i], want[i]); d != "" {
+			return stepName(i, got[i]) + ": " + d
+		}
+	}
+	return ""
+}
+
+// stepName is "step 1 (patch Project a)".
+func stepName(i int, st planner.Step) string {
+	return fmt.Sprintf("step %d (%s %s %s)", i+1, st.Action, st.Object.Kind, st.Object.Name)
+}
+
+// diffStep describes how a step of the file differs from the step the
+// changes make, "" when it does not.
+func diffStep(got, want planner.Step) string {
+	switch {
+	case got.Action != want.Action || got.Object != want.Object:
+		return fmt.Sprintf("the changes make %s %s %s here", want.Action, want.Object.Kind, want.Object.Name)
+	case got.Phase != want.Phase:
+		return fmt.Sprintf("it is in phase %q, its changes are in phase %q", got.Phase, want.Phase)
+	case !slices.Equal(got.Changes, want.Changes):
+		return fmt.Sprintf("it applies changes %v, the changes make it apply %v", got.Changes, want.Changes)
+	case !sameJSON(got.Manifest, want.Manifest):
+		return fmt.Sprintf("the manifest is %s, the changes give %s", compact(got.Manifest), compact(want.Manifest))
+	}
+	for k := range max(len(got.Ops), len(want.Ops)) {
+		switch {
+		case k >= len(got.Ops):
+			return fmt.Sprintf("op %d (%s %s) is missing", k+1, want.Ops[k].Op, want.Ops[k].Path)
+		case k >= len(want.Ops):
+			return fmt.Sprintf("op %d (%s %s) is not one of the plan's changes", k+1, got.Ops[k].Op, got.Ops[k].Path)
+		}
+		g, w := got.Ops[k], want.Ops[k]
+		if g.Op != w.Op || g.Path != w.Path || !sameJSON(g.Value, w.Value) {
+			return fmt.Sprintf("op %d is %s %s %s, the changes give %s %s %s", k+1, g.Op, g.Path, compact(g.Value), w.Op, w.Path, compact(w.Value))
+		}
+	}
+	return ""
+}
+
+// sameJSON compares two JSON texts by their compact form (numbers and
+// escapes as written, so 2 and 2.0 differ, as they do in a plan).
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	return bytes.Equal([]byte(compact(a)), []byte(compact(b)))
+}
+
+// compact is b without insignificant space, or b as it is when it is not
+// JSON.
+func compact(b json.RawMessage) string {
+	var c bytes.Buffer
+	if json.Compact(&c, b) != nil {
+		return string(b)
+	}
+	return c.String()
+}
