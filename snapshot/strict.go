@@ -179,7 +179,7 @@ func (c *docCheck) node(n *yaml.Node, s *krmschema.Field) error {
 		queues := c.strict && len(c.path) == 2 && c.path[0].key == "spec" && c.path[1].key == "queues"
 		for i, it := range n.Content {
 			if queues {
-				c.queue = queueNameOf(it)
+				c.queue = nameOf(it)
 			}
 			c.push("", i)
 			err := c.node(it, items)
@@ -224,21 +224,6 @@ func (c *docCheck) start(n *yaml.Node) int {
 // nothing.
 func (c *docCheck) tagged(n *yaml.Node) bool {
 	return kubeyaml.ScalarOf(n, c.lines.Src(), c.start(n)).Tag != ""
-}
-
-// queueNameOf is the name a queue entry gives itself, "" when it has
-// none written plainly in its own keys.
-func queueNameOf(n *yaml.Node) string {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return ""
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if v := deref(n.Content[i+1]); n.Content[i].Value == "name" && v != nil && v.Kind == yaml.ScalarNode {
-			return v.Value
-		}
-	}
-	return ""
 }
 
 // alias expands an alias node through walk, refusing one inside the

@@ -523,9 +523,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// otherName is metadata.name of a document krmplan does not read, or ""
-// when it has none (a kustomization.yaml has no metadata).
-func otherName(meta *yaml.Node) string {
+// nameOf is the name key of a mapping (the metadata of a document
+// krmplan does not read, a queue entry), or "" when it has none (a
+// kustomization.yaml has no metadata).
+func nameOf(meta *yaml.Node) string {
 	m := deref(meta)
 	if m == nil || m.Kind != yaml.MappingNode {
 		return ""

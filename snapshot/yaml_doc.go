@@ -125,7 +125,7 @@ func (r *docReader) read(t *Parsed, root *yaml.Node) error {
 	if !known {
 		// Another kind (a Kustomization, a ConfigMap, another group's
 		// NodePool) is kept aside, with whatever name it has.
-		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: otherName(meta), File: r.file, Line: root.Line})
+		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: nameOf(meta), File: r.file, Line: root.Line})
 		return nil
 	}
 	m, err := r.meta(meta, root)
