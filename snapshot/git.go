@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -54,13 +55,9 @@ func FromGit(src GitSource) (*State, error) {
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
 	for _, f := range files {
-		blob, err := readBlob(repo, f)
-		var tl *TooLargeError
-		switch {
-		case errors.As(err, &tl):
-			return nil, fmt.Errorf("%w at %s", err, ref)
-		case err != nil:
-			return nil, fmt.Errorf("%s at %s: %w", f.Path, ref, err)
+		blob, err := readBlob(repo, f, ref)
+		if err != nil {
+			return nil, err
 		}
 		if err := t.parseFile(f.Path, blob); err != nil {
 			return nil, err
@@ -123,8 +120,8 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 			if name != rel && !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
 				continue // in a folder, only YAML files are tenancy
 			}
-			if size, err := strconv.ParseInt(fs[3], 10, 64); err == nil && size > MaxTenancyFileSize {
-				return nil, fmt.Errorf("%w at %s (blob %.12s)", &TooLargeError{File: name, Size: size}, ref, fs[2])
+			if size, err := strconv.ParseInt(fs[3], 10, 64); err == nil && size > inputfile.Tenancy.Max {
+				return nil, inputfile.Tenancy.TooLarge(name+" at "+ref, size)
 			}
 			n++
 			if !seen[name] {
@@ -184,16 +181,21 @@ func (t *Parsed) checkUnique() error {
 
 // readProfile reads .krmplan.hcl at the root of commit, nil when absent.
 func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error) {
-	out, err := repo.Line("ls-tree", "--full-tree", commit, "--", profile.FileName)
+	out, err := repo.Line("ls-tree", "--long", "--full-tree", commit, "--", profile.FileName)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", profile.FileName, ref, err)
 	}
-	fs := strings.Fields(out)
-	if len(fs) < 3 {
+	fs := strings.Fields(out) // mode, type, blob, size, path
+	if len(fs) < 4 {
 		return nil, nil
 	}
 	if fs[1] != "blob" {
 		return nil, fmt.Errorf("%s at %s: not a file", profile.FileName, ref)
+	}
+	if n, err := strconv.ParseInt(fs[3], 10, 64); err != nil {
+		return nil, fmt.Errorf("%s at %s: git ls-tree gave no size: %q", profile.FileName, ref, out)
+	} else if n > inputfile.Profile.Max {
+		return nil, inputfile.Profile.TooLarge(profile.FileName+" at "+ref, n)
 	}
 	src, err := repo.Run(nil, "cat-file", "blob", fs[2])
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/quota"
@@ -45,11 +46,6 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// MaxTenancyFileSize is the largest tenancy file krmplan reads (256 MiB):
-// a larger one is refused before it is read (ReadTenancyFile, FromGit). A
-// tenancy of 50,000 projects is about 45 MB.
-const MaxTenancyFileSize = 256 << 20
-
 // ParseTenancy reads every document of one tenancy file (name is the
 // repository-relative path used in positions and errors) into t, as
 // kubectl reads the file: NodePool, Department, Project, ManagedNodesConfig
@@ -66,8 +62,7 @@ const MaxTenancyFileSize = 256 << 20
 // kubectl's bound; a file over MaxTenancyFileSize.
 func (t *Parsed) ParseTenancy(name string, src []byte) error {
 	if len(src) > MaxTenancyFileSize {
-		tl := &TooLargeError{File: name, Size: int64(len(src))}
-		return &ParseError{File: name, Msg: strings.TrimPrefix(tl.Error(), name+": ")}
+		return &ParseError{File: name, Msg: strings.TrimPrefix(inputfile.Tenancy.TooLarge(name, int64(len(src))).Error(), name+": ")}
 	}
 	lines := yamlsrc.NewLineIndex(src)
 	separators, err := streamCheck(name, lines)
