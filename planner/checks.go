@@ -290,6 +290,7 @@ var checks = []check{
 	{(*checker).checkDefaultNodePools, true},
 	{(*checker).checkQueueNameLength, false},
 	{(*checker).checkNames, true},
+	{(*checker).checkIgnoredSingletons, false},
 	// checks_advice.go
 	{(*checker).checkUnitSlips, false},
 	{(*checker).checkPriorityWithoutGuarantee, false},

@@ -497,6 +497,18 @@ var catalogueCases = []struct {
 			"warning namespace-not-labelled: project a: namespace team-a is not labelled example.com/project=a, and the KRMConfig turns createNamespaces off, so KRM does not label it; KRM binds a namespace to its project by that label",
 			"warning namespace-missing: project b: namespace team-b (KRM's name for a project without spec.namespace) does not exist, and the KRMConfig turns createNamespaces off, so KRM will not create it; create it labelled example.com/project=b, or set spec.namespace",
 		}},
+	// Only the singletons KRM reads count: a KRMConfig of another name
+	// sets nothing (the default key kai/project stays), and is a warning.
+	{name: "a KRMConfig and a ManagedNodesConfig of other names",
+		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
+			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n" +
+			"---\napiVersion: kai.resources/v1alpha1\nkind: ManagedNodesConfig\nmetadata: {name: gpu-nodes}\nspec: {}\n",
+		mods:  []func(*snapshot.State){catNamespaces(catNS("kai-a", "kai/project", "a"))},
+		codes: []string{"namespace-not-labelled", "singleton-ignored"},
+		want: []string{
+			"warning singleton-ignored: KRMConfig krm is ignored: KRM reads only the KRMConfig named krm-config",
+			"warning singleton-ignored: ManagedNodesConfig gpu-nodes is ignored: KRM reads only the ManagedNodesConfig named kai-managed-nodes-config",
+		}},
 
 	// Partial reads: never silent.
 	{name: "sources not read",
