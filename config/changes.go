@@ -210,7 +210,7 @@ func (d *differ) project(p Project) {
 	oc := d.begin(a, existing != nil)
 	if p.Department != nil {
 		d.mark(a.Field(tenancy.FieldParent), p.Department.Range)
-		d.add(oc, a.Field(tenancy.FieldParent), nil, str(spec.Parent, oc.exists), tenancy.String(p.Department.Value))
+		d.add(oc, a.Field(tenancy.FieldParent), nil, str(spec.Parent, oc.exists && !spec.ParentOmitted), tenancy.String(p.Department.Value))
 	}
 	if p.Namespace != nil {
 		d.mark(a.Field(tenancy.FieldNamespace), p.Namespace.Range)

@@ -284,3 +284,28 @@ func TestRootProjectsInTheStepOrder(t *testing.T) {
 		t.Fatalf("reordered: %v\nwant %s", bad, want)
 	}
 }
+
+// TestRootProjectParentPatch: moving a root project into a department
+// tests and replaces spec.parent when the object has the key (parent: ""),
+// and adds it when the project was written without one: a JSON-patch test
+// or replace of an absent path fails.
+func TestRootProjectParentPatch(t *testing.T) {
+	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 4, limit: 4}"))+
+		proj("r", "d", "", q("r-q", "h100", "{deserved: 0, limit: 4}")))
+	ov := &config.Overlay{File: "desired.hcl", Projects: []config.Project{{Name: "r", Department: &config.Str{Value: "d"}}}}
+	for omitted, want := range map[bool]string{
+		false: `[{"op":"test","path":"/spec/parent","value":""},{"op":"replace","path":"/spec/parent","value":"d"}]`,
+		true:  `[{"op":"add","path":"/spec/parent","value":"d"}]`,
+	} {
+		s := cloneTenancy(before)
+		s.Projects[0].Spec.Parent, s.Projects[0].Spec.ParentOmitted = "", omitted
+		s.Seal()
+		p, diags := Build(s, ov)
+		if diags.HasErrors() || len(p.Steps) != 1 {
+			t.Fatalf("omitted %v: %v, %d steps", omitted, diags, len(p.Steps))
+		}
+		if ops, _ := json.Marshal(p.Steps[0].Ops); string(ops) != want {
+			t.Errorf("omitted %v: ops %s\nwant %s", omitted, ops, want)
+		}
+	}
+}

@@ -201,11 +201,13 @@ type singletonDecl struct {
 }
 
 func (r *docReader) projectSpec(spec, root *yaml.Node, p *tenancy.Project) error {
+	p.Spec.ParentOmitted = true
 	err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
 		var err error
 		switch k {
 		case "parent":
 			p.Spec.Parent, err = r.str(v, "/spec/parent")
+			p.Spec.ParentOmitted = false
 			r.pos("/spec/parent", v)
 		case "namespace":
 			p.Spec.Namespace, err = r.str(v, "/spec/namespace")

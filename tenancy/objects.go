@@ -63,10 +63,16 @@ type Project struct {
 }
 
 // ProjectSpec is a Project's spec. Namespace empty means KRM's default,
-// <projectNamePrefix>-<project> (Tenancy.Namespace).
+// <projectNamePrefix>-<project> (Tenancy.Namespace). Parent empty is a
+// root project (KRM accepts it: its queues are root queues).
 type ProjectSpec struct {
-	Namespace        string   `json:"namespace,omitempty"`
-	Parent           string   `json:"parent"`
+	Namespace string `json:"namespace,omitempty"`
+	Parent    string `json:"parent"`
+	// ParentOmitted says the object has no spec.parent key at all (a root
+	// project written without one), which KRM reads as parent "". A patch
+	// must then add the key: a JSON-patch test or replace of an absent
+	// path fails. It is krmplan's, never part of a manifest.
+	ParentOmitted    bool     `json:"parentOmitted,omitempty"`
 	DefaultNodePools []string `json:"defaultNodePools,omitempty"`
 	Queues           []Queue  `json:"queues"`
 }

@@ -89,6 +89,9 @@ func projectOf(o *unstructured.Unstructured) (tenancy.Project, error) {
 	if err := decodeSpec(o, &p.Spec); err != nil {
 		return p, err
 	}
+	// A root project may have no spec.parent key; a patch must add it.
+	_, found, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "parent")
+	p.Spec.ParentOmitted = !found
 	if p.Spec.Queues == nil {
 		p.Spec.Queues = []tenancy.Queue{}
 	}
