@@ -536,6 +536,8 @@ func (c *checker) checkParents() {
 // elsewhere. KRM does not share the Queue: it creates the Queue of the
 // entry it reconciles first, and gives the other one the name with "-" and
 // 4 random characters (krm-facts 3), which nothing in the spec predicts.
+// Within one object there is no suffix: KRM finds its own Queue of that
+// name by name and writes both entries to it.
 func (c *checker) checkQueueNames() {
 	type use struct {
 		o  *owner
@@ -566,10 +568,15 @@ func (c *checker) checkQueueNames() {
 			if len(derived) > 0 {
 				why = " (" + strings.Join(derived, "; ") + ")"
 			}
+			what := fmt.Sprintf("queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (%s-xxxx)", name)
+			if prev.o == o {
+				// KRM suffixes a name only when another object's Queue has
+				// it; its own Queue of that name is found by name and reused.
+				what = "KRM adds no suffix within one object (it suffixes a name only when another object's Queue has it), so both entries would be written to one Queue, each reconcile overwriting the other's"
+			}
 			c.add(Finding{Code: CodeDuplicateQueueName, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
-				Message: fmt.Sprintf("%s: the queue name is also used by %s%s; queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (%s-xxxx)",
-					name, where, why, name),
-				Where: append(c.loc.at(o.field(qi, tenancy.FieldQueueName)), c.loc.at(prev.o.field(prev.qi, tenancy.FieldQueueName))...)})
+				Message: fmt.Sprintf("%s: the queue name is also used by %s%s; %s", name, where, why, what),
+				Where:   append(c.loc.at(o.field(qi, tenancy.FieldQueueName)), c.loc.at(prev.o.field(prev.qi, tenancy.FieldQueueName))...)})
 		}
 	}
 }

@@ -110,11 +110,13 @@ func roughly(x float64) string {
 
 // checkPriorityWithoutGuarantee notes a queue with a gpu guarantee of 0, a
 // limit that lets it use cards, and a priority above KAI's default (100).
-// Priority ranks a queue before its siblings for idle cards only: KAI's
-// scheduler reclaims cards only for a queue below its guarantee, so this
-// queue never takes back cards another queue uses within its own
-// guarantee, and non-preemptible workloads (which must fit inside the
-// guarantee) never run in it.
+// Priority ranks a queue before its siblings for idle cards only. KAI's
+// proportion plugin lets a reclaimer whose request does not fit its own
+// deserved take cards only from queues above their fair share
+// (reclaimable.FilterVictim), so this queue never takes back cards another
+// queue uses within its guarantee; and a non-preemptible workload must fit
+// in the queue's deserved (capacity_policy isAllocatedNonPreemptibleOverQuota),
+// so none ever runs in it.
 func (c *checker) checkPriorityWithoutGuarantee() {
 	for _, o := range c.owners() {
 		for qi := range o.queues {
@@ -128,7 +130,7 @@ func (c *checker) checkPriorityWithoutGuarantee() {
 				continue
 			}
 			c.add(Finding{Code: CodePriorityWithoutGuarantee, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(quota.GPU),
-				Message: fmt.Sprintf("%s: priority %d puts this queue before its lower-priority siblings for idle cards only: with a gpu guarantee of 0 it never reclaims cards another queue uses within its guarantee (KAI reclaims only up to a queue's deserved), and non-preemptible workloads never run in it (they must fit in the guarantee)",
+				Message: fmt.Sprintf("%s: priority %d puts this queue before its lower-priority siblings for idle cards only: with a gpu guarantee of 0 it never reclaims cards another queue uses within its guarantee (KAI lets a queue that asks beyond its own guarantee reclaim only from queues above their fair share), and non-preemptible workloads never run in it (they must fit in the guarantee)",
 					o.name(qi), *q.Priority),
 				Where: c.loc.at(o.field(qi, tenancy.FieldPriority))})
 		}

@@ -225,6 +225,12 @@ var catalogueCases = []struct {
 			"error duplicate-queue-name: research: the queue name is also used by department research (department research's queue on default has no name, so KRM names it research); queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (research-xxxx)",
 			"error duplicate-queue-name: research-h100: the queue name is also used by department research (department research's queue on h100 has no name, so KRM names it research-h100); queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (research-h100-xxxx)",
 		}},
+	{name: "one object's two queues of one name",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("0", "0")), catQ("d-q", "default", catGPU("0", "0"))),
+		codes: []string{"duplicate-queue-name"},
+		want: []string{
+			"error duplicate-queue-name: d-q: the queue name is also used by the same department; KRM adds no suffix within one object (it suffixes a name only when another object's Queue has it), so both entries would be written to one Queue, each reconcile overwriting the other's",
+		}},
 	{name: "a derived queue name over 58 characters",
 		yaml:  catDept(strings.Repeat("d", 55), catQ("unnamed", "h100", catGPU("0", "0"))) + catH100,
 		mods:  []func(*snapshot.State){catNoName(strings.Repeat("d", 55))},
@@ -259,7 +265,7 @@ var catalogueCases = []struct {
 			catProj("c", "d", "", "    - {name: c-q, nodepool: h100, priority: 300, resources: "+catGPU("0", "0")+"}\n") +
 			catProj("e", "d", "", "    - {name: e-q, nodepool: h100, priority: 150, resources: "+catGPU("4", "8")+"}\n"),
 		codes: []string{"priority-without-guarantee"},
-		want:  []string{"note priority-without-guarantee: a-q: priority 200 puts this queue before its lower-priority siblings for idle cards only: with a gpu guarantee of 0 it never reclaims cards another queue uses within its guarantee (KAI reclaims only up to a queue's deserved), and non-preemptible workloads never run in it (they must fit in the guarantee)"}},
+		want:  []string{"note priority-without-guarantee: a-q: priority 200 puts this queue before its lower-priority siblings for idle cards only: with a gpu guarantee of 0 it never reclaims cards another queue uses within its guarantee (KAI lets a queue that asks beyond its own guarantee reclaim only from queues above their fair share), and non-preemptible workloads never run in it (they must fit in the guarantee)"}},
 
 	// Omitted fields.
 	{name: "omitted cpu limit and omitted memory block",
