@@ -48,6 +48,8 @@ func TestLive(t *testing.T) {
 	t.Run("kubeconfig like kubectl: contexts, --cluster, --user, --as", func(t *testing.T) { testKubeconfig(f.in(t)) })
 	t.Run("MIG and AMD cards, Queue requests and age", func(t *testing.T) { testCapacity(f.in(t)) })
 	t.Run("the KRMConfig's flags and a Queue under manual override", func(t *testing.T) { testKRMConfigFlags(f.in(t)) })
+	t.Run("one tenancy read live and from git: the same findings", func(t *testing.T) { testReadersAgree(f.in(t)) })
+	t.Run("a root project without spec.parent moves into a department", func(t *testing.T) { testRootProjectPatch(f.in(t)) })
 	t.Run("CRDs missing", func(t *testing.T) { testCRDsMissing(f.in(t)) })
 }
 
