@@ -237,6 +237,12 @@ var catalogueCases = []struct {
 		codes: []string{"queue-name-too-long"},
 		want:  []string{"warning queue-name-too-long: " + strings.Repeat("d", 55) + "-h100: the queue has no name, and the one KRM derives (" + strings.Repeat("d", 55) + "-h100) is 60 characters; KRM cuts a queue name over 58 characters to 58 and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says"}},
 
+	{name: "a derived queue name over 58 characters on the default pool",
+		yaml:  catDept(strings.Repeat("e", 59), catQ("unnamed", "default", catGPU("0", "0"))),
+		mods:  []func(*snapshot.State){catNoName(strings.Repeat("e", 59))},
+		codes: []string{"queue-name-too-long"},
+		want:  []string{"warning queue-name-too-long: " + strings.Repeat("e", 59) + ": the queue has no name, and the one KRM derives (" + strings.Repeat("e", 59) + ") is 59 characters; KRM cuts a queue name over 58 characters to 58 and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says"}},
+
 	// Advisory notes.
 	{name: "a project's cpu in cores among siblings in millicores",
 		yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 40000, limit: -1, overQuotaWeight: 1}"))) +

@@ -238,7 +238,7 @@ func (c *checker) checkQueueNameLength() {
 			}
 			what := "the queue name is"
 			if q.Name == "" {
-				what = fmt.Sprintf("the queue has no name, and the one KRM derives (%s-%s) is", o.addr.Name, q.NodePool)
+				what = fmt.Sprintf("the queue has no name, and the one KRM derives (%s) is", name)
 			}
 			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: name, Pool: q.NodePool,
 				Message: fmt.Sprintf("%s: %s %d characters; KRM cuts a queue name over %d characters to %d and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says",
