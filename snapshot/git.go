@@ -91,15 +91,10 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 	seen := map[string]bool{}
 	var files []SourceFile
 	for _, p := range paths {
-		rel := p
-		if filepath.IsAbs(p) {
-			r, err := filepath.Rel(top, p)
-			if err != nil || strings.HasPrefix(r, "..") {
-				return nil, fmt.Errorf("%s is outside the repository %s", p, top)
-			}
-			rel = r
+		rel, err := repoRelative(top, p)
+		if err != nil {
+			return nil, err
 		}
-		rel = strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/")
 		out, err := repo.Line("ls-tree", "-r", "--full-tree", commit, "--", rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
@@ -129,6 +124,20 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 		}
 	}
 	return files, nil
+}
+
+// repoRelative is the --tenancy path p relative to the repository's top
+// folder, slash-separated and clean; an absolute path must lie inside it.
+func repoRelative(top, p string) (string, error) {
+	rel := p
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(top, p)
+		if err != nil || strings.HasPrefix(r, "..") {
+			return "", fmt.Errorf("%s is outside the repository %s", p, top)
+		}
+		rel = r
+	}
+	return strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/"), nil
 }
 
 // Duplicates lists every object declared a second time (same kind and
