@@ -516,7 +516,7 @@ func (c *checker) checkParents() {
 		c.add(Finding{Code: CodeUnknownParent, Level: LevelError, Object: p.addr,
 			Message: fmt.Sprintf("project %s: parent department %q does not exist; KRM's webhook rejects a project under an unknown department", p.addr.Name, p.parent) +
 				suggestion(p.parent, c.x.Names(tenancy.KindDepartment)),
-			Where:   c.loc.at(tenancy.KindProject.Object(p.addr.Name).Field(tenancy.FieldParent))})
+			Where: c.loc.at(tenancy.KindProject.Object(p.addr.Name).Field(tenancy.FieldParent))})
 	}
 }
 
