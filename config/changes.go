@@ -28,10 +28,12 @@ type Ranges map[tenancy.FieldAddr]tenancy.Location
 //
 // Diagnostics are errors of the overlay against this tenancy: a new object
 // or queue without a required field, a change to a node pool's immutable
-// label pair, a file = "…" that cannot place the object. With an error the
+// label pair, a file = "…" that cannot place the object (read are the
+// tenancy files the snapshot read, repository paths: a new object's file
+// must be where the next snapshot reads it back). With an error the
 // changes are not complete.
-func (o *Overlay) Changes(before *tenancy.Index) ([]tenancy.Change, Ranges, hcl.Diagnostics) {
-	d := &differ{x: before, o: o, set: Ranges{}, byObject: map[tenancy.ObjectAddr]*objectChanges{}}
+func (o *Overlay) Changes(before *tenancy.Index, read []string) ([]tenancy.Change, Ranges, hcl.Diagnostics) {
+	d := &differ{x: before, o: o, read: readFolders(read), set: Ranges{}, byObject: map[tenancy.ObjectAddr]*objectChanges{}}
 	for _, p := range o.NodePools {
 		d.nodePool(p)
 	}
@@ -52,6 +54,7 @@ func (o *Overlay) Changes(before *tenancy.Index) ([]tenancy.Change, Ranges, hcl.
 type differ struct {
 	x        *tenancy.Index
 	o        *Overlay
+	read     folders // the snapshot's files and their folders
 	set      Ranges
 	diags    hcl.Diagnostics
 	byObject map[tenancy.ObjectAddr]*objectChanges

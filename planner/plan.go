@@ -110,7 +110,7 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 // finding names them).
 func build(before *snapshot.State, ov *config.Overlay, split bool) (*Plan, hcl.Diagnostics) {
 	bx := tenancy.NewIndex(&before.Tenancy)
-	changes, set, diags := ov.Changes(bx)
+	changes, set, diags := ov.Changes(bx, readFiles(before))
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -272,4 +272,14 @@ func embedded(before *snapshot.State, changes []tenancy.Change) *snapshot.State 
 func (p *Plan) MatchID(id string) bool {
 	id = strings.ToLower(strings.TrimSpace(id))
 	return len(id) >= 12 && strings.HasPrefix(p.PlanID, id)
+}
+
+// readFiles are the repository paths of the tenancy files the snapshot
+// read (none for a cluster's).
+func readFiles(st *snapshot.State) []string {
+	paths := make([]string, 0, len(st.Source.Files))
+	for _, f := range st.Source.Files {
+		paths = append(paths, f.Path)
+	}
+	return paths
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/atomicfile"
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/render/commit"
@@ -48,7 +49,7 @@ func snapshotCommand(e *env) *cli.Command {
 			if c.String("git-repo") == "" || clusterFlag(c) != "" {
 				inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
 			}
-			if err := checkOut(c.String("out"), inputs...); err != nil {
+			if err := checkOut(c, inputs...); err != nil {
 				return err
 			}
 			st, err := snapshotState(c, e)
@@ -80,13 +81,20 @@ func takenAt() time.Time {
 // "plan file").
 type input struct{ what, path string }
 
-// checkOut refuses an --out that names one of the command's inputs (the
-// same cleaned absolute path, or the same file through a link): writing
-// it would replace the input with the output.
-func checkOut(out string, inputs ...input) error { return checkWrite("--out "+out, out, inputs...) }
+// checkOut refuses an empty --out (an empty -o would save nothing and exit 0)
+// and an --out that names one of the command's inputs (the same cleaned
+// absolute path, or the same file through a link): writing it would
+// replace the input with the output.
+func checkOut(c *cli.Context, inputs ...input) error {
+	out := c.String("out")
+	if out == "" && c.IsSet("out") {
+		return cli.Exit("-o/--out: the file name is empty; name a file, or leave the option out", 1)
+	}
+	return checkWrite("--out "+out, out, inputs...)
+}
 
-// checkWrite is checkOut for the file out, which what names in the
-// refusal ("--out plan.json").
+// checkWrite refuses to write the file out when it is one of the inputs;
+// what names it in the refusal ("--out plan.json").
 func checkWrite(what, out string, inputs ...input) error {
 	if out == "" || out == "-" {
 		return nil
@@ -267,7 +275,7 @@ func planArgs(c *cli.Context) (string, error) {
 			}
 		}
 	}
-	return file, checkOut(c.String("out"), inputs...)
+	return file, checkOut(c, inputs...)
 }
 
 // planInputs reads the snapshot and loads the desired file (with its
@@ -299,13 +307,13 @@ func planInputs(c *cli.Context, file string) (*snapshot.State, *config.Overlay, 
 // them with the --var values. Later --var-file entries win, as in
 // Terraform: their order is kept. err is a file that cannot be read.
 func loadDesired(file string, vars, varFileNames []string) (*config.Overlay, hcl.Diagnostics, error) {
-	src, err := os.ReadFile(file)
+	src, err := inputfile.Read(file, inputfile.Desired)
 	if err != nil {
 		return nil, nil, err
 	}
 	var varFiles []config.VarFile
 	for _, vf := range varFileNames {
-		b, err := os.ReadFile(vf)
+		b, err := inputfile.Read(vf, inputfile.VarFile)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -317,7 +325,7 @@ func loadDesired(file string, vars, varFileNames []string) (*config.Overlay, hcl
 
 // loadPlan reads and verifies a plan file.
 func loadPlan(path string) (*planner.Plan, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, inputfile.Plan)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
@@ -462,7 +470,7 @@ func renderArgs(c *cli.Context) (string, error) {
 	case c.String("out") != "" && format == "splice":
 		return "", cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
 	}
-	return file, checkOut(c.String("out"), input{"plan file", file})
+	return file, checkOut(c, input{"plan file", file})
 }
 
 // spliceNotes prints a splice's notes and reminders on stderr (they are in
