@@ -321,11 +321,11 @@ const maxWalked = 50
 
 // attribute names, for each difference, the commit that made it: of the
 // commits since the snapshot that change a tenancy file (git rev-list),
-// the last one (in git's topological order) at which the value differs
-// from its first parent's. The tenancy is read at each of those commits
-// and their parents, so a change in a merged branch is found in the
-// branch's own commit. Past maxWalked commits, or when git cannot tell,
-// it says so.
+// the last one (in git's topological order) at which the value is not
+// what any of its parents holds. The tenancy is read at each of those
+// commits and their parents, so a change made in a branch and merged is
+// the branch's own commit, not the merge. Past maxWalked commits, or when
+// git cannot tell, it says so.
 func (s *staleness) attribute(ds []difference) []string {
 	out := make([]string, len(ds))
 	for i := range out {
@@ -363,9 +363,10 @@ func (s *staleness) attribute(ds []difference) []string {
 		return at[id]
 	}
 	for _, c := range commits {
-		x, parent := read(c.id), read(c.parent)
+		x := read(c.id)
 		for i, d := range ds {
-			if signature(x, d) != signature(parent, d) {
+			sig := signature(x, d)
+			if !slices.ContainsFunc(c.parents, func(p string) bool { return signature(read(p), d) == sig }) {
 				out[i] = fmt.Sprintf("by commit %s %q", words.ShortID(c.id), c.subject)
 			}
 		}
@@ -373,8 +374,12 @@ func (s *staleness) attribute(ds []difference) []string {
 	return out
 }
 
-// revCommit is one commit of git rev-list: its id, first parent and subject.
-type revCommit struct{ id, parent, subject string }
+// revCommit is one commit of git rev-list: its id, parents and subject.
+type revCommit struct {
+	id      string
+	parents []string
+	subject string
+}
 
 // parseRevList reads `git rev-list --format=%P%x00%s`: a "commit <id>"
 // line, then "<parents>\x00<subject>".
@@ -387,8 +392,7 @@ func parseRevList(raw string) []revCommit {
 		if !ok {
 			continue
 		}
-		first, _, _ := strings.Cut(parents, " ")
-		out = append(out, revCommit{id: id, parent: first, subject: subject})
+		out = append(out, revCommit{id: id, parents: strings.Fields(parents), subject: subject})
 	}
 	return out
 }
@@ -434,34 +438,12 @@ func valueText(v tenancy.Value) string {
 
 // objectNames lists the names of kind k in either index, sorted.
 func objectNames(k tenancy.Kind, xs ...*tenancy.Index) []string {
-	seen := map[string]bool{}
 	var names []string
 	for _, x := range xs {
-		t := x.Tenancy()
-		var these []string
-		switch k {
-		case tenancy.KindNodePool:
-			for i := range t.NodePools {
-				these = append(these, t.NodePools[i].Metadata.Name)
-			}
-		case tenancy.KindDepartment:
-			for i := range t.Departments {
-				these = append(these, t.Departments[i].Metadata.Name)
-			}
-		case tenancy.KindProject:
-			for i := range t.Projects {
-				these = append(these, t.Projects[i].Metadata.Name)
-			}
-		}
-		for _, n := range these {
-			if !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
-		}
+		names = append(names, x.Names(k)...)
 	}
 	slices.Sort(names)
-	return names
+	return slices.Compact(names)
 }
 
 // joinListed joins messages with "; ", the first maxListed of them and a
