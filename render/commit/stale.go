@@ -73,11 +73,7 @@ func atTip(p *planner.Plan, repo gitcli.Repo) (*planner.Plan, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("%s, and the tenancy there cannot be read: %w; take a new snapshot at %s and plan again", moved, err, ref)
 	}
-	paths := make([]string, len(src.Files))
-	for i, f := range src.Files {
-		paths[i] = f.Path
-	}
-	s := &staleness{repo: repo, from: src.Commit, tip: tip, paths: paths, before: tenancy.NewIndex(&p.Snapshot.Tenancy), now: tenancy.NewIndex(&st.Tenancy)}
+	s := &staleness{repo: repo, from: src.Commit, tip: tip, paths: tenancyPaths(src), before: tenancy.NewIndex(&p.Snapshot.Tenancy), now: tenancy.NewIndex(&st.Tenancy)}
 	if conflicts := s.conflicts(p.Changes); len(conflicts) > 0 {
 		return nil, "", fmt.Errorf("%s, and values this plan changes are different there: %s; take a new snapshot at %s and plan again",
 			moved, s.list(conflicts), ref)
@@ -103,17 +99,22 @@ func atTip(p *planner.Plan, repo gitcli.Repo) (*planner.Plan, string, error) {
 // the ref as the snapshot named it and the plan's cluster data.
 func tipState(p *planner.Plan, repo gitcli.Repo, tip string) (*snapshot.State, error) {
 	src := p.Snapshot.Source
-	paths := make([]string, len(src.Files))
-	for i, f := range src.Files {
-		paths[i] = f.Path
-	}
-	st, err := snapshot.FromGit(snapshot.GitSource{Repo: repo.Dir, Ref: tip, Paths: paths})
+	st, err := snapshot.FromGit(snapshot.GitSource{Repo: repo.Dir, Ref: tip, Paths: tenancyPaths(src)})
 	if err != nil {
 		return nil, err
 	}
 	st.Source.Ref, st.Source.Context, st.Source.Server = src.Ref, src.Context, src.Server
 	st.Nodes, st.LiveQueues, st.Namespaces, st.NotRead = p.Snapshot.Nodes, p.Snapshot.LiveQueues, p.Snapshot.Namespaces, p.Snapshot.NotRead
 	return st, nil
+}
+
+// tenancyPaths are the tenancy files the snapshot read.
+func tenancyPaths(src snapshot.Source) []string {
+	paths := make([]string, len(src.Files))
+	for i, f := range src.Files {
+		paths[i] = f.Path
+	}
+	return paths
 }
 
 // errorFindings are the error findings of the tenancy target reached from
