@@ -40,10 +40,6 @@ type Plan struct {
 	// plan leaves (tenancy.Apply). It shares the objects the plan does not
 	// change with Snapshot.
 	Target *tenancy.Tenancy
-	// Split is set by Build on a plan whose changes have no safe order but
-	// can be taken as two plans (the unsafe-order finding names them); it
-	// is not in plan.json: `plan --split-unsafe DIR` writes its files.
-	Split *Split
 
 	indexes sync.Once
 	before  *tenancy.Index
@@ -102,13 +98,6 @@ type Summary struct {
 // a required field, a change to an immutable label pair); with an error
 // diagnostic there is no plan. Findings of the checks are in the plan.
 func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) {
-	return build(before, ov, true)
-}
-
-// build is Build; with split, a plan whose changes have no safe order is
-// given the two plans that take it (Plan.Split, and the unsafe-order
-// finding names them).
-func build(before *snapshot.State, ov *config.Overlay, split bool) (*Plan, hcl.Diagnostics) {
 	bx := tenancy.NewIndex(&before.Tenancy)
 	changes, set, diags := ov.Changes(bx, readFiles(before))
 	if diags.HasErrors() {
@@ -124,17 +113,6 @@ func build(before *snapshot.State, ov *config.Overlay, split bool) (*Plan, hcl.D
 	p := &Plan{Changes: changes, Snapshot: embedded(before, changes), Target: draft.Tenancy(), target: draft.Index(),
 		Desired: Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables}}
 	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
-	if split {
-		for i := range p.Findings {
-			if f := &p.Findings[i]; f.Code == CodeUnsafeOrder {
-				if p.Split = splitUnsafe(before, changes); p.Split != nil {
-					f.Message += splitMessage(p.Split)
-				} else {
-					f.Message += "; no two plans that each order safely were found: take the change in smaller plans"
-				}
-			}
-		}
-	}
 	p.Summary = p.summary()
 	return p, diags
 }

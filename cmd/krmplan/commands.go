@@ -16,6 +16,7 @@ import (
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
+	"github.com/krmplan/krmplan/planner/split"
 	"github.com/krmplan/krmplan/render/commit"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/render/views"
@@ -211,6 +212,9 @@ func runPlan(c *cli.Context, e *env) error {
 		notSaved()
 		return exitCode(1)
 	}
+	// A plan without a safe order is told the two plans that take it (in
+	// its unsafe-order finding, so before it is encoded).
+	remedy := split.Remedy(st, p)
 	if err := serverDryRun(c, e, p); err != nil {
 		return err
 	}
@@ -228,7 +232,7 @@ func runPlan(c *cli.Context, e *env) error {
 		wrote(e, out, planSummary(p))
 	}
 	if dir := c.String("split-unsafe"); dir != "" {
-		if err := writeSplit(e, dir, p, file, c.String("state")); err != nil {
+		if err := writeSplit(e, dir, p, remedy, file, c.String("state")); err != nil {
 			return err
 		}
 	}

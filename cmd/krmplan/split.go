@@ -13,6 +13,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/split"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,12 +28,12 @@ func splitPaths(dir string) (first, second string) {
 	return filepath.Join(dir, splitFirst), filepath.Join(dir, splitSecond)
 }
 
-// writeSplit writes the two desired files of a plan without a safe order
-// into dir (made when missing; its parent must exist), each with a header
+// writeSplit writes s, the two desired files of a plan p without a safe
+// order (split.Remedy), into dir (made when missing; its parent must exist), each with a header
 // that says how to take them, and says so on stderr. A plan with a safe
 // order has nothing to split: a note, nothing written. A plan without a
 // safe order and without a split is an error.
-func writeSplit(e *env, dir string, p *planner.Plan, desired, state string) error {
+func writeSplit(e *env, dir string, p *planner.Plan, s *split.Split, desired, state string) error {
 	unsafe := false
 	for _, f := range p.Findings {
 		unsafe = unsafe || f.Code == planner.CodeUnsafeOrder
@@ -41,14 +42,13 @@ func writeSplit(e *env, dir string, p *planner.Plan, desired, state string) erro
 	case !unsafe:
 		fmt.Fprintln(e.stderr, "Note: --split-unsafe: the plan's steps have a safe order (or it has other errors): nothing to split, nothing written.")
 		return nil
-	case p.Split == nil:
+	case s == nil:
 		return cli.Exit("--split-unsafe: no two plans that each order safely were found; nothing written", 1)
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return cli.Exit(fmt.Sprintf("--split-unsafe %s: %v", dir, err), 1)
 	}
 	first, second := splitPaths(dir)
-	s := p.Split
 	released := strings.Join(s.Released, ", ")
 	heads := [2]string{
 		splitHeader("The first of the two plans that "+desired+" takes (its steps have no safe order in one plan).", []string{

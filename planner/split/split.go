@@ -1,13 +1,13 @@
-package planner
-
-// The remedy of an unsafe order. A project that changes department on a
-// full node pool cannot move in one plan: at the moment it moves, both its
-// old department (before it shrinks) and its new one (after it grows) must
-// hold its guarantee, and the pool does not have the cards for both. The
-// way through is two plans: the first sets the moving project's gpu
-// guarantees to 0 while it makes every other change and the move, the
-// second gives the guarantees back. Both are planned and verified here as
-// the desired files krmplan writes for them would plan.
+// Package split is the remedy of an unsafe order. A project that changes
+// department on a full node pool cannot move in one plan: at the moment it
+// moves, both its old department (before it shrinks) and its new one
+// (after it grows) must hold its guarantee, and the pool does not have the
+// cards for both. The way through is two plans: the first sets the moving
+// project's gpu guarantees to 0 while it makes every other change and the
+// move, the second gives the guarantees back. Both are planned and verified
+// (planner.Build) from the desired files krmplan writes for them, so the
+// files plan to what was verified. It does no I/O.
+package split
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -42,14 +43,39 @@ type Split struct {
 	Released []string
 }
 
-// splitUnsafe looks for the two plans of a plan whose changes have no safe
-// order: the middle state is the target with the gpu guarantee of every
-// queue of every project that changes department at 0. Both plans are
-// made from the desired files the split writes (so the files plan to what
-// was verified), and each must be renderable with a verified order and
-// reach its state. nil when the changes move no project, or the two plans
-// do not pass.
-func splitUnsafe(before *snapshot.State, changes []tenancy.Change) *Split {
+// gpuDeserved is the field of a queue's gpu guarantee.
+var gpuDeserved = tenancy.QuotaFieldOf(quota.GPU, tenancy.Deserved)
+
+// Remedy gives a plan whose changes have no safe order (an unsafe-order
+// finding) the two plans that take it: it adds them to that finding's
+// message (what each holds and what the time between them costs, or that
+// none was found) and returns them; nil when the plan has no unsafe-order
+// finding or no split was found. before is the snapshot p was made from.
+// Call it before the plan is encoded: the message is part of plan.json.
+func Remedy(before *snapshot.State, p *planner.Plan) *Split {
+	for i := range p.Findings {
+		f := &p.Findings[i]
+		if f.Code != planner.CodeUnsafeOrder {
+			continue
+		}
+		s := find(before, p.Changes)
+		if s == nil {
+			f.Message += "; no two plans that each order safely were found: take the change in smaller plans"
+			return nil
+		}
+		f.Message += message(s)
+		return s
+	}
+	return nil
+}
+
+// find looks for the two plans of changes without a safe order: the
+// middle state is the target with the gpu guarantee of every queue of
+// every project that changes department at 0. Both plans are made from the
+// desired files the split writes, and each must be renderable with a
+// verified order and reach its state. nil when the changes move no
+// project, or the two plans do not pass.
+func find(before *snapshot.State, changes []tenancy.Change) *Split {
 	moving := movingProjects(changes)
 	if len(moving) == 0 {
 		return nil
@@ -66,7 +92,7 @@ func splitUnsafe(before *snapshot.State, changes []tenancy.Change) *Split {
 	if err != nil {
 		return nil
 	}
-	first, second, ok := splitFiles(middle, target, changes, moving)
+	first, second, ok := files(middle, target, changes, moving)
 	if !ok {
 		return nil
 	}
@@ -136,11 +162,11 @@ func releases(changes []tenancy.Change, target *tenancy.Index, moving []string) 
 	return out, released
 }
 
-// splitFiles writes the two desired files: every object the changes touch
+// files writes the two desired files: every object the changes touch
 // as the middle state has it (a new object with the file the plan places
 // it in), then the moving projects as the target has them. ok is false
 // when an object cannot be written (two queues on one pool).
-func splitFiles(middle, target *tenancy.Tenancy, changes []tenancy.Change, moving []string) (first, second []byte, ok bool) {
+func files(middle, target *tenancy.Tenancy, changes []tenancy.Change, moving []string) (first, second []byte, ok bool) {
 	touched := map[tenancy.ObjectAddr]string{}
 	for i := range changes {
 		touched[changes[i].Object()] = changes[i].File
@@ -157,12 +183,12 @@ func splitFiles(middle, target *tenancy.Tenancy, changes []tenancy.Change, movin
 // planSplit plans one half of a split from its desired file against from,
 // as `krmplan plan` would; nil unless it is renderable, its order is
 // verified and it reaches want.
-func planSplit(from *snapshot.State, src []byte, want *tenancy.Tenancy) *Plan {
+func planSplit(from *snapshot.State, src []byte, want *tenancy.Tenancy) *planner.Plan {
 	ov, diags := config.Load("split.hcl", src, nil, nil)
 	if diags.HasErrors() {
 		return nil
 	}
-	p, diags := build(from, ov, false)
+	p, diags := planner.Build(from, ov)
 	if diags.HasErrors() || p == nil || !p.Renderable() || !p.OrderVerified || !sameObjects(p.Target, want) {
 		return nil
 	}
@@ -255,9 +281,9 @@ func cardsChange(c *tenancy.Change) string {
 	return fmt.Sprintf("%s: %s → %s", c.Pool, quota.Amount(quota.GPU, before), quota.Amount(quota.GPU, after))
 }
 
-// splitMessage is what the unsafe-order finding adds when a split exists:
-// the two plans and what the time between them costs.
-func splitMessage(s *Split) string {
+// message is what the unsafe-order finding adds when a split exists: the
+// two plans and what the time between them costs.
+func message(s *Split) string {
 	what := "the gpu guarantee of " + s.Released[0] + " is"
 	if len(s.Released) > 1 {
 		what = "the gpu guarantees of " + strings.Join(s.Released, ", ") + " are"
