@@ -53,7 +53,7 @@ func FromGit(src GitSource) (*State, error) {
 		return nil, err
 	}
 	var t Parsed
-	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
+	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit, RefName: refName(repo, ref)}}
 	for _, f := range files {
 		blob, err := readBlob(repo, f, ref)
 		if err != nil {
@@ -83,6 +83,22 @@ func FromGit(src GitSource) (*State, error) {
 		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: "git snapshot without a cluster"})
 	}
 	return st, nil
+}
+
+// refName is the full name of the ref that ref names now (refs/heads/main
+// for main, or for HEAD on that branch), or "" when ref names a fixed
+// commit (a commit id, main~1, a detached HEAD): what render follows to
+// see whether the ref moved. ref has resolved to a commit, so it is not an
+// option.
+func refName(repo gitcli.Repo, ref string) string {
+	if strings.HasPrefix(ref, "-") {
+		return ""
+	}
+	name, err := repo.Line("rev-parse", "--symbolic-full-name", ref)
+	if err != nil || !strings.HasPrefix(name, "refs/") || strings.ContainsAny(name, "\n") {
+		return ""
+	}
+	return name
 }
 
 // tenancyFiles resolves the given paths at commit into files with blob ids.

@@ -11,7 +11,6 @@ package commit
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,17 +26,14 @@ import (
 // counted.
 const maxListed = 10
 
-// commitName matches a revision that is a commit id (or a prefix of one):
-// it names that commit for ever, so it never moves.
-var commitName = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
-
 // atTip returns the plan a splice or diff of p writes in repo, and a note
 // saying where it starts:
 //
-//   - the snapshot's ref still names the snapshot's commit, or names a
-//     commit by its id (it cannot move), or is now behind the snapshot's
-//     commit (an older clone): p itself, on the snapshot's commit (with a
-//     note in the last case, and when the ref is gone);
+//   - the snapshot read a fixed commit (Source.RefName is empty: a commit
+//     id, main~1, a detached HEAD; none of them moves), or its ref still
+//     names the snapshot's commit, or is now behind it (an older clone): p
+//     itself, on the snapshot's commit (with a note in the last case, and
+//     when the ref is gone);
 //   - the ref moved, and at its tip every value the plan changes (and the
 //     bytes that hold it) is what the plan read, every object it creates is
 //     still absent, and the tenancy at the tip with the plan's changes has
@@ -49,14 +45,11 @@ var commitName = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 //     changed it, or the errors the tip would have.
 func atTip(p *planner.Plan, repo gitcli.Repo) (*planner.Plan, string, error) {
 	src := p.Snapshot.Source
-	ref := src.Ref
-	if ref == "" {
-		ref = "HEAD"
-	}
-	if commitName.MatchString(ref) && strings.HasPrefix(src.Commit, strings.ToLower(ref)) {
+	if src.RefName == "" { // a commit id, main~1, a detached HEAD
 		return p, "", nil
 	}
-	tip, err := repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	ref := shortRefName(src.RefName)
+	tip, err := repo.Line("rev-parse", "--verify", "--quiet", src.RefName+"^{commit}")
 	switch {
 	case err != nil || tip == "":
 		return p, fmt.Sprintf("%s no longer names a commit in %s: the branch starts at the snapshot's commit %s", ref, repo.Dir, words.ShortID(src.Commit)), nil
@@ -95,6 +88,18 @@ func atTip(p *planner.Plan, repo gitcli.Repo) (*planner.Plan, string, error) {
 	return moved2, fmt.Sprintf("%s; the values this plan changes are the same there: the branch starts at %s", moved, words.ShortID(tip)), nil
 }
 
+// shortRefName is the full ref name as a user writes it: main for
+// refs/heads/main, origin/main for refs/remotes/origin/main, v1 for
+// refs/tags/v1.
+func shortRefName(full string) string {
+	for _, prefix := range []string{"refs/heads/", "refs/remotes/", "refs/tags/", "refs/"} {
+		if s, ok := strings.CutPrefix(full, prefix); ok {
+			return s
+		}
+	}
+	return full
+}
+
 // tipState is the snapshot of the plan's tenancy files at commit tip, with
 // the ref as the snapshot named it and the plan's cluster data.
 func tipState(p *planner.Plan, repo gitcli.Repo, tip string) (*snapshot.State, error) {
@@ -103,7 +108,7 @@ func tipState(p *planner.Plan, repo gitcli.Repo, tip string) (*snapshot.State, e
 	if err != nil {
 		return nil, err
 	}
-	st.Source.Ref, st.Source.Context, st.Source.Server = src.Ref, src.Context, src.Server
+	st.Source.Ref, st.Source.RefName, st.Source.Context, st.Source.Server = src.Ref, src.RefName, src.Context, src.Server
 	st.Nodes, st.LiveQueues, st.Namespaces, st.NotRead = p.Snapshot.Nodes, p.Snapshot.LiveQueues, p.Snapshot.Namespaces, p.Snapshot.NotRead
 	return st, nil
 }
