@@ -25,115 +25,24 @@ import (
 // name ""; infra's 5 cards and research's 4 are above the pool's 8), and
 // a root project whose written queue name is the one KRM derives for the
 // department's.
-const defectsYAML = `apiVersion: kai.resources/v1alpha1
-kind: NodePool
-metadata: {name: h100}
-spec: {labelKey: example.com/gpu-class, labelValue: h100}
----
-apiVersion: kai.resources/v1alpha1
-kind: Department
-metadata: {name: research}
-spec:
-  queues:
-  - name: ""
-    nodepool: h100
-    resources:
-      gpu: {deserved: 4, limit: 8, overQuotaWeight: 1}
-      cpu: {deserved: 10000, limit: -1}
-      memory: {deserved: 0, limit: -1}
----
-apiVersion: kai.resources/v1alpha1
-kind: Department
-metadata: {name: broke}
-spec:
-  queues:
-  - name: broke-h100
-    nodepool: h100
-    resources:
-      gpu: {deserved: -2, limit: 4, overQuotaWeight: 1}
-      cpu: {deserved: 0, limit: -1}
-      memory: {deserved: 0, limit: -1}
-` + defectProjects
+var defectsYAML = "apiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata: {name: h100}\nspec: {labelKey: example.com/gpu-class, labelValue: h100}\n" +
+	defectDoc("Department", "research", "", `""`, "h100", "", "{deserved: 4, limit: 8, overQuotaWeight: 1}", "10000") +
+	defectDoc("Department", "broke", "", "broke-h100", "h100", "", "{deserved: -2, limit: 4, overQuotaWeight: 1}", "0") +
+	defectDoc("Project", "alpha", "  parent: research\n", "alpha-h100", "h100", "", "{deserved: -1, limit: -1, overQuotaWeight: 1}", "4000") +
+	defectDoc("Project", "beta", "  parent: research\n", "beta-h100", "h100", "", "{deserved: -1, limit: -1, overQuotaWeight: 1}", "4000") +
+	defectDoc("Project", "gamma", "  parent: research\n", "gamma-h100", "h100", "    priority: 200\n", "{deserved: 0, limit: -1, overQuotaWeight: 1}", "4") +
+	defectDoc("Project", "infra", "", `""`, "h100", "", "{deserved: 5, limit: 8, overQuotaWeight: 1}", "0") +
+	defectDoc("Project", "ops", "  parent: \"\"\n", `""`, "default", "", "{deserved: 0, limit: 0}", "0") +
+	defectDoc("Project", "clash", "  parent: \"\"\n", "research-h100", "default", "", "{deserved: 0, limit: 0}", "0")
 
-const defectProjects = `---
-apiVersion: kai.resources/v1alpha1
-kind: Project
-metadata: {name: alpha}
-spec:
-  parent: research
-  queues:
-  - name: alpha-h100
-    nodepool: h100
-    resources:
-      gpu: {deserved: -1, limit: -1, overQuotaWeight: 1}
-      cpu: {deserved: 4000, limit: -1}
-      memory: {deserved: 0, limit: -1}
----
-apiVersion: kai.resources/v1alpha1
-kind: Project
-metadata: {name: beta}
-spec:
-  parent: research
-  queues:
-  - name: beta-h100
-    nodepool: h100
-    resources:
-      gpu: {deserved: -1, limit: -1, overQuotaWeight: 1}
-      cpu: {deserved: 4000, limit: -1}
-      memory: {deserved: 0, limit: -1}
----
-apiVersion: kai.resources/v1alpha1
-kind: Project
-metadata: {name: gamma}
-spec:
-  parent: research
-  queues:
-  - name: gamma-h100
-    nodepool: h100
-    priority: 200
-    resources:
-      gpu: {deserved: 0, limit: -1, overQuotaWeight: 1}
-      cpu: {deserved: 4, limit: -1}
-      memory: {deserved: 0, limit: -1}
----
-apiVersion: kai.resources/v1alpha1
-kind: Project
-metadata: {name: infra}
-spec:
-  queues:
-  - name: ""
-    nodepool: h100
-    resources:
-      gpu: {deserved: 5, limit: 8, overQuotaWeight: 1}
-      cpu: {deserved: 0, limit: -1}
-      memory: {deserved: 0, limit: -1}
----
-apiVersion: kai.resources/v1alpha1
-kind: Project
-metadata: {name: ops}
-spec:
-  parent: ""
-  queues:
-  - name: ""
-    nodepool: default
-    resources:
-      gpu: {deserved: 0, limit: 0}
-      cpu: {deserved: 0, limit: -1}
-      memory: {deserved: 0, limit: -1}
----
-apiVersion: kai.resources/v1alpha1
-kind: Project
-metadata: {name: clash}
-spec:
-  parent: ""
-  queues:
-  - name: research-h100
-    nodepool: default
-    resources:
-      gpu: {deserved: 0, limit: 0}
-      cpu: {deserved: 0, limit: -1}
-      memory: {deserved: 0, limit: -1}
-`
+// defectDoc is one Department or Project of defectsYAML with one queue:
+// parent and priority are whole lines ("" for none), gpu a flow mapping,
+// cpu the cpu deserved in millicores (its limit and memory's unlimited).
+func defectDoc(kind, name, parent, queue, pool, priority, gpu, cpu string) string {
+	return fmt.Sprintf("---\napiVersion: kai.resources/v1alpha1\nkind: %s\nmetadata: {name: %s}\nspec:\n%s  queues:\n"+
+		"  - name: %s\n    nodepool: %s\n%s    resources:\n      gpu: %s\n      cpu: {deserved: %s, limit: -1}\n      memory: {deserved: 0, limit: -1}\n",
+		kind, name, parent, queue, pool, priority, gpu, cpu)
+}
 
 type defectObject struct {
 	gvr  schema.GroupVersionResource
@@ -169,7 +78,7 @@ func testReadersAgree(f *fx) {
 
 	repo := f.gitRepo("agree", filepath.Join(f.root, "examples", "sample", "tenancy.yaml"), f.write("defects.yaml", defectsYAML))
 	f.must(f.krmplan("snapshot", "-o", "agree-live.json"), 0, "live snapshot")
-	f.must(f.krmplan("snapshot", "--git-repo", repo, "--tenancy", "tenancy", "--context", "envtest", "-o", "agree-git.json"), 0, "git snapshot")
+	f.must(f.krmplan("snapshot", "--git-repo", repo, "--tenancy", "tenancy.yaml", "--tenancy", "defects.yaml", "--context", "envtest", "-o", "agree-git.json"), 0, "git snapshot")
 	fromLive, fromGit := f.state("agree-live.json"), f.state("agree-git.json")
 	for _, p := range fromGit.Projects {
 		if i := slices.IndexFunc(fromLive.Projects, func(l tenancy.Project) bool { return l.Metadata.Name == p.Metadata.Name }); i < 0 ||
@@ -248,7 +157,7 @@ func testRootProjectPatch(f *fx) {
 }
 
 // gitRepo makes a repository dir in the work folder with one commit of
-// the files given, in its folder tenancy.
+// the files given (copied to its root), and returns dir.
 func (f *fx) gitRepo(dir string, files ...string) string {
 	f.t.Helper()
 	git := func(args ...string) {
@@ -257,10 +166,10 @@ func (f *fx) gitRepo(dir string, files ...string) string {
 			"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
 		f.must(f.exec(env, "git", append([]string{"-C", dir}, args...)...), 0, "git "+strings.Join(args, " "))
 	}
-	f.must(f.exec(nil, "mkdir", "-p", filepath.Join(dir, "tenancy")), 0, "mkdir")
-	f.must(f.exec(nil, "cp", append(files, filepath.Join(dir, "tenancy"))...), 0, "cp")
+	f.must(f.exec(nil, "mkdir", "-p", dir), 0, "mkdir")
+	f.must(f.exec(nil, "cp", append(files, dir)...), 0, "cp")
 	git("init", "-q", "-b", "main")
-	git("add", "tenancy")
+	git("add", ".")
 	git("commit", "-q", "-m", "tenancy")
 	return dir
 }
