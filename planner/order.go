@@ -50,12 +50,13 @@ var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseShr
 // exists; moving such a project takes two plans.)
 var moveRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseGrowDepartments: 2, PhaseGrowProjects: 3, PhaseShrinkDepartments: 4}
 
-// Op is one JSON-patch (RFC 6902) operation. Value is always written, as
-// the "test" and "replace" operations require.
+// Op is one JSON-patch (RFC 6902) operation. Value is written whenever it
+// is set, as "test", "replace" and "add" require (a JSON null is the four
+// bytes null); a "remove" has none.
 type Op struct {
 	Op    string          `json:"op"`
 	Path  string          `json:"path"`
-	Value json.RawMessage `json:"value"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // Step is one command of the rendered change: a JSON patch of one object
