@@ -41,6 +41,7 @@ const (
 	CodeNewPoolNoNodes                Code = "new-pool-no-nodes"
 	CodeNewPoolNotManaged             Code = "new-pool-not-managed"
 	CodeGitOpsOwned                   Code = "gitops-owned"
+	CodeSingletonIgnored              Code = "singleton-ignored"
 
 	// Notes.
 	CodeUnassignedShare   Code = "unassigned-share"
@@ -81,7 +82,7 @@ var Codes = []CodeInfo{
 	{CodeSharedNamespace, LevelError, "two projects have one namespace"},
 	{CodeTwoQueuesOnePool, LevelError, "an object has two queues on one node pool; KRM's webhook rejects it"},
 	{CodeDuplicateLabelPair, LevelError, "two node pools select the same label pair; KRM's webhook rejects the second"},
-	{CodePoolOverCapacity, LevelError, "the gpu guarantees at the top of a pool are above its cards (a warning when above only the cards schedulable now)"},
+	{CodePoolOverCapacity, LevelError, "the gpu guarantees at the top of a pool are above its cards as KAI counts them (a warning when above only the cards schedulable now)"},
 	{CodeInvalidName, LevelError, "a name, namespace or label is not valid for Kubernetes"},
 	{CodeDefaultPoolWithoutQueue, LevelError, "a project's defaultNodePools names a pool it has no queue on; KRM's webhook rejects it"},
 	{CodeUnsafeOrder, LevelError, "no order of the steps keeps every intermediate state within the checks"},
@@ -95,7 +96,7 @@ var Codes = []CodeInfo{
 	{CodeDepartmentLimitOverPool, LevelWarning, "a department's gpu limit is above its pool's cards"},
 	{CodeUsageOverLimit, LevelWarning, "a queue uses more than its planned limit"},
 	{CodeNonPreemptibleOverGuarantee, LevelWarning, "a queue's non-preemptible usage is above its planned guarantee"},
-	{CodePoolCardsUnschedulable, LevelWarning, "some of a pool's cards are not schedulable right now (nodes not Ready, cordoned)"},
+	{CodePoolCardsUnschedulable, LevelWarning, "some of a pool's cards are not schedulable right now (nodes not Ready, cordoned, under pressure, cards not allocatable)"},
 	{CodeQueueNameTooLong, LevelWarning, "a queue name is over 58 characters: KRM gives its KAI Queue a random suffix"},
 	{CodeNamespaceMissing, LevelWarning, "a project's namespace does not exist"},
 	{CodeNamespaceNotLabelled, LevelWarning, "a project's namespace is not labelled for it"},
@@ -103,6 +104,7 @@ var Codes = []CodeInfo{
 	{CodeNewPoolNoNodes, LevelWarning, "no node carries a new pool's label pair"},
 	{CodeNewPoolNotManaged, LevelWarning, "a new pool's nodes are outside the ManagedNodesConfig"},
 	{CodeGitOpsOwned, LevelWarning, "the plan changes an object Argo CD or Flux owns: a live patch is put back at the next sync"},
+	{CodeSingletonIgnored, LevelWarning, "a ManagedNodesConfig or KRMConfig of another name than the one KRM reads: KRM ignores it"},
 
 	{CodeUnassignedShare, LevelNote, "part of a department's guarantee is guaranteed to none of its projects"},
 	{CodeZeroWeight, LevelNote, "an overQuotaWeight of 0 (or omitted) on a queue whose limit is above its guarantee"},
