@@ -30,7 +30,7 @@ func Guards(st Step) []Guard {
 	var out []Guard
 	names := map[int]string{}
 	for _, op := range st.Ops {
-		if op.Op != opTest {
+		if op.Op != OpTest {
 			continue
 		}
 		g := Guard{Path: op.Path, Value: op.Value, What: op.Path}
@@ -62,7 +62,7 @@ func Guards(st Step) []Guard {
 func TestOps(st Step) []Op {
 	var out []Op
 	for _, op := range st.Ops {
-		if op.Op == opTest {
+		if op.Op == OpTest {
 			out = append(out, op)
 		}
 	}

@@ -30,13 +30,19 @@ type StepAction string
 const (
 	StepPatch  StepAction = "patch"  // kubectl patch --type=json
 	StepCreate StepAction = "create" // kubectl create -f -
+	// StepDelete is the action of a rollback step (planner/rollback) that
+	// deletes an object the plan creates: kubectl delete, after a server
+	// dry run of its tests and with the object's uid as the deletion's
+	// precondition.
+	StepDelete StepAction = "delete"
 )
 
 // JSON-patch operation names (RFC 6902).
 const (
-	opTest    = "test"
-	opReplace = "replace"
-	opAdd     = "add"
+	OpTest    = "test"
+	OpReplace = "replace"
+	OpAdd     = "add"
+	OpRemove  = "remove"
 )
 
 var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseShrinkDepartments: 2, PhaseGrowDepartments: 3, PhaseGrowProjects: 4}
@@ -204,17 +210,17 @@ func patchOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []ten
 			addedQueue[qi] = true
 			if len(bq) > 0 && len(addedQueue) == 1 {
 				last := a.Queue(len(bq) - 1)
-				ops = append(ops, Op{opTest, last.Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[last.Index].Name)})
+				ops = append(ops, Op{OpTest, last.Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[last.Index].Name)})
 			}
-			ops = append(ops, Op{opAdd, "/spec/queues/-", jsonValue(tq[qi])})
+			ops = append(ops, Op{OpAdd, "/spec/queues/-", jsonValue(tq[qi])})
 			continue
 		}
 		if qi >= 0 && !testedQueue[qi] {
 			testedQueue[qi] = true
-			ops = append(ops, Op{opTest, a.Queue(qi).Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[qi].Name)})
+			ops = append(ops, Op{OpTest, a.Queue(qi).Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[qi].Name)})
 		}
 		if !c.Before.IsNull() {
-			ops = append(ops, Op{opTest, path, c.Before.AppendJSON(nil)}, Op{opReplace, path, c.After.AppendJSON(nil)})
+			ops = append(ops, Op{OpTest, path, c.Before.AppendJSON(nil)}, Op{OpReplace, path, c.After.AppendJSON(nil)})
 			continue
 		}
 		// The field is absent. If its whole resource block is absent too,
@@ -223,11 +229,11 @@ func patchOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []ten
 			blockPath := a.Queue(qi).Pointer() + "/resources/" + string(r)
 			if !addedBlock[blockPath] {
 				addedBlock[blockPath] = true
-				ops = append(ops, Op{opAdd, blockPath, jsonValue(tq[qi].Resources.Get(r))})
+				ops = append(ops, Op{OpAdd, blockPath, jsonValue(tq[qi].Resources.Get(r))})
 			}
 			continue
 		}
-		ops = append(ops, Op{opAdd, path, c.After.AppendJSON(nil)})
+		ops = append(ops, Op{OpAdd, path, c.After.AppendJSON(nil)})
 	}
 	return ops
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/rollback"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
@@ -194,7 +195,7 @@ func fuzzRuns(p *planner.Plan, o Options, apply, back []byte) []fuzzRun {
 		said += "krmplan: step " + what(i+1, st) + "\n"
 		applied = append(applied, stepCall(k, p.PlanID, st))
 	}
-	rb, _ := planner.Rollback(p)
+	rb, _ := rollback.Steps(p)
 	var undone []call
 	var undid string
 	for i, st := range rb {

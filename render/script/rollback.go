@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/rollback"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -33,7 +34,7 @@ func Separator(p *planner.Plan) []byte {
 
 // RollbackScript returns the shell script that undoes the patch script of
 // p (PatchScript with the same options), step by step, last first, in the
-// order planner.Rollback verifies: `sh rollback.sh` undoes every step,
+// order rollback.Steps verifies: `sh rollback.sh` undoes every step,
 // `sh rollback.sh N` undoes steps N down to 1 — what a patch script that
 // stopped at step N+1 applied. Each undo is announced ("krmplan: undoing
 // step 3/4: …"). A patch tests every value as the plan leaves it before it
@@ -45,13 +46,13 @@ func Separator(p *planner.Plan) []byte {
 // and which are still applied, and exits 10 + the step's number (250 past
 // 239); 0 when every step asked for was undone, 2 for a wrong argument.
 // Its input bytes go through shell.go as the patch script's do; the errors
-// are PatchScript's, and planner.Rollback's.
+// are PatchScript's, and rollback.Steps'.
 func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
 	kubectl, err := o.kubectl()
 	if err != nil {
 		return nil, err
 	}
-	back, err := planner.Rollback(p)
+	back, err := rollback.Steps(p)
 	if err != nil {
 		return nil, err
 	}

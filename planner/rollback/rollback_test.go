@@ -1,4 +1,4 @@
-package planner_test
+package rollback_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/rollback"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -202,7 +203,7 @@ func TestRollbackRestoresTheSnapshot(t *testing.T) {
 	if !p.Renderable() || !p.OrderVerified {
 		t.Fatalf("the plan is not renderable: %+v", p.Findings)
 	}
-	back, err := planner.Rollback(p)
+	back, err := rollback.Steps(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestRollbackOps(t *testing.T) {
 	s := plantest.State(t, "tenancy.yaml", []byte(rollbackTenancy))
 	p := plantest.Plan(t, s, "desired.hcl", []byte(rollbackDesired))
-	back, err := planner.Rollback(p)
+	back, err := rollback.Steps(p)
 	if err != nil {
 		t.Fatal(err)
 	}
