@@ -3,9 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -112,11 +109,7 @@ var additions = []tenancy.ObjectAddr{
 func TestAdditionsScript(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	t.Cleanup(func() {
-		for _, a := range additions {
-			_ = f.dyn.Resource(live.KindGVR(a.Kind)).Delete(ctx, a.Name, metav1.DeleteOptions{})
-		}
-	})
+	f.deleteAtCleanup(additions)
 	if _, err := f.dyn.Resource(live.GVRProject).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		t.Fatalf("the KRM CRDs are not served (did a test remove them before this one?): %v", err)
 	}
@@ -154,11 +147,7 @@ func (f *fx) gitContext(id string) {
 	r := f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 1, "render patch without a context")
 	f.wantEqual("stderr", r.stderr, "Error: render refused: the snapshot (from git, without a live overlay) names no cluster context, "+
 		"and a patch script never runs against whatever context is current: pass --context NAME (or set KRMPLAN_CONTEXT=NAME), the kubeconfig context of the cluster to patch\n")
-	for _, name := range []string{"patch.sh", "patch.rollback.sh"} {
-		if _, err := os.Stat(filepath.Join(f.dir, name)); !errors.Is(err, fs.ErrNotExist) {
-			f.t.Errorf("render refused, and %s: %v", name, err)
-		}
-	}
+	f.wantAbsent("render refused", "patch.sh", "patch.rollback.sh")
 	env := append(f.environ(f.env.Kubeconfig), "KRMPLAN_CONTEXT="+testapiserver.AdminContext)
 	f.must(f.exec(env, f.bin, "render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 0, "render patch with KRMPLAN_CONTEXT")
 	for _, name := range []string{"patch.sh", "patch.rollback.sh"} {

@@ -3,11 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,13 +107,8 @@ var guardObjects = []tenancy.ObjectAddr{
 // cleans up its objects and its node.
 func TestFailingGuard(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
-	t.Cleanup(func() {
-		for _, a := range guardObjects {
-			_ = f.dyn.Resource(live.KindGVR(a.Kind)).Delete(ctx, a.Name, metav1.DeleteOptions{})
-		}
-		_ = f.cs.CoreV1().Nodes().Delete(ctx, "rep-node", metav1.DeleteOptions{})
-	})
+	f.deleteAtCleanup(guardObjects)
+	t.Cleanup(func() { _ = f.cs.CoreV1().Nodes().Delete(context.Background(), "rep-node", metav1.DeleteOptions{}) })
 	f.createYAML(f.write("tenancy.yaml", guardTenancy))
 	f.node("rep-node", map[string]string{"rep.example.com/gpu": "a100"}, "16", "16", true, false)
 	before := f.specs()
@@ -158,11 +149,7 @@ func (f *fx) staleCheckLive(p *planner.Plan) {
 		"(/spec/queues/0/resources/gpu/deserved) changed since the snapshot: the plan read 8, the cluster holds 7\n"+
 		"Error: render refused: --check-live: context envtest changed since the snapshot (1 test of the plan failed in a server dry run), "+
 		"and the script would stop at step 2; take a new snapshot and plan again\n")
-	for _, name := range []string{"stale.sh", "stale.rollback.sh"} {
-		if _, err := os.Stat(filepath.Join(f.dir, name)); !errors.Is(err, fs.ErrNotExist) {
-			f.t.Errorf("--check-live refused the plan, and %s: %v", name, err)
-		}
-	}
+	f.wantAbsent("--check-live refused the plan", "stale.sh", "stale.rollback.sh")
 }
 
 // stopsAtStep2: the script rendered before the change applies step 1 and
