@@ -44,26 +44,7 @@ func removeIn(t *testing.T, files map[string]string, rs ...Removal) (map[string]
 		src[p] = []byte(s)
 	}
 	sort.Strings(paths)
-	var known []yamledit.Object
-	at := map[yamledit.ID]yamledit.Origin{}
-	for _, p := range paths {
-		f, err := yamledit.Parse(p, src[p])
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Docs() {
-			if d.APIVersion != testSchema.APIVersion {
-				continue
-			}
-			id := yamledit.ID{Kind: d.Kind, Name: d.Name}
-			parent := ""
-			if pn := yamledit.MapGet(yamledit.MapGet(d.Root, "spec"), "parent"); pn != nil && d.Kind == "Project" {
-				parent = pn.Value
-			}
-			known = append(known, yamledit.Object{ID: id, Parent: parent, File: p, Line: d.FirstLine})
-			at[id] = yamledit.Origin{File: p, Line: d.FirstLine}
-		}
-	}
+	known, at := index(t, paths, src)
 	for i := range rs {
 		if rs[i].Origin == (yamledit.Origin{}) {
 			rs[i].Origin = at[rs[i].ID]
@@ -98,6 +79,33 @@ func removeIn(t *testing.T, files map[string]string, rs ...Removal) (map[string]
 		t.Fatalf("the lazy set removes differently:\n%q %q\n%q %q", results[0], deleted[0], results[1], deleted[1])
 	}
 	return results[0], deleted[0], nil
+}
+
+// index lists the objects of the files as a reader finds them, and
+// where.
+func index(t *testing.T, paths []string, src map[string][]byte) ([]yamledit.Object, map[yamledit.ID]yamledit.Origin) {
+	t.Helper()
+	var known []yamledit.Object
+	at := map[yamledit.ID]yamledit.Origin{}
+	for _, p := range paths {
+		f, err := yamledit.Parse(p, src[p])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Docs() {
+			if d.APIVersion != testSchema.APIVersion {
+				continue
+			}
+			id := yamledit.ID{Kind: d.Kind, Name: d.Name}
+			parent := ""
+			if pn := yamledit.MapGet(yamledit.MapGet(d.Root, "spec"), "parent"); pn != nil && d.Kind == "Project" {
+				parent = pn.Value
+			}
+			known = append(known, yamledit.Object{ID: id, Parent: parent, File: p, Line: d.FirstLine})
+			at[id] = yamledit.Origin{File: p, Line: d.FirstLine}
+		}
+	}
+	return known, at
 }
 
 // kubectlDocs decodes src as kubectl apply -f does (apimachinery's
