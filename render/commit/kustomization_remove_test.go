@@ -1,10 +1,6 @@
 package commit
 
-import (
-	"testing"
-
-	"github.com/krmplan/krmplan/render/yamledit"
-)
+import "testing"
 
 // TestKustomizationRemovals: a deleted file leaves its folder's
 // kustomization the way the splice adds one, exact bytes.
@@ -45,22 +41,7 @@ func TestKustomizationRemovals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			edits, err := kustomizationRemovals("kustomization.yaml", []byte(c.src), c.gone)
-			if c.err != "" {
-				if err == nil || err.Error() != c.err {
-					t.Fatalf("err = %v, want %s", err, c.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := yamledit.Splice([]byte(c.src), edits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(out) != c.want {
-				t.Errorf("got\n%q\nwant\n%q", out, c.want)
-			}
+			checkKustomization(t, c.src, edits, err, c.want, c.err)
 		})
 	}
 }
