@@ -117,8 +117,13 @@ func Removals(ts *yamledit.Set, rs []Removal) (*Removed, error) {
 		}
 		out.Edits[f.Path()] = append(out.Edits[f.Path()], es...)
 	}
-	for p, roots := range docs {
-		es, deleted, err := files[p].removeDocs(roots)
+	paths := make([]string, 0, len(docs))
+	for p := range docs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths) // the first refusal in file order
+	for _, p := range paths {
+		es, deleted, err := files[p].removeDocs(docs[p])
 		if err != nil {
 			return nil, err
 		}

@@ -180,6 +180,10 @@ func TestRemoveQueue(t *testing.T) {
 			proj("a") + "---\n" + strings.Replace(proj("b"), "  - name: b-q\n    nodepool: p1\n", "  - name: b-r\n    nodepool: p2\n", 1) + "---\n" + proj("c")},
 		{"no final newline: the last entry of one document and the next document", noEOL + "\n---\n" + strings.TrimSuffix(proj("a"), "\n"),
 			[]Removal{q(1, "d-a100"), rm("Project", "a", NoQueue, "")}, dept("\n  - name: d-h100\n    nodepool: h100")},
+		{"a dash alone on its line", dept("\n  -\n    name: d-h100\n    nodepool: h100\n  - name: d-a100\n    nodepool: a100\n"), []Removal{q(0, "d-h100")},
+			dept("\n  - name: d-a100\n    nodepool: a100\n")},
+		{"a blank line and a comment between entries", dept("\n  - name: d-h100\n    nodepool: h100\n\n  # spare capacity\n\n  - name: d-a100\n    nodepool: a100\n"), []Removal{q(0, "d-h100")},
+			dept("\n  # spare capacity\n\n  - name: d-a100\n    nodepool: a100\n")},
 		{"a queue and a document of one file", proj("a") + "---\n" + proj("b"), []Removal{rm("Project", "b", NoQueue, ""), rm("Project", "a", 0, "a-q")},
 			strings.Replace(proj("a"), ":\n  - name: a-q\n    nodepool: p1\n", ": []\n", 1)},
 	})
