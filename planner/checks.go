@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/nearname"
+	"github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -183,7 +184,7 @@ type checker struct {
 	newPools map[string]bool
 	top      map[string][]ownedQueue
 	orphans  []ownedQueue
-	caps     map[string]*PoolCapacity // nil when the nodes were not read
+	caps     map[string]*capacity.Pool // nil when the nodes were not read
 }
 
 // Check runs every check on the state s and returns the findings sorted:
@@ -373,7 +374,7 @@ func (c *checker) index() {
 			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
 		}
 	}
-	c.caps = PoolCapacities(c.s)
+	c.caps = capacity.Pools(c.s)
 }
 
 // poolNames lists the node pools of the state by name, and "default" when a

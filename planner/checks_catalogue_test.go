@@ -749,11 +749,11 @@ func TestCatalogueNodeSelector(t *testing.T) {
 		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "Gt", Values: []string{"2"}}, false},
 		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "Matches"}, false},
 	} {
-		if got := selects([]tenancy.NodeSelectorTerm{{MatchExpressions: []tenancy.NodeSelectorRequirement{tc.req}}}, labels); got != tc.want {
+		if got := tenancy.SelectsNode([]tenancy.NodeSelectorTerm{{MatchExpressions: []tenancy.NodeSelectorRequirement{tc.req}}}, labels); got != tc.want {
 			t.Errorf("%+v: got %v, want %v", tc.req, got, tc.want)
 		}
 	}
-	if selects([]tenancy.NodeSelectorTerm{{}}, labels) {
+	if tenancy.SelectsNode([]tenancy.NodeSelectorTerm{{}}, labels) {
 		t.Error("a term without expressions matched")
 	}
 }

@@ -8,7 +8,6 @@ package planner
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/krmplan/krmplan/quota"
@@ -20,7 +19,7 @@ import (
 const maxNamesListed = 10
 
 // cardsOf returns the pool's cards, Ready or not, and those schedulable
-// right now (PoolCapacity). A pool no node carries has 0 of both.
+// right now (capacity.Pool). A pool no node carries has 0 of both.
 func (c *checker) cardsOf(pool string) (total, schedulable quota.Value) {
 	pc := c.caps[pool]
 	if pc == nil {
@@ -34,7 +33,7 @@ func (c *checker) cardsOf(pool string) (total, schedulable quota.Value) {
 // fit in the pool's cards. KRM accepts any guarantee; KAI's scheduler then
 // cannot give every department its guarantee when the pool is busy. A
 // guarantee of -1 on a pool with a known card count is over it too.
-// Cards are counted as KAI counts them (PoolCapacity: nvidia.com/gpu +
+// Cards are counted as KAI counts them (capacity.Pool: nvidia.com/gpu +
 // amd.com/gpu + N per nvidia.com/mig-<N>g.<M>gb instance). Guarantees
 // above the pool's cards (all its nodes, Ready or not) are an error.
 // Guarantees that fit those cards but not the cards schedulable right now
@@ -164,7 +163,7 @@ func (c *checker) checkNewPools() {
 		}
 		var outside []string
 		for _, n := range pc.Nodes {
-			if !selects(mn.Terms, n.Labels) {
+			if !tenancy.SelectsNode(mn.Terms, n.Labels) {
 				outside = append(outside, n.Name)
 			}
 		}
@@ -176,61 +175,6 @@ func (c *checker) checkNewPools() {
 				name, len(outside), len(pc.Nodes), mn.Metadata.Name, joinNames(outside, maxNamesListed)),
 			Where: where})
 	}
-}
-
-// selects reports whether a node with labels matches a node selector: at
-// least one term whose expressions all match (Kubernetes' semantics; a term
-// without expressions matches nothing).
-func selects(terms []tenancy.NodeSelectorTerm, labels map[string]string) bool {
-	for _, t := range terms {
-		if len(t.MatchExpressions) == 0 {
-			continue
-		}
-		all := true
-		for _, e := range t.MatchExpressions {
-			if !matchesRequirement(e, labels) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return true
-		}
-	}
-	return false
-}
-
-func matchesRequirement(e tenancy.NodeSelectorRequirement, labels map[string]string) bool {
-	v, has := labels[e.Key]
-	in := func() bool {
-		for _, x := range e.Values {
-			if x == v {
-				return true
-			}
-		}
-		return false
-	}
-	switch e.Operator {
-	case "In":
-		return has && in()
-	case "NotIn":
-		return !has || !in()
-	case "Exists":
-		return has
-	case "DoesNotExist":
-		return !has
-	case "Gt", "Lt":
-		if !has || len(e.Values) != 1 {
-			return false
-		}
-		a, err1 := strconv.ParseInt(v, 10, 64)
-		b, err2 := strconv.ParseInt(e.Values[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		return (e.Operator == "Gt" && a > b) || (e.Operator == "Lt" && a < b)
-	}
-	return false
 }
 
 // checkProjectNamespaces, for every project when the namespaces were read:

@@ -9,10 +9,9 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
-	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/snapshot/kustomize"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -100,7 +99,7 @@ func (c *checker) checkKustomizePatches() {
 				what += " (" + pt.Path + ")"
 			}
 			var msg string
-			switch names, err := c.patched(pt); {
+			switch names, err := c.patched(&pt); {
 			case pt.Unread != "":
 				msg = fmt.Sprintf("%s: %s, so it may patch any object krmplan reads", what, pt.Unread)
 			case err != nil:
@@ -108,7 +107,7 @@ func (c *checker) checkKustomizePatches() {
 			case len(names) == 0:
 				continue // it patches other kinds
 			case pt.LabelSelector != "" || pt.AnnotationSelector != "":
-				msg = fmt.Sprintf("%s may patch %s (those its selectors %s select)", what, joinNames(names, maxNamesListed), selectorText(pt))
+				msg = fmt.Sprintf("%s may patch %s (those its selectors %s select)", what, joinNames(names, maxNamesListed), pt.Selectors())
 			default:
 				msg = fmt.Sprintf("%s patches %s", what, joinNames(names, maxNamesListed))
 			}
@@ -121,18 +120,14 @@ func (c *checker) checkKustomizePatches() {
 
 // patched lists the objects of the state a patch target selects ("Project
 // workspace"), in the kind table's order, each kind by name.
-func (c *checker) patched(pt snapshot.PatchTarget) ([]string, error) {
-	kind, err := anchored(pt.Kind)
-	if err != nil {
-		return nil, err
-	}
-	name, err := anchored(pt.Name)
+func (c *checker) patched(pt *kustomize.PatchTarget) ([]string, error) {
+	selects, err := pt.Selects()
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	add := func(k tenancy.Kind, n string) {
-		if kind.MatchString(k.String()) && name.MatchString(n) {
+		if selects(k.String(), n) {
 			out = append(out, k.String()+" "+n)
 		}
 	}
@@ -152,28 +147,4 @@ func (c *checker) patched(pt snapshot.PatchTarget) ([]string, error) {
 		add(tenancy.KindKRMConfig, k.Metadata.Name)
 	}
 	return out, nil
-}
-
-// anchored compiles a selector's regular expression as kustomize does,
-// anchored at both ends; "" matches anything.
-func anchored(expr string) (*regexp.Regexp, error) {
-	if expr == "" {
-		expr = ".*"
-	}
-	if _, err := regexp.Compile(expr); err != nil {
-		return nil, err // in the expression's own words
-	}
-	return regexp.Compile("^(?:" + expr + ")$")
-}
-
-// selectorText is a patch target's label and annotation selectors.
-func selectorText(pt snapshot.PatchTarget) string {
-	var parts []string
-	if pt.LabelSelector != "" {
-		parts = append(parts, fmt.Sprintf("labelSelector %q", pt.LabelSelector))
-	}
-	if pt.AnnotationSelector != "" {
-		parts = append(parts, fmt.Sprintf("annotationSelector %q", pt.AnnotationSelector))
-	}
-	return strings.Join(parts, " and ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	poolcap "github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -76,7 +77,7 @@ type poolSplit struct {
 	depts         []deptSplit
 }
 
-// poolCapacity is the capacity of pool in s (planner.PoolCapacities: its
+// poolCapacity is the capacity of pool in s (poolcap.Pools: its
 // cards as KAI counts them, and the part not schedulable right now); pool
 // "default" has the nodes that no other pool selects, as the checks count
 // them. Unknown when the nodes were not read or the pool does not exist
@@ -89,11 +90,11 @@ func poolCapacity(s *snapshot.State, pool string) capacity {
 // its nodes.
 type capacities struct {
 	exists map[string]bool
-	pools  map[string]*planner.PoolCapacity // nil when the nodes were not read
+	pools  map[string]*poolcap.Pool // nil when the nodes were not read
 }
 
 func capacitiesOf(s *snapshot.State) capacities {
-	cs := capacities{exists: map[string]bool{}, pools: planner.PoolCapacities(s)}
+	cs := capacities{exists: map[string]bool{}, pools: poolcap.Pools(s)}
 	for i := range s.NodePools {
 		cs.exists[s.NodePools[i].Metadata.Name] = true
 	}

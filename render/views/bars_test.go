@@ -160,7 +160,7 @@ func TestPoolCapacity(t *testing.T) {
 	}
 	// A node with fewer allocatable cards than its capacity counts its
 	// capacity, the missing cards as not schedulable: the checks count
-	// the same way (planner.PoolCapacities).
+	// the same way (planner/capacity.Pools).
 	for i := range s.Nodes {
 		if s.Nodes[i].Name == "a1" {
 			s.Nodes[i].GPUAllocatable = v("3")
@@ -223,7 +223,7 @@ project "new" {
 }
 
 // TestBarsMIGPool: a pool of MIG and AMD nodes is drawn against its cards
-// as KAI counts them (planner.PoolCapacities), not against nvidia.com/gpu
+// as KAI counts them (planner/capacity.Pools), not against nvidia.com/gpu
 // alone (0 here), and a node under pressure is not schedulable.
 func TestBarsMIGPool(t *testing.T) {
 	s := plantest.State(t, "t.yaml", []byte(`apiVersion: kai.resources/v1alpha1

@@ -1,11 +1,9 @@
-package snapshot
-
-// The patches of a kustomization among the tenancy files. krmplan reads the
+// Package kustomize reads the patches of a kustomization among the
+// tenancy files, and tells which objects each selects. krmplan reads the
 // files as written; kustomize (and Argo CD or Flux, which build a folder
 // with it) applies a kustomization's patches first, so the cluster may
-// receive other values than the ones krmplan planned. The reader records
-// what each patch selects, so that the plan can say which objects are
-// patched.
+// receive other values than the ones krmplan planned.
+package kustomize
 
 import (
 	"bytes"
@@ -13,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -45,44 +44,10 @@ type PatchTarget struct {
 // it, slash-separated), at the ref read or in the work tree.
 type ReadFile func(name string) ([]byte, error)
 
-// isKustomization reports whether a document of another kind is a
-// kustomization (kustomize.config.k8s.io, Kustomization or Component).
-func isKustomization(o *OtherDocument) bool {
-	return strings.HasPrefix(o.APIVersion, "kustomize.config.k8s.io/") && (o.Kind == "Kustomization" || o.Kind == "Component")
-}
-
-// ReadKustomizations records the patches of every kustomization document
-// of file (src is its content) among t.Other, reading the patch files with
-// read. A patch whose target cannot be told is kept, with the reason.
-func (t *Parsed) ReadKustomizations(file string, src []byte, read ReadFile) {
-	byLine := map[int]*OtherDocument{}
-	for i := range t.Other {
-		if o := &t.Other[i]; o.File == file && isKustomization(o) {
-			byLine[o.Line] = o
-		}
-	}
-	if len(byLine) == 0 {
-		return
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			return // the YAML reader has read the file: io.EOF
-		}
-		if len(doc.Content) == 0 {
-			continue
-		}
-		root := doc.Content[0]
-		if o := byLine[root.Line]; o != nil {
-			o.Patches = kustomizationPatches(path.Dir(file), root, read)
-		}
-	}
-}
-
-// kustomizationPatches lists the patches of a kustomization document in
-// folder dir.
-func kustomizationPatches(dir string, root *yaml.Node, read ReadFile) []PatchTarget {
+// Patches lists the patches of a kustomization document (root, its
+// mapping) in folder dir, reading the patch files with read. A patch whose
+// target cannot be told is kept, with the reason (Unread).
+func Patches(dir string, root *yaml.Node, read ReadFile) []PatchTarget {
 	var out []PatchTarget
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, list := root.Content[i].Value, root.Content[i+1]
@@ -195,4 +160,46 @@ func (pt *PatchTarget) fromPatch(src []byte) {
 		return
 	}
 	pt.Kind, pt.Name = doc.Kind, doc.Metadata.Name
+}
+
+// Selects returns whether the target selects an object of kind and name:
+// its kind and name are regular expressions anchored at both ends, as
+// kustomize reads them ("" selects any). The label and annotation
+// selectors are not evaluated (Selectors). err is a target kustomize
+// cannot compile, in the expression's own words.
+func (pt *PatchTarget) Selects() (func(kind, name string) bool, error) {
+	kind, err := anchored(pt.Kind)
+	if err != nil {
+		return nil, err
+	}
+	name, err := anchored(pt.Name)
+	if err != nil {
+		return nil, err
+	}
+	return func(k, n string) bool { return kind.MatchString(k) && name.MatchString(n) }, nil
+}
+
+// anchored compiles a selector's regular expression as kustomize does,
+// anchored at both ends; "" matches anything.
+func anchored(expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		expr = ".*"
+	}
+	if _, err := regexp.Compile(expr); err != nil {
+		return nil, err // in the expression's own words
+	}
+	return regexp.Compile("^(?:" + expr + ")$")
+}
+
+// Selectors is the target's label and annotation selectors, as a person
+// reads them ("labelSelector \"team=a\""); "" when it has none.
+func (pt *PatchTarget) Selectors() string {
+	var parts []string
+	if pt.LabelSelector != "" {
+		parts = append(parts, fmt.Sprintf("labelSelector %q", pt.LabelSelector))
+	}
+	if pt.AnnotationSelector != "" {
+		parts = append(parts, fmt.Sprintf("annotationSelector %q", pt.AnnotationSelector))
+	}
+	return strings.Join(parts, " and ")
 }
