@@ -1,0 +1,186 @@
+package preview
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/krmplan/krmplan/fairshare"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
+)
+
+// pool divides one pool: its capacity from caps (nil when the nodes were
+// not read), its queues from the builder.
+func (b *builder) pool(name string, caps map[string]*planner.PoolCapacity) (Pool, error) {
+	out := Pool{Name: name}
+	b.capacity(&out, caps)
+	entries := b.pools[name]
+	in := fairshare.Pool{Capacity: out.Capacity, Queues: make([]fairshare.Queue, len(entries))}
+	for i := range entries {
+		e := &entries[i]
+		if err := b.queue(&in.Queues[i], e); err != nil {
+			return Pool{}, fmt.Errorf("node pool %s: %w", name, err)
+		}
+	}
+	res, err := fairshare.Divide(in)
+	if err != nil {
+		return Pool{}, fmt.Errorf("node pool %s: fair share: %w", name, err)
+	}
+	out.input = in
+	out.Queues = make([]Queue, len(entries))
+	for i := range entries {
+		out.Queues[i] = entries[i].q
+		out.Queues[i].Share = res.Queues[i]
+	}
+	treeOrder(out.Queues)
+	return out, nil
+}
+
+// capacity fills the pool's capacity, and why each unknown resource is
+// unknown.
+func (b *builder) capacity(p *Pool, caps map[string]*planner.PoolCapacity) {
+	if caps == nil {
+		why := "nodes not read: " + notReadReason(b.s, snapshot.SourceNodes)
+		p.Unknown = fairshare.PerResource[string]{GPU: why, CPU: why, Memory: why}
+		return
+	}
+	pc := caps[p.Name]
+	if pc == nil { // PoolCapacities has every node pool and default
+		zero := quota.Zero
+		pc = &planner.PoolCapacity{Divided: fairshare.PerResource[*quota.Value]{GPU: &zero}}
+	}
+	p.Nodes, p.Capacity = len(pc.Nodes), pc.Divided
+	for _, r := range quota.Resources {
+		if *p.Capacity.At(r) == nil {
+			*p.Unknown.At(r) = missingFigure(pc.Nodes, r)
+		}
+	}
+}
+
+// missingFigure says which of nodes gives no figure of r, the reason
+// KAI's count of it is unknown: every node, or the first one by name.
+func missingFigure(nodes []*snapshot.Node, r quota.Resource) string {
+	var lacking []string
+	for _, n := range nodes {
+		if _, ok := n.Allocatable[string(r)]; !ok {
+			lacking = append(lacking, n.Name)
+		}
+	}
+	switch {
+	case len(lacking) == len(nodes):
+		return "the pool's nodes give none in their allocatable resources"
+	case len(lacking) == 1:
+		return "node " + lacking[0] + " gives none in its allocatable resources"
+	}
+	return fmt.Sprintf("node %s and %d more give none in their allocatable resources", lacking[0], len(lacking)-1)
+}
+
+// queue fills q, fairshare's input for entry e: its quota and priority as
+// KRM copies them into the KAI Queue, its age and its demand.
+func (b *builder) queue(q *fairshare.Queue, e *entry) error {
+	q.Name, q.Parent = e.q.Name, e.q.Parent
+	if p := e.tq.Priority; p != nil {
+		prio := int(*p)
+		q.Priority = &prio
+	}
+	for _, r := range quota.Resources {
+		if res := e.tq.Resources.Get(r); res != nil {
+			fq := q.Quota.At(r)
+			fq.Deserved, fq.Limit, fq.OverQuotaWeight = orZero(res.Deserved), orZero(res.Limit), orZero(res.OverQuotaWeight)
+		}
+	}
+	lq := b.live[e.q.Name]
+	if lq != nil && lq.CreationTimestamp != "" {
+		// The cluster data's reader refuses a timestamp that is not RFC
+		// 3339; one that is not here is an unknown age.
+		if t, err := time.Parse(time.RFC3339, lq.CreationTimestamp); err == nil {
+			q.Created, e.q.Aged = t, true
+		}
+	}
+	if e.q.Kind == tenancy.KindDepartment {
+		return nil // it demands through its projects only
+	}
+	if b.d == Full {
+		q.Demand = fairshare.PerResource[fairshare.Demand]{GPU: fairshare.Full, CPU: fairshare.Full, Memory: fairshare.Full}
+		return nil
+	}
+	return b.liveDemand(q, e, lq)
+}
+
+// liveDemand is a leaf queue's demand under Live: its Queue's
+// status.requested, 0 for a resource it does not name.
+func (b *builder) liveDemand(q *fairshare.Queue, e *entry, lq *snapshot.LiveQueue) error {
+	switch {
+	case lq == nil:
+		e.q.NoDemand = "no live Queue of this name"
+		return nil
+	case lq.Requested == nil:
+		e.q.NoDemand = "its Queue has no status.requested"
+		return nil
+	}
+	for _, r := range quota.Resources {
+		text, ok := lq.Requested[snapshot.StatusResourceName[r]]
+		if !ok {
+			continue
+		}
+		v, err := snapshot.QuotaFromQuantity(r, text)
+		if err != nil {
+			return fmt.Errorf("queue %s: status.requested: %w", e.q.Name, err)
+		}
+		*q.Demand.At(r) = fairshare.Demand{Amount: v}
+	}
+	return nil
+}
+
+func orZero(v *quota.Value) quota.Value {
+	if v == nil {
+		return quota.Zero
+	}
+	return *v
+}
+
+// treeOrder sorts qs into tree order: the departments' queues by name,
+// each followed by its children by name, then the root project queues
+// by name. A queue whose parent is not among qs (which the preview does
+// not make) goes last.
+func treeOrder(qs []Queue) {
+	rank := func(q *Queue) int {
+		switch {
+		case q.Parent != "":
+			return 0 // placed under its parent below
+		case q.Kind == tenancy.KindDepartment:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(qs, func(a, b Queue) int {
+		return cmp.Or(cmp.Compare(rank(&a), rank(&b)), cmp.Compare(a.Name, b.Name))
+	})
+	kids := map[string][]Queue{}
+	n := 0
+	for _, q := range qs {
+		if q.Parent != "" {
+			kids[q.Parent] = append(kids[q.Parent], q)
+			n++
+		}
+	}
+	top := slices.Clone(qs[n:])
+	out := qs[:0]
+	for _, q := range top {
+		out = append(out, q)
+		out = append(out, kids[q.Name]...)
+		delete(kids, q.Name)
+	}
+	rest := make([]string, 0, len(kids))
+	for p := range kids {
+		rest = append(rest, p)
+	}
+	slices.Sort(rest)
+	for _, p := range rest {
+		out = append(out, kids[p]...)
+	}
+}
