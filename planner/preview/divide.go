@@ -53,7 +53,7 @@ func (b *builder) capacity(p *Pool, caps map[string]*planner.PoolCapacity) {
 		zero := quota.Zero
 		pc = &planner.PoolCapacity{Divided: fairshare.PerResource[*quota.Value]{GPU: &zero}}
 	}
-	p.Nodes, p.Capacity = len(pc.Nodes), pc.Divided
+	p.NodesRead, p.Nodes, p.Capacity = true, len(pc.Nodes), pc.Divided
 	for _, r := range quota.Resources {
 		if *p.Capacity.At(r) == nil {
 			*p.Unknown.At(r) = missingFigure(pc.Nodes, r)

@@ -85,8 +85,10 @@ type Preview struct {
 // Pool is one node pool's division.
 type Pool struct {
 	Name string
-	// Nodes counts the pool's nodes (Ready or not); 0 when not read.
-	Nodes int
+	// NodesRead is whether the snapshot read the nodes; Nodes counts the
+	// pool's nodes, Ready or not.
+	NodesRead bool
+	Nodes     int
 	// Capacity is what KAI divides at the pool's top level: gpu in cards,
 	// cpu in millicores, memory in MB; nil where unknown, and Unknown then
 	// says why.

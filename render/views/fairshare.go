@@ -28,7 +28,9 @@ type FairShareJSON struct {
 // JSONFairSharePool is one node pool's division.
 type JSONFairSharePool struct {
 	NodePool string `json:"node_pool"`
-	Nodes    int    `json:"nodes"`
+	// Nodes counts the pool's nodes, Ready or not; null when the snapshot
+	// did not read the nodes.
+	Nodes *int `json:"nodes"`
 	// Capacity is what KAI divides at the pool's top level; null for a
 	// resource whose capacity is unknown, and CapacityUnknown says why.
 	Capacity        JSONAmounts           `json:"capacity"`
@@ -113,7 +115,11 @@ func fairSharePools(pools []preview.Pool) []JSONFairSharePool {
 }
 
 func fairSharePool(p *preview.Pool) JSONFairSharePool {
-	out := JSONFairSharePool{NodePool: p.Name, Nodes: p.Nodes, Queues: make([]JSONFairShareQueue, 0, len(p.Queues))}
+	out := JSONFairSharePool{NodePool: p.Name, Queues: make([]JSONFairShareQueue, 0, len(p.Queues))}
+	if p.NodesRead {
+		n := p.Nodes
+		out.Nodes = &n
+	}
 	for _, r := range quota.Resources {
 		*out.Capacity.at(r) = *p.Capacity.At(r)
 		if why := *p.Unknown.At(r); why != "" {

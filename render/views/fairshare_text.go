@@ -135,7 +135,7 @@ func capacityText(p *preview.Pool) (known string, unknown []string) {
 		why[reason] = append(why[reason], string(r))
 	}
 	for _, reason := range reasons {
-		unknown = append(unknown, fmt.Sprintf("%s unknown: %s", strings.Join(why[reason], " and "), reason))
+		unknown = append(unknown, fmt.Sprintf("%s unknown: %s", joinAnd(why[reason]), reason))
 	}
 	return strings.Join(parts, ", "), unknown
 }
@@ -144,11 +144,15 @@ func capacityText(p *preview.Pool) (known string, unknown []string) {
 // the marks it used to used.
 func writeFairSharePool(b *bytes.Buffer, p *preview.Pool, used map[string]bool) []string {
 	known, unknown := capacityText(p)
+	b.WriteString("\n")
+	if !p.NodesRead {
+		writeWrapped(b, "", fmt.Sprintf("Node pool %s: its size is unknown (%s); nothing is divided.", escape.Controls(p.Name), p.Unknown.GPU))
+		return nil
+	}
 	head := fmt.Sprintf("Node pool %s: %s", escape.Controls(p.Name), words.Count(p.Nodes, "node"))
 	if known != "" {
 		head += "; KAI divides " + known
 	}
-	b.WriteString("\n")
 	writeWrapped(b, "", head+".")
 	for _, u := range unknown {
 		writeWrapped(b, "  ", u+".")
@@ -242,10 +246,10 @@ func writeShareRow(b *bytes.Buffer, name, mark string, vs ...quota.Value) {
 	wide := false
 	for i, v := range vs {
 		texts[i] = v.String()
-		wide = wide || len(texts[i]) > fsNumWidth-2
+		wide = wide || len(texts[i]) > fsNumWidth-1
 	}
 	if wide {
-		b.WriteString("  " + name + " " + mark + "\n")
+		b.WriteString(strings.TrimRight("  "+name+" "+mark, " ") + "\n")
 		for i, label := range []string{"fair share", "guaranteed", "over quota"} {
 			b.WriteString("      " + label + " " + texts[i] + "\n")
 		}
