@@ -21,7 +21,7 @@ type FairShareJSON struct {
 	// creationTimestamp): the leftover step breaks their ties by name.
 	QueuesWithoutAge int `json:"queues_without_age"`
 	// LeftOut says why each queue entry that is not divided is left out.
-	LeftOut []string          `json:"left_out"`
+	LeftOut []string            `json:"left_out"`
 	Pools   []JSONFairSharePool `json:"pools"`
 }
 
@@ -33,13 +33,13 @@ type JSONFairSharePool struct {
 	Nodes *int `json:"nodes"`
 	// Capacity is what KAI divides at the pool's top level; null for a
 	// resource whose capacity is unknown, and CapacityUnknown says why.
-	Capacity        JSONAmounts           `json:"capacity"`
+	Capacity        JSONAmounts       `json:"capacity"`
 	CapacityUnknown map[string]string `json:"capacity_unknown,omitempty"`
 	// Oversubscribed is, per resource, how much the top-level guarantees
 	// exceed the capacity (every queue still gets its deserved); omitted
 	// when they fit.
 	Oversubscribed map[string]quota.Value `json:"oversubscribed,omitempty"`
-	Queues         []JSONFairShareQueue     `json:"queues"`
+	Queues         []JSONFairShareQueue   `json:"queues"`
 }
 
 // JSONFairShareQueue is one queue's fair share.
