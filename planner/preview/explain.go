@@ -71,6 +71,19 @@ func (p *Pool) Oversubscribed(r quota.Resource) quota.Value {
 	return over
 }
 
+// WholeDeserved counts the pool's top-level queues that deserve -1 of r,
+// which KAI reads as the whole amount divided (KRM's "unlimited"): each is
+// guaranteed all of the pool's r, so two of them oversubscribe it.
+func (p *Pool) WholeDeserved(r quota.Resource) int {
+	n := 0
+	for i := range p.input.Queues {
+		if q := &p.input.Queues[i]; q.Parent == "" && q.Quota.At(r).Deserved.IsUnlimited() {
+			n++
+		}
+	}
+	return n
+}
+
 // Guaranteed is the sum of the guarantees of the pool's top-level queues
 // of r, as plain numbers (a negative guarantee lowers it).
 func (p *Pool) Guaranteed(r quota.Resource) quota.Value {

@@ -183,6 +183,10 @@ func writeFairSharePool(b *bytes.Buffer, p *preview.Pool, used map[string]bool) 
 // oversubscribedText says that a pool's guarantees exceed its capacity of
 // r and what KAI does then, after lead ("The").
 func oversubscribedText(lead string, p *preview.Pool, r quota.Resource, over quota.Value) string {
+	if n := p.WholeDeserved(r); n > 1 {
+		return lead + fmt.Sprintf(" %d queues at the top of the pool deserve -1 of %s, which KAI reads as all of it: each is guaranteed the pool's %s, and nothing is left to share over quota.",
+			n, r, quota.Amount(r, **p.Capacity.At(r)))
+	}
 	return lead + fmt.Sprintf(" guarantees at the top of the pool add up to %s, %s more than the pool's %s: every queue still gets its deserved (KAI never scales a guarantee down), and nothing is left to share over quota.",
 		quota.Amount(r, p.Guaranteed(r)), over, **p.Capacity.At(r))
 }
