@@ -31,12 +31,13 @@ func (b *builder) pool(name string, caps map[string]*planner.PoolCapacity) (Pool
 		return Pool{}, fmt.Errorf("node pool %s: fair share: %w", name, err)
 	}
 	out.input = in
-	out.Queues = make([]Queue, len(entries))
-	for i := range entries {
-		out.Queues[i] = entries[i].q
-		out.Queues[i].Share = res.Queues[i]
+	order := treeOrder(entries)
+	out.Queues = make([]Queue, len(order))
+	for j, i := range order {
+		e := &entries[i]
+		out.Queues[j] = Queue{Name: e.name, Kind: e.kind, Owner: e.owner, Parent: e.parent,
+			Aged: e.aged, NoDemand: e.noDemand, Share: res.Queues[i]}
 	}
-	treeOrder(out.Queues)
 	return out, nil
 }
 
@@ -82,7 +83,7 @@ func missingFigure(nodes []*snapshot.Node, r quota.Resource) string {
 // queue fills q, fairshare's input for entry e: its quota and priority as
 // KRM copies them into the KAI Queue, its age and its demand.
 func (b *builder) queue(q *fairshare.Queue, e *entry) error {
-	q.Name, q.Parent = e.q.Name, e.q.Parent
+	q.Name, q.Parent = e.name, e.parent
 	if p := e.tq.Priority; p != nil {
 		prio := int(*p)
 		q.Priority = &prio
@@ -93,15 +94,15 @@ func (b *builder) queue(q *fairshare.Queue, e *entry) error {
 			fq.Deserved, fq.Limit, fq.OverQuotaWeight = orZero(res.Deserved), orZero(res.Limit), orZero(res.OverQuotaWeight)
 		}
 	}
-	lq := b.live[e.q.Name]
+	lq := b.live[e.name]
 	if lq != nil && lq.CreationTimestamp != "" {
 		// The cluster data's reader refuses a timestamp that is not RFC
 		// 3339; one that is not here is an unknown age.
 		if t, err := time.Parse(time.RFC3339, lq.CreationTimestamp); err == nil {
-			q.Created, e.q.Aged = t, true
+			q.Created, e.aged = t, true
 		}
 	}
-	if e.q.Kind == tenancy.KindDepartment {
+	if e.kind == tenancy.KindDepartment {
 		return nil // it demands through its projects only
 	}
 	if b.d == Full {
@@ -116,10 +117,10 @@ func (b *builder) queue(q *fairshare.Queue, e *entry) error {
 func (b *builder) liveDemand(q *fairshare.Queue, e *entry, lq *snapshot.LiveQueue) error {
 	switch {
 	case lq == nil:
-		e.q.NoDemand = "no live Queue of this name"
+		e.noDemand = "no live Queue of this name"
 		return nil
 	case lq.Requested == nil:
-		e.q.NoDemand = "its Queue has no status.requested"
+		e.noDemand = "its Queue has no status.requested"
 		return nil
 	}
 	for _, r := range quota.Resources {
@@ -129,7 +130,7 @@ func (b *builder) liveDemand(q *fairshare.Queue, e *entry, lq *snapshot.LiveQueu
 		}
 		v, err := snapshot.QuotaFromQuantity(r, text)
 		if err != nil {
-			return fmt.Errorf("queue %s: status.requested: %w", e.q.Name, err)
+			return fmt.Errorf("queue %s: status.requested: %w", e.name, err)
 		}
 		*q.Demand.At(r) = fairshare.Demand{Amount: v}
 	}
@@ -143,37 +144,42 @@ func orZero(v *quota.Value) quota.Value {
 	return *v
 }
 
-// treeOrder sorts qs into tree order: the departments' queues by name,
-// each followed by its children by name, then the root project queues
-// by name. A queue whose parent is not among qs (which the preview does
-// not make) goes last.
-func treeOrder(qs []Queue) {
-	rank := func(q *Queue) int {
+// treeOrder is the order of es in a pool's tree, as indices: the
+// departments' queues by name, each followed by its children by name, then
+// the root project queues by name. A queue whose parent is not among es
+// (which the preview does not make) goes last. The division keeps the
+// builder's order (its float64 sums follow it, as KAI's follow its maps'),
+// so only the output is put in tree order.
+func treeOrder(es []entry) []int {
+	rank := func(e *entry) int {
 		switch {
-		case q.Parent != "":
+		case e.parent != "":
 			return 0 // placed under its parent below
-		case q.Kind == tenancy.KindDepartment:
+		case e.kind == tenancy.KindDepartment:
 			return 1
 		}
 		return 2
 	}
-	slices.SortStableFunc(qs, func(a, b Queue) int {
-		return cmp.Or(cmp.Compare(rank(&a), rank(&b)), cmp.Compare(a.Name, b.Name))
+	idx := make([]int, len(es))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(rank(&es[a]), rank(&es[b])), cmp.Compare(es[a].name, es[b].name))
 	})
-	kids := map[string][]Queue{}
+	kids := map[string][]int{}
 	n := 0
-	for _, q := range qs {
-		if q.Parent != "" {
-			kids[q.Parent] = append(kids[q.Parent], q)
+	for _, i := range idx {
+		if p := es[i].parent; p != "" {
+			kids[p] = append(kids[p], i)
 			n++
 		}
 	}
-	top := slices.Clone(qs[n:])
-	out := qs[:0]
-	for _, q := range top {
-		out = append(out, q)
-		out = append(out, kids[q.Name]...)
-		delete(kids, q.Name)
+	out := make([]int, 0, len(es))
+	for _, i := range idx[n:] {
+		out = append(out, i)
+		out = append(out, kids[es[i].name]...)
+		delete(kids, es[i].name)
 	}
 	rest := make([]string, 0, len(kids))
 	for p := range kids {
@@ -183,4 +189,5 @@ func treeOrder(qs []Queue) {
 	for _, p := range rest {
 		out = append(out, kids[p]...)
 	}
+	return out
 }

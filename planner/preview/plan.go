@@ -59,11 +59,16 @@ func OfPlan(p *planner.Plan, only map[string]bool) (*PlanPreview, error) {
 	if only != nil {
 		only = widen(p, only)
 	}
-	before, err := Of(p.Snapshot, Full, only)
+	c := clusterOf(p.Snapshot, only)
+	before, err := of(p.Snapshot, Full, only, c)
 	if err != nil {
 		return nil, err
 	}
-	after, err := Of(p.TargetState(), Full, only)
+	target := p.TargetState()
+	if changesNodePools(p) {
+		c = clusterOf(target, only) // its pools select other nodes
+	}
+	after, err := of(target, Full, only, c)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +95,17 @@ func OfPlan(p *planner.Plan, only map[string]bool) (*PlanPreview, error) {
 		}
 	}
 	return out, nil
+}
+
+// changesNodePools reports whether plan p changes a NodePool, and so
+// which nodes a pool has.
+func changesNodePools(p *planner.Plan) bool {
+	for i := range p.Changes {
+		if p.Changes[i].Object().Kind == tenancy.KindNodePool {
+			return true
+		}
+	}
+	return false
 }
 
 // widen adds to only the pools a node pool change can reach: the pool

@@ -147,16 +147,42 @@ func KAIName(owner, pool, name string) string {
 // Kubernetes quantity in a Queue's requested, and fairshare.Divide's
 // errors, naming the pool.
 func Of(s *snapshot.State, d Demand, only map[string]bool) (*Preview, error) {
+	return of(s, d, only, clusterOf(s, only))
+}
+
+// cluster is what the preview reads of a state's cluster data: the pools'
+// capacities (nil when the nodes were not read) and the live Queues by
+// name (nil when not read). A plan's snapshot and target have the same
+// cluster data, so their previews can share it.
+type cluster struct {
+	caps map[string]*planner.PoolCapacity
+	live map[string]*snapshot.LiveQueue
+}
+
+// clusterOf reads s's cluster data for the pools in only (nil: every pool).
+func clusterOf(s *snapshot.State, only map[string]bool) *cluster {
+	c := &cluster{caps: planner.PoolCapacitiesOf(s, only)}
+	if s.Read(snapshot.SourceQueues) {
+		c.live = make(map[string]*snapshot.LiveQueue, len(s.LiveQueues))
+		for i := range s.LiveQueues {
+			c.live[s.LiveQueues[i].Name] = &s.LiveQueues[i]
+		}
+	}
+	return c
+}
+
+// of is Of on cluster data c, clusterOf(s, only) or what a state with the
+// same cluster data gave.
+func of(s *snapshot.State, d Demand, only map[string]bool, c *cluster) (*Preview, error) {
 	if d == Live && !s.Read(snapshot.SourceQueues) {
 		return nil, fmt.Errorf("--demand live needs each Queue's status.requested, and the snapshot did not read the Queues (%s); take the snapshot with the cluster's Queues, or preview --demand full",
 			notReadReason(s, snapshot.SourceQueues))
 	}
-	b := newBuilder(s, d, only)
+	b := &builder{s: s, d: d, only: only, live: c.live, pools: map[string][]entry{}}
 	b.collect()
 	out := &Preview{Demand: d, AgesRead: s.Read(snapshot.SourceQueues), LeftOut: b.leftOut}
-	caps := planner.PoolCapacities(s)
 	for _, name := range b.poolNames {
-		pool, err := b.pool(name, caps)
+		pool, err := b.pool(name, c.caps)
 		if err != nil {
 			return nil, err
 		}
@@ -180,10 +206,15 @@ func notReadReason(s *snapshot.State, what string) string {
 	return "not read"
 }
 
-// entry is one queue as the builder found it, before the division.
+// entry is one queue as the builder found it: small, since a pool's
+// entries are appended one by one; its Queue is made after the division.
 type entry struct {
-	q  Queue
-	tq *tenancy.Queue
+	name, owner, parent string
+	kind                tenancy.Kind
+	tq                  *tenancy.Queue
+	// aged and noDemand are Queue.Aged and Queue.NoDemand, set by queue.
+	aged     bool
+	noDemand string
 }
 
 // builder collects the queues of every pool of one state.
@@ -195,17 +226,6 @@ type builder struct {
 	pools     map[string][]entry
 	poolNames []string
 	leftOut   []string
-}
-
-func newBuilder(s *snapshot.State, d Demand, only map[string]bool) *builder {
-	b := &builder{s: s, d: d, only: only, pools: map[string][]entry{}}
-	if s.Read(snapshot.SourceQueues) {
-		b.live = make(map[string]*snapshot.LiveQueue, len(s.LiveQueues))
-		for i := range s.LiveQueues {
-			b.live[s.LiveQueues[i].Name] = &s.LiveQueues[i]
-		}
-	}
-	return b
 }
 
 // wanted reports whether pool is one to preview.
@@ -224,29 +244,31 @@ func (b *builder) collect() {
 		}
 		known[name] = true
 	}
-	taken := map[string]string{} // KAI Queue name → who has it
+	taken := map[string]owner{} // KAI Queue name → whose it is
 	deptQueue := map[[2]string]string{}
-	add := func(kind tenancy.Kind, owner string, qs []tenancy.Queue, parent func(pool string) string) {
-		seen := map[string]bool{}
-		who := strings.ToLower(kind.String()) + " " + owner
+	var seen []string // the pools of the object's queues divided so far
+	add := func(kind tenancy.Kind, name string, qs []tenancy.Queue, parent func(pool string) string) {
+		who := owner{kind, name}
+		seen = seen[:0]
 		for i := range qs {
 			tq := &qs[i]
-			pool, name := tq.NodePool, KAIName(owner, tq.NodePool, tq.Name)
+			pool, name := tq.NodePool, KAIName(name, tq.NodePool, tq.Name)
 			say := b.wanted(pool)
+			_, dup := taken[name]
 			switch {
 			case !known[pool]:
 				b.leftOutf(say, "%s: queue %s is on node pool %q, which does not exist", who, name, pool)
 				continue
-			case seen[pool]:
+			case slices.Contains(seen, pool):
 				b.leftOutf(say, "%s: queue %s is its second queue on node pool %s (KRM's webhook refuses it); the first is divided", who, name, pool)
 				continue
-			case taken[name] != "":
+			case dup:
 				b.leftOutf(say, "%s: queue %s has the name of a queue of %s (one KAI Queue); that one is divided", who, name, taken[name])
 				continue
 			}
-			seen[pool], taken[name] = true, who
+			seen, taken[name] = append(seen, pool), who
 			if kind == tenancy.KindDepartment {
-				deptQueue[[2]string{owner, pool}] = name
+				deptQueue[[2]string{who.name, pool}] = name
 			}
 			if !say {
 				continue
@@ -254,7 +276,7 @@ func (b *builder) collect() {
 			if _, ok := b.pools[pool]; !ok && pool == "default" && !slices.Contains(b.poolNames, pool) {
 				b.poolNames = append(b.poolNames, pool)
 			}
-			b.pools[pool] = append(b.pools[pool], entry{q: Queue{Name: name, Kind: kind, Owner: owner, Parent: parent(pool)}, tq: tq})
+			b.pools[pool] = append(b.pools[pool], entry{name: name, kind: kind, owner: who.name, parent: parent(pool), tq: tq})
 		}
 	}
 	for i := range b.s.Departments {
@@ -269,6 +291,14 @@ func (b *builder) collect() {
 	}
 	slices.Sort(b.poolNames)
 }
+
+// owner is the object a queue belongs to; it prints as "project llm".
+type owner struct {
+	kind tenancy.Kind
+	name string
+}
+
+func (o owner) String() string { return strings.ToLower(o.kind.String()) + " " + o.name }
 
 // leftOutf records a queue entry that is not divided, when say is set
 // (a queue on a pool outside only is no news).
