@@ -85,7 +85,7 @@ func writeFairShareHead(b *bytes.Buffer, pv *preview.Preview, errors int) {
 	case !pv.AgesRead:
 		writeWrapped(b, "", "The snapshot has no queue ages (it read no live Queues): where leftover units went by queue name, the share is marked "+markAgeTie+" and could differ by one unit.")
 	case pv.Unaged > 0 && pv.Unaged == queueCount(pv):
-		writeWrapped(b, "", "The snapshot's Queues have no creationTimestamp, so no queue's age is known: where leftover units went by queue name, the share is marked "+markAgeTie+" and could differ by one unit.")
+		writeWrapped(b, "", "No queue's age is known (no live Queue of its name has a creationTimestamp): where leftover units went by queue name, the share is marked "+markAgeTie+" and could differ by one unit.")
 	case pv.Unaged > 0:
 		writeWrapped(b, "", fmt.Sprintf("%s no known age (no live Queue of the name, or no creationTimestamp): where leftover units went by queue name among them, the share is marked %s and could differ by one unit.",
 			words.Count(pv.Unaged, "queue")+haveHas(pv.Unaged), markAgeTie))
