@@ -19,7 +19,7 @@ func (b *builder) pool(name string, caps map[string]*planner.PoolCapacity) (Pool
 	out := Pool{Name: name}
 	b.capacity(&out, caps)
 	entries := b.pools[name]
-	in := fairshare.Pool{Capacity: out.Capacity, Queues: make([]fairshare.Queue, len(entries))}
+	in := fairshare.Pool{Capacity: out.Capacity, Queues: b.inputQueues(len(entries))}
 	for i := range entries {
 		e := &entries[i]
 		if err := b.queue(&in.Queues[i], e); err != nil {
@@ -30,7 +30,18 @@ func (b *builder) pool(name string, caps map[string]*planner.PoolCapacity) (Pool
 	if err != nil {
 		return Pool{}, fmt.Errorf("node pool %s: fair share: %w", name, err)
 	}
-	out.input = in
+	if b.keep {
+		out.input = in
+	}
+	for i := range in.Queues {
+		if q := &in.Queues[i]; q.Parent == "" {
+			for _, r := range quota.Resources {
+				if q.Quota.At(r).Deserved.IsUnlimited() {
+					*out.whole.At(r)++
+				}
+			}
+		}
+	}
 	order := treeOrder(entries)
 	out.Queues = make([]Queue, len(order))
 	for j, i := range order {
@@ -39,6 +50,20 @@ func (b *builder) pool(name string, caps map[string]*planner.PoolCapacity) (Pool
 			Aged: e.aged, NoDemand: e.noDemand, Share: res.Queues[i]}
 	}
 	return out, nil
+}
+
+// inputQueues is a zeroed slice of n queues for fairshare's input: new
+// when the input is kept, else the builder's scratch space.
+func (b *builder) inputQueues(n int) []fairshare.Queue {
+	if b.keep {
+		return make([]fairshare.Queue, n)
+	}
+	if cap(b.scratch) < n {
+		b.scratch = make([]fairshare.Queue, n)
+	}
+	qs := b.scratch[:n]
+	clear(qs)
+	return qs
 }
 
 // capacity fills the pool's capacity, and why each unknown resource is

@@ -27,6 +27,9 @@ func (pv *Preview) Explain(name string) (*Explanation, error) {
 			if p.Queues[j].Name != name {
 				continue
 			}
+			if p.input.Queues == nil {
+				return nil, fmt.Errorf("node pool %s: the division was not kept (a plan's preview); preview the state itself", p.Name)
+			}
 			ex, err := fairshare.Explain(p.input, name)
 			if err != nil {
 				return nil, fmt.Errorf("node pool %s: %w", p.Name, err)
@@ -74,15 +77,7 @@ func (p *Pool) Oversubscribed(r quota.Resource) quota.Value {
 // WholeDeserved counts the pool's top-level queues that deserve -1 of r,
 // which KAI reads as the whole amount divided (KRM's "unlimited"): each is
 // guaranteed all of the pool's r, so two of them oversubscribe it.
-func (p *Pool) WholeDeserved(r quota.Resource) int {
-	n := 0
-	for i := range p.input.Queues {
-		if q := &p.input.Queues[i]; q.Parent == "" && q.Quota.At(r).Deserved.IsUnlimited() {
-			n++
-		}
-	}
-	return n
-}
+func (p *Pool) WholeDeserved(r quota.Resource) int { return *p.whole.At(r) }
 
 // Guaranteed is the sum of the guarantees of the pool's top-level queues
 // of r, as plain numbers (a negative guarantee lowers it).

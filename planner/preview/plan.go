@@ -60,7 +60,7 @@ func OfPlan(p *planner.Plan, only map[string]bool) (*PlanPreview, error) {
 		only = widen(p, only)
 	}
 	c := clusterOf(p.Snapshot, only)
-	before, err := of(p.Snapshot, Full, only, c)
+	before, err := of(p.Snapshot, Full, only, c, false)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func OfPlan(p *planner.Plan, only map[string]bool) (*PlanPreview, error) {
 	if changesNodePools(p) {
 		c = clusterOf(target, only) // its pools select other nodes
 	}
-	after, err := of(target, Full, only, c)
+	after, err := of(target, Full, only, c, false)
 	if err != nil {
 		return nil, err
 	}

@@ -98,8 +98,12 @@ type Pool struct {
 	// by name, each followed by its projects' queues by name, then the
 	// root project queues by name.
 	Queues []Queue
-	// input is what was divided, for Explain.
+	// input is what was divided, for Explain; kept by Of, not by OfPlan
+	// (a plan's preview explains nothing, and dropping it spares a copy of
+	// every queue's quota per pool).
 	input fairshare.Pool
+	// whole counts, per resource, the top-level queues that deserve -1.
+	whole fairshare.PerResource[int]
 }
 
 // Queue is one queue of a pool and its fair share.
@@ -147,7 +151,7 @@ func KAIName(owner, pool, name string) string {
 // Kubernetes quantity in a Queue's requested, and fairshare.Divide's
 // errors, naming the pool.
 func Of(s *snapshot.State, d Demand, only map[string]bool) (*Preview, error) {
-	return of(s, d, only, clusterOf(s, only))
+	return of(s, d, only, clusterOf(s, only), true)
 }
 
 // cluster is what the preview reads of a state's cluster data: the pools'
@@ -172,13 +176,13 @@ func clusterOf(s *snapshot.State, only map[string]bool) *cluster {
 }
 
 // of is Of on cluster data c, clusterOf(s, only) or what a state with the
-// same cluster data gave.
-func of(s *snapshot.State, d Demand, only map[string]bool, c *cluster) (*Preview, error) {
+// same cluster data gave; keep keeps each pool's input for Explain.
+func of(s *snapshot.State, d Demand, only map[string]bool, c *cluster, keep bool) (*Preview, error) {
 	if d == Live && !s.Read(snapshot.SourceQueues) {
 		return nil, fmt.Errorf("--demand live needs each Queue's status.requested, and the snapshot did not read the Queues (%s); take the snapshot with the cluster's Queues, or preview --demand full",
 			notReadReason(s, snapshot.SourceQueues))
 	}
-	b := &builder{s: s, d: d, only: only, live: c.live, pools: map[string][]entry{}}
+	b := &builder{s: s, d: d, only: only, live: c.live, keep: keep, pools: map[string][]entry{}}
 	b.collect()
 	out := &Preview{Demand: d, AgesRead: s.Read(snapshot.SourceQueues), LeftOut: b.leftOut}
 	for _, name := range b.poolNames {
@@ -219,10 +223,13 @@ type entry struct {
 
 // builder collects the queues of every pool of one state.
 type builder struct {
-	s         *snapshot.State
-	d         Demand
-	only      map[string]bool
-	live      map[string]*snapshot.LiveQueue
+	s    *snapshot.State
+	d    Demand
+	only map[string]bool
+	live map[string]*snapshot.LiveQueue
+	// keep keeps each pool's input; otherwise scratch is reused for it.
+	keep      bool
+	scratch   []fairshare.Queue
 	pools     map[string][]entry
 	poolNames []string
 	leftOut   []string
@@ -244,10 +251,17 @@ func (b *builder) collect() {
 		}
 		known[name] = true
 	}
-	taken := map[string]owner{} // KAI Queue name → whose it is
-	deptQueue := map[[2]string]string{}
+	queues := 0
+	for i := range b.s.Departments {
+		queues += len(b.s.Departments[i].Spec.Queues)
+	}
+	for i := range b.s.Projects {
+		queues += len(b.s.Projects[i].Spec.Queues)
+	}
+	taken := make(map[string]owner, queues) // KAI Queue name → whose it is
+	deptQueue := make(map[[2]string]string, len(b.s.Departments))
 	var seen []string // the pools of the object's queues divided so far
-	add := func(kind tenancy.Kind, name string, qs []tenancy.Queue, parent func(pool string) string) {
+	add := func(kind tenancy.Kind, name, dept string, qs []tenancy.Queue) {
 		who := owner{kind, name}
 		seen = seen[:0]
 		for i := range qs {
@@ -267,8 +281,11 @@ func (b *builder) collect() {
 				continue
 			}
 			seen, taken[name] = append(seen, pool), who
+			parent := ""
 			if kind == tenancy.KindDepartment {
 				deptQueue[[2]string{who.name, pool}] = name
+			} else {
+				parent = deptQueue[[2]string{dept, pool}]
 			}
 			if !say {
 				continue
@@ -276,18 +293,16 @@ func (b *builder) collect() {
 			if _, ok := b.pools[pool]; !ok && pool == "default" && !slices.Contains(b.poolNames, pool) {
 				b.poolNames = append(b.poolNames, pool)
 			}
-			b.pools[pool] = append(b.pools[pool], entry{name: name, kind: kind, owner: who.name, parent: parent(pool), tq: tq})
+			b.pools[pool] = append(b.pools[pool], entry{name: name, kind: kind, owner: who.name, parent: parent, tq: tq})
 		}
 	}
 	for i := range b.s.Departments {
 		d := &b.s.Departments[i]
-		add(tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues, func(string) string { return "" })
+		add(tenancy.KindDepartment, d.Metadata.Name, "", d.Spec.Queues)
 	}
 	for i := range b.s.Projects {
 		p := &b.s.Projects[i]
-		add(tenancy.KindProject, p.Metadata.Name, p.Spec.Queues, func(pool string) string {
-			return deptQueue[[2]string{p.Spec.Parent, pool}]
-		})
+		add(tenancy.KindProject, p.Metadata.Name, p.Spec.Parent, p.Spec.Queues)
 	}
 	slices.Sort(b.poolNames)
 }
