@@ -51,10 +51,11 @@ func (c *QueueChange) Side() *Queue {
 	return c.Before
 }
 
-// OfPlan previews the pools of plan p that only holds (the pools whose
-// queues the plan changes, as the pool bars find them; nil is every pool)
-// before and after, under full demand, and compares them. A change to a
-// node pool adds that pool and pool default, whose nodes it can take.
+// OfPlan previews the pools of plan p that only holds (ChangedPools(p);
+// nil is every pool) before and after, under full demand, and compares
+// them. A change to a node pool adds that pool and pool default, whose
+// nodes it can take. The two sides share one reading of the cluster data
+// unless the plan changes a node pool.
 func OfPlan(p *planner.Plan, only map[string]bool) (*PlanPreview, error) {
 	if only != nil {
 		only = widen(p, only)
@@ -95,6 +96,40 @@ func OfPlan(p *planner.Plan, only map[string]bool) (*PlanPreview, error) {
 		}
 	}
 	return out, nil
+}
+
+// ChangedPools are the pools whose division plan p can change: the pool
+// of each queue a change sets a field of, on both sides (a queue moved to
+// another pool counts on both), every pool of an object whose own fields
+// change (a project's new parent moves its queues in the tree; a new
+// object's queues), and for a NodePool change that pool and pool default,
+// whose nodes it can take. It is linear in the changes: a plan that moves
+// cards on one pool divides that pool alone, though the objects it changes
+// have queues on others.
+func ChangedPools(p *planner.Plan) map[string]bool {
+	out := map[string]bool{}
+	bx, tx := p.Indexes()
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		o := c.Object()
+		if o.Kind == tenancy.KindNodePool {
+			out[o.Name], out["default"] = true, true
+			continue
+		}
+		for _, x := range []*tenancy.Index{bx, tx} {
+			qs := x.Queues(o)
+			if qi := c.Field.Queue; qi >= 0 {
+				if qi < len(qs) {
+					out[qs[qi].NodePool] = true
+				}
+				continue
+			}
+			for j := range qs {
+				out[qs[j].NodePool] = true
+			}
+		}
+	}
+	return out
 }
 
 // changesNodePools reports whether plan p changes a NodePool, and so

@@ -209,3 +209,29 @@ func TestCapacityUnknown(t *testing.T) {
 		t.Errorf("only a100: %d pools, left out %q, %v; want none", len(none.Pools), none.LeftOut, err)
 	}
 }
+
+// TestChangedPools: the demo's move of h100 cards changes departments and
+// projects that have a100 queues too, but only the h100 pool's division.
+func TestChangedPools(t *testing.T) {
+	p := plantest.DemoPlan(t, "move-h100-cards.hcl")
+	got := preview.ChangedPools(p)
+	if len(got) != 1 || !got["h100"] {
+		t.Errorf("changed pools %v, want h100 alone", got)
+	}
+	pp, err := preview.OfPlan(p, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, pc := range pp.Pools {
+		for _, q := range pc.Queues {
+			names = append(names, fmt.Sprintf("%s/%s touched=%v", pc.Name, q.Name, q.Touched))
+		}
+	}
+	want := "h100/product-ml-h100 touched=false h100/search-ranking-h100 touched=false h100/research-h100 touched=true " +
+		"h100/foundation-models-h100 touched=true h100/vision-h100 touched=true h100/detection-h100 touched=true " +
+		"h100/segmentation-h100 touched=false"
+	if strings.Join(names, " ") != want {
+		t.Errorf("queues whose share moves:\n%s\nwant:\n%s", strings.Join(names, " "), want)
+	}
+}

@@ -12,11 +12,10 @@ import (
 	"github.com/krmplan/krmplan/quota"
 )
 
-// planFairShare previews the pools whose queues plan p changes (as the
-// pool bars find them), before and after, under full demand.
+// planFairShare previews the pools whose division plan p can change
+// (preview.ChangedPools), before and after, under full demand.
 func planFairShare(p *planner.Plan) (*preview.PlanPreview, error) {
-	bx, tx := p.Indexes()
-	return preview.OfPlan(p, changedPools(bx, tx))
+	return preview.OfPlan(p, preview.ChangedPools(p))
 }
 
 // notInPlan marks, in the plan's fair-share table, a queue the plan moves
