@@ -16,6 +16,7 @@ import (
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
+	"github.com/krmplan/krmplan/planner/split"
 	"github.com/krmplan/krmplan/render/commit"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/render/views"
@@ -90,12 +91,18 @@ func checkOut(c *cli.Context, inputs ...input) error {
 	if out == "" && c.IsSet("out") {
 		return cli.Exit("-o/--out: the file name is empty; name a file, or leave the option out", 1)
 	}
+	return checkWrite("--out "+out, out, inputs...)
+}
+
+// checkWrite refuses to write the file out when it is one of the inputs;
+// what names it in the refusal ("--out plan.json").
+func checkWrite(what, out string, inputs ...input) error {
 	if out == "" || out == "-" {
 		return nil
 	}
 	for _, in := range inputs {
 		if in.path != "" && in.path != "-" && samePath(out, in.path) {
-			return cli.Exit(fmt.Sprintf("--out %s is also the input %s; choose another file", out, in.what), 1)
+			return cli.Exit(fmt.Sprintf("%s is also the input %s; choose another file", what, in.what), 1)
 		}
 	}
 	return nil
@@ -151,7 +158,7 @@ func planCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "show what desired.hcl changes, with every check, and save the plan",
-		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--server-dry-run [--context C] ...]",
+		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--split-unsafe DIR] [--server-dry-run [--context C] ...]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "state", Usage: "the snapshot (state.json) to plan against (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "save the plan file here (written even with errors, marked not renderable)"},
@@ -162,6 +169,7 @@ func planCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "expect-no-changes", Usage: "exit 1 when there are changes (a drift gate)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 			&cli.BoolFlag{Name: "server-dry-run", Usage: "send every step to the API server with dryRun=All (in order, nothing persisted); a refusal is an error finding"},
+			&cli.StringFlag{Name: "split-unsafe", Usage: "when the steps have no safe order, write the two desired files that take the change into this folder (" + splitFirst + ", " + splitSecond + ")"},
 		}, kubeFlags("--server-dry-run: the kubeconfig context (default: the snapshot's context)")...),
 		Action: func(c *cli.Context) error { return runPlan(c, e) },
 	}
@@ -204,6 +212,9 @@ func runPlan(c *cli.Context, e *env) error {
 		notSaved()
 		return exitCode(1)
 	}
+	// A plan without a safe order is told the two plans that take it (in
+	// its unsafe-order finding, so before it is encoded).
+	remedy := split.Remedy(st, p)
 	if err := serverDryRun(c, e, p); err != nil {
 		return err
 	}
@@ -219,6 +230,11 @@ func runPlan(c *cli.Context, e *env) error {
 			return err
 		}
 		wrote(e, out, planSummary(p))
+	}
+	if dir := c.String("split-unsafe"); dir != "" {
+		if err := writeSplit(e, dir, p, remedy, file, c.String("state")); err != nil {
+			return err
+		}
 	}
 	switch {
 	case !p.Renderable():
@@ -254,6 +270,14 @@ func planArgs(c *cli.Context) (string, error) {
 		inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
 	} else if f := kubeFlagSet(c); f != "" {
 		return "", cli.Exit(f+" is for --server-dry-run: without it, plan reads no cluster", 1)
+	}
+	if dir := c.String("split-unsafe"); dir != "" {
+		first, second := splitPaths(dir)
+		for _, f := range []string{first, second} {
+			if err := checkWrite("--split-unsafe "+dir+" writes "+f+", which", f, inputs...); err != nil {
+				return "", err
+			}
+		}
 	}
 	return file, checkOut(c, inputs...)
 }
@@ -345,19 +369,20 @@ func showCommand(e *env) *cli.Command {
 
 func renderCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "render",
-		Usage:     "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
-		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--force] [--with-mirrors] [--git-repo DIR]",
-		Flags: []cli.Flag{
+		Name:  "render",
+		Usage: "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
+		UsageText: "render plan.json --format patch [--approve PLAN_ID] [-o FILE] [--context C] [--kubeconfig F] [--check-live]\n" +
+			"render plan.json --format splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--force] [--with-mirrors] [--git-repo DIR]",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "patch (a kubectl script), splice (a commit on a new branch) or diff (the splice's unified diff, no commit)"},
 			&cli.StringFlag{Name: "approve", Usage: "approve the plan with this id (the full id or its first 12+ hex digits)"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch, diff: write to this file (default: stdout)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch: write the script here and its rollback beside it (apply.sh, apply.rollback.sh); diff: write here (default: stdout)"},
 			&cli.StringFlag{Name: "branch", Usage: "splice: the new branch (default krmplan/<first 12 of the plan id>)"},
 			&cli.BoolFlag{Name: "force", Usage: "splice: move the branch to the new commit if it exists (never a branch checked out in a work tree)"},
 			&cli.BoolFlag{Name: "with-mirrors", Usage: "splice, diff: also rewrite the namespace ResourceQuotas that .krmplan.hcl names as mirrors"},
 			&cli.StringFlag{Name: "git-repo", Usage: "splice, diff: the repository to read the snapshot's commit from and to create the branch in (default: the repository the snapshot was taken from)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
-		},
+		}, patchFlags()...),
 		Action: func(c *cli.Context) error { return runRender(c, e) },
 	}
 }
@@ -389,15 +414,7 @@ func runRender(c *cli.Context, e *env) error {
 	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force")}
 	switch c.String("format") {
 	case "patch":
-		sh, err := script.PatchScript(p)
-		if err != nil {
-			return cli.Exit("render refused: "+err.Error(), 1)
-		}
-		if err := writeOut(e, c.String("out"), sh, 0o755); err != nil {
-			return err
-		}
-		wrote(e, c.String("out"), patchSummary(p))
-		return nil
+		return renderPatch(c, e, p)
 	case "diff":
 		res, err := commit.Diff(p, opts)
 		if err != nil {
@@ -447,10 +464,42 @@ func renderArgs(c *cli.Context) (string, error) {
 		return "", cli.Exit("--force moves an existing branch to the splice's commit: use it with --format splice", 1)
 	case c.String("git-repo") != "" && format == "patch":
 		return "", cli.Exit("--git-repo is the repository of a splice: use it with --format splice or diff", 1)
+	case format != "patch" && (c.IsSet("context") || c.IsSet("kubeconfig") || c.Bool("check-live")):
+		return "", cli.Exit(fmt.Sprintf("%s names the cluster of a patch script: use it with --format patch", setFlag(c, "context", "kubeconfig", "check-live")), 1)
 	case c.String("out") != "" && format == "splice":
 		return "", cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
 	}
-	return file, checkOut(c, input{"plan file", file})
+	if err := checkOut(c, input{"plan file", file}); err != nil {
+		return "", err
+	}
+	if out := c.String("out"); format == "patch" && out != "" && out != "-" {
+		if err := checkRollbackOut(c, file, out); err != nil {
+			return "", err
+		}
+	}
+	return file, nil
+}
+
+// checkRollbackOut refuses a patch script's -o whose rollback file
+// (script.RollbackPath) is the plan file or the -o file itself.
+func checkRollbackOut(c *cli.Context, plan, out string) error {
+	rb := script.RollbackPath(out)
+	for _, in := range []input{{"plan file", plan}, {"-o file", out}} {
+		if samePath(rb, in.path) {
+			return cli.Exit(fmt.Sprintf("-o %s: its rollback goes to %s, which is also the %s; choose another file", out, rb, in.what), 1)
+		}
+	}
+	return nil
+}
+
+// setFlag is "--" + the first of names that c sets.
+func setFlag(c *cli.Context, names ...string) string {
+	for _, n := range names {
+		if c.IsSet(n) {
+			return "--" + n
+		}
+	}
+	return ""
 }
 
 // spliceNotes prints a splice's notes and reminders on stderr (they are in
