@@ -25,6 +25,9 @@ const (
 	CodeServerDryRunRefused     Code = "server-dry-run-refused"
 	CodeInvalidTenancy          Code = "invalid-tenancy"
 	CodeDuplicateObject         Code = "duplicate-object"
+	CodeRemovalBlocked          Code = "removal-blocked"
+	CodeRemovalInUse            Code = "removal-in-use"
+	CodeRemovalOrphansQueues    Code = "removal-orphans-queues"
 
 	// Warnings.
 	CodeLimitOmitted                  Code = "limit-omitted"
@@ -42,17 +45,20 @@ const (
 	CodeNewPoolNotManaged             Code = "new-pool-not-managed"
 	CodeGitOpsOwned                   Code = "gitops-owned"
 	CodeSingletonIgnored              Code = "singleton-ignored"
+	CodeForcedRemoval                 Code = "forced-removal"
+	CodeRemovalNamespaceKept          Code = "removal-namespace-kept"
 
 	// Notes.
-	CodeUnassignedShare   Code = "unassigned-share"
-	CodeZeroWeight        Code = "zero-weight"
-	CodeLiveQueueDiffers  Code = "live-queue-differs"
-	CodeLiveQueueMissing  Code = "live-queue-missing"
-	CodeUsageUnreadable   Code = "usage-unreadable"
-	CodePoolCardsUnknown  Code = "pool-cards-unknown"
-	CodeQueuesNotRead     Code = "queues-not-read"
-	CodeNamespacesNotRead Code = "namespaces-not-read"
-	CodeServerDryRun      Code = "server-dry-run"
+	CodeUnassignedShare     Code = "unassigned-share"
+	CodeZeroWeight          Code = "zero-weight"
+	CodeLiveQueueDiffers    Code = "live-queue-differs"
+	CodeLiveQueueMissing    Code = "live-queue-missing"
+	CodeUsageUnreadable     Code = "usage-unreadable"
+	CodePoolCardsUnknown    Code = "pool-cards-unknown"
+	CodeQueuesNotRead       Code = "queues-not-read"
+	CodeNamespacesNotRead   Code = "namespaces-not-read"
+	CodeServerDryRun        Code = "server-dry-run"
+	CodeRemovalUsageNotRead Code = "removal-usage-not-read"
 )
 
 // CodeInfo is one row of the catalogue.
@@ -89,6 +95,9 @@ var Codes = []CodeInfo{
 	{CodeServerDryRunRefused, LevelError, "the API server refused a step in a dry run"},
 	{CodeInvalidTenancy, LevelError, "a tenancy file cannot be read (check)"},
 	{CodeDuplicateObject, LevelError, "the tenancy files declare one object twice (check)"},
+	{CodeRemovalBlocked, LevelError, "a removed department is still named by projects, or a removed node pool still has queues on it: KRM's finalizers hold the deletion"},
+	{CodeRemovalInUse, LevelError, "a removed queue has workloads allocated to it (live usage), which stop being schedulable; force = true allows it"},
+	{CodeRemovalOrphansQueues, LevelError, "a removed department queue still has project queues under it, which KAI's scheduler drops until KRM re-parents them; force = true allows it"},
 
 	{CodeLimitOmitted, LevelWarning, "a cpu or memory limit is omitted, which KRM reads as a ceiling of zero"},
 	{CodeProjectOutsideDepartment, LevelWarning, "a project queue is on a pool where its department has none: a root queue outside any department"},
@@ -105,6 +114,8 @@ var Codes = []CodeInfo{
 	{CodeNewPoolNotManaged, LevelWarning, "a new pool's nodes are outside the ManagedNodesConfig"},
 	{CodeGitOpsOwned, LevelWarning, "the plan changes an object Argo CD or Flux owns: a live patch is put back at the next sync"},
 	{CodeSingletonIgnored, LevelWarning, "a ManagedNodesConfig or KRMConfig of another name than the one KRM reads: KRM ignores it"},
+	{CodeForcedRemoval, LevelWarning, "a removal in use (removal-in-use, removal-orphans-queues) that force = true allows"},
+	{CodeRemovalNamespaceKept, LevelWarning, "a removed project's namespace stays, still labelled for it, with its workloads"},
 
 	{CodeUnassignedShare, LevelNote, "part of a department's guarantee is guaranteed to none of its projects"},
 	{CodeZeroWeight, LevelNote, "an overQuotaWeight of 0 (or omitted) on a queue whose limit is above its guarantee"},
@@ -115,6 +126,7 @@ var Codes = []CodeInfo{
 	{CodeQueuesNotRead, LevelNote, "the scheduler's Queues were not read, so usage was not checked"},
 	{CodeNamespacesNotRead, LevelNote, "the namespaces were not read, so they were not checked"},
 	{CodeServerDryRun, LevelNote, "what the server dry run checked"},
+	{CodeRemovalUsageNotRead, LevelNote, "a removed queue's usage was not read (a git snapshot without the cluster), so what it stops is unknown"},
 }
 
 // Info returns the catalogue's row of c; ok is false for a code it lacks.

@@ -87,6 +87,9 @@ type Change struct {
 	File string
 	// Source is where desired.hcl sets the value, when it does.
 	Source *Location
+	// Force is a destroy's `force = true`: the removal of something in
+	// use is then a warning, not an error.
+	Force bool
 }
 
 // Object is the address of the changed object.
@@ -160,6 +163,7 @@ type changeJSON struct {
 	Source     *Location       `json:"source,omitempty"`
 	Resource   string          `json:"resource,omitempty"`
 	Shrinks    bool            `json:"shrinks,omitempty"`
+	Force      bool            `json:"force,omitempty"`
 }
 
 // MarshalJSON writes the change as plan.json holds it: action, kind,
@@ -170,7 +174,7 @@ func (c Change) MarshalJSON() ([]byte, error) {
 	w := changeJSON{Action: c.Action.String(), Kind: c.Field.Object.Kind, Object: c.Field.Object.Name,
 		Queue: c.Queue, Pool: c.Pool, QueueIndex: c.Field.Queue, NewQueue: c.NewQueue, File: c.File,
 		Field: c.Field.Field.String(), Path: c.Field.Pointer(), Before: c.Before.AppendJSON(nil), After: c.After.AppendJSON(nil),
-		Source: c.Source, Resource: string(c.Resource()), Shrinks: c.Shrinks()}
+		Source: c.Source, Resource: string(c.Resource()), Shrinks: c.Shrinks(), Force: c.Force}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // as the file: a value's strings are escaped as json.Marshal escapes them (AppendJSON)
@@ -207,9 +211,12 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%s: after: %w", at, err)
 	}
 	*c = Change{Action: action, Field: at, Before: before, After: after, Queue: w.Queue, Pool: w.Pool,
-		NewQueue: w.NewQueue, File: w.File, Source: w.Source}
+		NewQueue: w.NewQueue, File: w.File, Source: w.Source, Force: w.Force}
 	if r := c.Resource(); string(r) != w.Resource {
 		return fmt.Errorf("%s: resource %q, but the field's resource is %q", at, w.Resource, r)
+	}
+	if w.Force && action != ActionDestroy {
+		return fmt.Errorf("%s: force belongs to a destroy only", at)
 	}
 	if c.Shrinks() != w.Shrinks {
 		return fmt.Errorf("%s: shrinks is %v, but %s -> %s does not say so", at, w.Shrinks, before, after)

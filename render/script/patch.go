@@ -90,6 +90,10 @@ func writeHeader(w *shell, p *planner.Plan) {
 	w.comment("growing departments, growing projects); every intermediate state was")
 	w.comment("verified against the checks. Each patch first tests the values it changes:")
 	w.comment("if one changed since the snapshot, kubectl fails and the script stops.")
+	if hasDelete(p.Steps) {
+		w.comment("A deletion first tests the object as read, then deletes it with its uid as a")
+		w.comment("precondition, after a server dry run: a namesake created since is never deleted.")
+	}
 	for _, f := range p.Findings {
 		if f.Code == planner.CodeGitOpsOwned {
 			w.comment("WARNING: " + f.Message)
@@ -99,6 +103,11 @@ func writeHeader(w *shell, p *planner.Plan) {
 		w.comment(r)
 	}
 	w.code("set -eu")
+}
+
+// hasDelete reports whether a step deletes an object.
+func hasDelete(steps []planner.Step) bool {
+	return slices.ContainsFunc(steps, func(st planner.Step) bool { return st.Action == planner.StepDelete })
 }
 
 // writeStep writes the kubectl command of one step: kubectl create with
@@ -133,8 +142,10 @@ func writeStep(w *shell, kubectl []word, fieldManager bool, st planner.Step) err
 			args = append(args, "--field-manager=krmplan")
 		}
 		w.command(append(args, "-p", quoted(string(ops)))...)
+	case planner.StepDelete:
+		return writeDelete(w, kubectl, name, st)
 	default:
-		return fmt.Errorf("action %q is neither %s nor %s", st.Action, planner.StepPatch, planner.StepCreate)
+		return fmt.Errorf("action %q is not %s, %s or %s", st.Action, planner.StepPatch, planner.StepCreate, planner.StepDelete)
 	}
 	return nil
 }
