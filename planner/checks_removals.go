@@ -12,6 +12,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -180,6 +181,8 @@ func (c *checker) namespaceKept(r removal) {
 	state := "its namespace " + ns
 	if !c.s.Read(snapshot.SourceNamespaces) {
 		state += " (namespaces not read)"
+	} else if !slices.ContainsFunc(c.s.Namespaces, func(n snapshot.Namespace) bool { return n.Name == ns }) {
+		return // no namespace to keep
 	}
 	c.add(Finding{Code: CodeRemovalNamespaceKept, Level: LevelWarning, Object: r.c.Object(),
 		Message: fmt.Sprintf("project %s is removed: KRM deletes its queues but keeps %s, still labelled %s=%s, with every workload in it; a new project can use it only after the label is changed (kubectl label namespace %s %s=<project> --overwrite), or delete the namespace by hand",

@@ -4,6 +4,8 @@ package planner
 // of the entry as read, an object deleted after tests of the object as read.
 
 import (
+	"encoding/json"
+
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -83,4 +85,17 @@ func deleteTests(before *tenancy.Index, a tenancy.ObjectAddr) []Op {
 		ops = append(ops, queueTests(a, qi, &qs[qi])...)
 	}
 	return ops
+}
+
+// TestedUID returns the uid that a delete step's first op tests (the
+// snapshot's uid of the object); ok is false when the snapshot had none
+// (a git snapshot): the uid is then read when the step runs.
+func (st *Step) TestedUID() (uid string, ok bool) {
+	if len(st.Ops) == 0 || st.Ops[0].Op != opTest || st.Ops[0].Path != "/metadata/uid" {
+		return "", false
+	}
+	if err := json.Unmarshal(st.Ops[0].Value, &uid); err != nil || uid == "" {
+		return "", false
+	}
+	return uid, true
 }

@@ -7,12 +7,25 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/render/companion"
 	"github.com/krmplan/krmplan/render/yamledit"
+	"github.com/krmplan/krmplan/tenancy"
 )
+
+// removals counts the plan's destroy changes.
+func removals(p *planner.Plan) int {
+	n := 0
+	for i := range p.Changes {
+		if p.Changes[i].Action == tenancy.ActionDestroy {
+			n++
+		}
+	}
+	return n
+}
 
 // RepoFiles reads files of the snapshot's commit; Splice and Diff give one
 // that runs git, tests give one over a map.
@@ -79,6 +92,9 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 	}
 	if len(p.Changes) == 0 {
 		return nil, errors.New("the plan has no changes: nothing to render")
+	}
+	if n := removals(p); n > 0 {
+		return nil, fmt.Errorf("the plan has %s, and the splice cannot remove YAML yet (a document or a queue entry with its comments): render it with --format patch, or delete the YAML by hand and plan the rest", words.Count(n, "removal"))
 	}
 	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{}}
 	if err := sp.readTenancy(); err != nil {

@@ -21,12 +21,14 @@ import (
 //  2. a JSON patch of tests only (it changes nothing): the uid, and the
 //     values the plan read (a queue's name, pool and numbers), so an object
 //     edited since the snapshot is not deleted unseen;
-//  3. the DELETE with dryRun=All (the server's admission runs, nothing is
-//     persisted), then the DELETE itself, both with the uid precondition.
+//  3. the DELETE with dryRun: [All] (admission runs, nothing is persisted),
+//     then the DELETE itself, both with the uid precondition. Both options
+//     are in the body: given a body, the API server reads none from the
+//     URL's query (a ?dryRun=All there would delete for real).
 func writeDelete(w *shell, kubectl []word, name word, st planner.Step) error {
 	info := st.Object.Kind.Info()
 	plural := word(st.Object.Kind.Plural())
-	uid, known := uidTested(st.Ops)
+	uid, known := st.TestedUID()
 	tests, err := json.Marshal(st.Ops)
 	if err == nil {
 		tests, err = asciiJSON(tests)
@@ -35,10 +37,19 @@ func writeDelete(w *shell, kubectl []word, name word, st planner.Step) error {
 		return fmt.Errorf("the tests are not JSON: %w", err)
 	}
 	url := word("/apis/" + tenancy.APIVersion + "/" + info.Resource + "/" + string(name))
-	var body []word
+	// The body is the whole of the DELETE's options: with a body, the API
+	// server reads no option from the query, so the dry run is in it too.
+	body := func(dry bool) []word {
+		opts := deleteOptions(uid, dry)
+		if known {
+			b, _ := json.Marshal(opts) // strings only
+			return []word{"printf", "'%s\\n'", quoted(string(b))}
+		}
+		opts["preconditions"] = map[string]string{"uid": "%s"}
+		b, _ := json.Marshal(opts)
+		return []word{"printf", quoted(string(b) + "\\n"), `"$uid"`}
+	}
 	if known {
-		b, _ := json.Marshal(deleteOptions(uid)) // strings only
-		body = []word{"printf", "'%s\\n'", quoted(string(b))}
 		w.command(append(kubectl, "patch", plural, name, "--type=json", "-p", quoted(string(tests)))...)
 	} else {
 		w.code("uid=$(" + join(append(kubectl, "get", plural, name, "-o", "'jsonpath={.metadata.uid}'")) + ")")
@@ -51,34 +62,26 @@ func writeDelete(w *shell, kubectl []word, name word, st planner.Step) error {
 		}
 		patch := string(quoted(`[{"op":"test","path":"/metadata/uid","value":"`)) + `"$uid"` + string(quoted(`"}`+rest))
 		w.code(join(append(kubectl, "patch", plural, name, "--type=json", "-p")) + " " + patch)
-		body = []word{"printf", `'{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n'`, `"$uid"`}
 	}
 	for _, dry := range []bool{true, false} {
-		u, said := url, "deleted"
+		said := "deleted"
 		if dry {
-			u, said = url+"?dryRun=All", "deletion accepted in a server dry run"
+			said = "deletion accepted in a server dry run"
 		}
-		w.code(join(body) + " | " + join(append(kubectl, "delete", "--raw", quoted(string(u)), "-f", "-")) + " >/dev/null")
+		w.code(join(body(dry)) + " | " + join(append(kubectl, "delete", "--raw", quoted(string(url)), "-f", "-")) + " >/dev/null")
 		w.code("echo " + string(quoted(fmt.Sprintf("%s.%s/%s %s", info.Resource, tenancy.Group, name, said))))
 	}
 	return nil
 }
 
-// uidTested returns the uid that the step's first op tests, when it does.
-func uidTested(ops []planner.Op) (uid string, ok bool) {
-	if len(ops) == 0 || ops[0].Op != "test" || ops[0].Path != "/metadata/uid" {
-		return "", false
-	}
-	if err := json.Unmarshal(ops[0].Value, &uid); err != nil || uid == "" {
-		return "", false
-	}
-	return uid, true
-}
-
 // deleteOptions is the body of a DELETE that only deletes the object of
-// that uid.
-func deleteOptions(uid string) any {
-	return map[string]any{"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": map[string]string{"uid": uid}}
+// that uid, in a dry run (dryRun: [All]) when dry is set.
+func deleteOptions(uid string, dry bool) map[string]any {
+	o := map[string]any{"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": map[string]string{"uid": uid}}
+	if dry {
+		o["dryRun"] = []string{"All"}
+	}
+	return o
 }
 
 // join is words as one command line.
