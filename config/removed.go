@@ -175,7 +175,7 @@ func (d *differ) removeQueue(a tenancy.ObjectAddr, r *Removed, seen map[tenancy.
 func (d *differ) destroy(a tenancy.ObjectAddr, c tenancy.Change, r *Removed) {
 	oc := d.byObject[a]
 	if oc == nil {
-		oc = d.begin(a, true)
+		oc = d.begin(a, true, r.DefRange)
 	}
 	loc := location(r.DefRange)
 	c.Source, c.Force = &loc, r.Force
