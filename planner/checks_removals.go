@@ -98,8 +98,8 @@ func (c *checker) departmentInUse(r removal) {
 		return
 	}
 	c.add(Finding{Code: CodeRemovalBlocked, Level: LevelError, Object: r.c.Object(),
-		Message: fmt.Sprintf("department %s is removed, but %s still name it as parent: KRM keeps the department Terminating (its finalizer waits, DepartmentDeletionBlocked) until they move or go; give them another department or remove them in this plan",
-			name, listOf("project", kids)),
+		Message: fmt.Sprintf("department %s is removed, but %s still %s it as parent: KRM keeps the department Terminating (its finalizer waits, DepartmentDeletionBlocked) until they move or go; give them another department or remove them in this plan",
+			name, listOf("project", kids), verb(kids, "names", "name")),
 		Where: c.loc.at(r.c.Field)})
 }
 
@@ -123,10 +123,10 @@ func (c *checker) poolInUse(r removal) {
 	}
 	var why []string
 	if len(projects) > 0 {
-		why = append(why, fmt.Sprintf("%s still have queues on it, so KRM keeps the pool Deleting (ProjectReferencesExist)", listOf("project", projects)))
+		why = append(why, fmt.Sprintf("%s still %s queues on it, so KRM keeps the pool Deleting (ProjectReferencesExist)", listOf("project", projects), verb(projects, "has", "have")))
 	}
 	if len(departments) > 0 {
-		why = append(why, fmt.Sprintf("%s still have queues on it, and KRM's webhook refuses every later update of a department that names a missing pool", listOf("department", departments)))
+		why = append(why, fmt.Sprintf("%s still %s queues on it, and KRM's webhook refuses every later update of a department that names a missing pool", listOf("department", departments), verb(departments, "has", "have")))
 	}
 	if len(why) == 0 {
 		return
@@ -146,8 +146,8 @@ func (c *checker) orphanedQueues(r removal, pool string) {
 		return
 	}
 	c.forceable(r, Finding{Code: CodeRemovalOrphansQueues, Object: r.c.Object(), Queue: r.c.Queue, Pool: pool,
-		Message: fmt.Sprintf("%s: department %s's queue on node pool %s is removed, but %s still have queues there: KAI's scheduler drops those queues and their workloads (QueueDoesNotExist) until KRM next reconciles each project and makes them root queues outside any department",
-			r.c.Queue, r.c.Object().Name, pool, listOf("project", kids))})
+		Message: fmt.Sprintf("%s: department %s's queue on node pool %s is removed, but %s still %s queues there: KAI's scheduler drops those queues and their workloads (QueueDoesNotExist) until KRM next reconciles each project and makes them root queues outside any department",
+			r.c.Queue, r.c.Object().Name, pool, listOf("project", kids), verb(kids, "has", "have"))})
 }
 
 // projectsOnPool names the projects of department dept in x with a queue
@@ -248,6 +248,14 @@ func usageText(lq *snapshot.LiveQueue) string {
 		s += " (and " + strings.Join(other, ", ") + ")"
 	}
 	return s
+}
+
+// verb is one when names has one name, many otherwise.
+func verb(names []string, one, many string) string {
+	if len(names) == 1 {
+		return one
+	}
+	return many
 }
 
 // listOf is "project a" or "projects a, b and c", by name.

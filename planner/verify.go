@@ -439,7 +439,7 @@ func orphanErrors(x *tenancy.Index, changes []tenancy.Change, st Step) []Finding
 		}
 		if kids := projectsOnPool(x, c.Object().Name, c.Pool); len(kids) > 0 {
 			out = append(out, Finding{Code: CodeRemovalOrphansQueues, Level: LevelError, Object: c.Object(), Queue: c.Queue, Pool: c.Pool,
-				Message: fmt.Sprintf("%s: department %s's queue on node pool %s is removed while %s still have queues there", c.Queue, c.Object().Name, c.Pool, listOf("project", kids))})
+				Message: fmt.Sprintf("%s: department %s's queue on node pool %s is removed while %s still %s queues there", c.Queue, c.Object().Name, c.Pool, listOf("project", kids), verb(kids, "has", "have"))})
 		}
 	}
 	return out

@@ -96,7 +96,7 @@ func TestDestroyScript(t *testing.T) {
 	f.write("pool.hcl", "removed {\n  node_pool = \"del-h100\"\n}\n")
 	r = f.must(f.krmplan("plan", "pool.hcl", "--state", "state.json", "--no-color"), 1, "plan removing a pool in use")
 	f.wantLine("plan removing a pool", r.stdout,
-		"Error: node pool del-h100 is removed, but project del-keep still have queues on it, so KRM keeps the pool Deleting (ProjectReferencesExist), and department del-dept still have queues on it, and KRM's webhook refuses every later update of a department that names a missing pool; remove those queues in this plan")
+		"Error: node pool del-h100 is removed, but project del-keep still has queues on it, so KRM keeps the pool Deleting (ProjectReferencesExist), and department del-dept still has queues on it, and KRM's webhook refuses every later update of a department that names a missing pool; remove those queues in this plan")
 
 	f.write("desired.hcl", `removed {
   node_pool = "del-h100"
