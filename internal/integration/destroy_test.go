@@ -208,6 +208,10 @@ spec:
 		t.Fatalf("the script does not guard the delete by the uid %s:\n%s", uid, script)
 	}
 
+	r = f.must(f.krmplan("plan", "desired.hcl", "--state", "live.json", "--server-dry-run", "--no-color"), 0, "plan --server-dry-run")
+	f.wantLine("plan --server-dry-run", r.stdout, "Note: server dry run: the API server accepted all 1 step (dryRun=All, nothing persisted); each step was checked against the live object as it is now, without the effect of the steps before it, since a dry run persists nothing")
+	f.get(live.GVRProject, "del-twin") // the dry run deleted nothing
+
 	// The namesake: deleted and created again, with another uid.
 	twin := f.get(live.GVRProject, "del-twin")
 	if err := f.dyn.Resource(live.GVRProject).Delete(ctx, "del-twin", metav1.DeleteOptions{}); err != nil {
@@ -218,6 +222,8 @@ spec:
 	if again.GetUID() == twin.GetUID() {
 		t.Fatal("the namesake has the old uid")
 	}
+	r = f.must(f.krmplan("plan", "desired.hcl", "--state", "live.json", "--server-dry-run", "--no-color"), 1, "plan --server-dry-run with a namesake")
+	f.wantLine("plan --server-dry-run with a namesake", r.stdout, "Error: step 1/1 (delete Project del-twin, removing projects and project queues): the API server refused it in a dry run: the server rejected our request due to an error in our request — a value this patch tests (a queue name or a number as read) is no longer what the snapshot read: the object changed since the snapshot; take a new snapshot and plan again")
 	r = f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh")
 	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, "The request is invalid") {
 		t.Errorf("the script with a namesake: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
