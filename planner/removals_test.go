@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
-	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/snapshot"
 )
 
@@ -50,19 +49,6 @@ spec:
   - {name: q-a100, nodepool: a100, resources: {gpu: {deserved: 1, limit: 1, overQuotaWeight: 1}}}
 `
 
-func buildPlan(t *testing.T, before *snapshot.State, desired string) *Plan {
-	t.Helper()
-	ov, diags := config.Load("desired.hcl", []byte(desired), nil, nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p, diags := Build(before, ov)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return p
-}
-
 // codesOf is "level code" of each finding not already present.
 func codesOf(fs []Finding) []string {
 	var out []string
@@ -80,7 +66,7 @@ func codesOf(fs []Finding) []string {
 // patches turn the objects as read into the target.
 func TestRemovalsOrderChildrenFirst(t *testing.T) {
 	before := mustState(t, removalTenancy)
-	p := buildPlan(t, before, `
+	p := catPlan(t, before, `
 removed { node_pool = "h100" }
 removed {
   department = "d"
@@ -170,7 +156,7 @@ func TestRemovalsKRMWouldHold(t *testing.T) {
 			"warning forced-removal: d-h100: department d's queue on node pool h100 is removed, but project p still has queues there: KAI's scheduler drops those queues and their workloads (QueueDoesNotExist) until KRM next reconciles each project and makes them root queues outside any department; force = true allows it"},
 	}
 	for _, c := range cases {
-		p := buildPlan(t, before, c.desired)
+		p := catPlan(t, before, c.desired)
 		var got []string
 		for _, m := range messages(p.Findings) {
 			if strings.Contains(m, "removal") || strings.Contains(m, "unknown-") {
@@ -193,7 +179,7 @@ func TestRemovalsKRMWouldHold(t *testing.T) {
 // the step has only a warning.
 func TestRemovalStepOrphansQueues(t *testing.T) {
 	before := mustState(t, removalTenancy)
-	p := buildPlan(t, before, "removed {\n department = \"d\"\n queue = \"h100\"\n}\nremoved {\n project = \"p\"\n queue = \"h100\"\n}\nproject \"p\" {\n default_node_pools = [\"a100\"]\n}\n")
+	p := catPlan(t, before, "removed {\n department = \"d\"\n queue = \"h100\"\n}\nremoved {\n project = \"p\"\n queue = \"h100\"\n}\nproject \"p\" {\n default_node_pools = [\"a100\"]\n}\n")
 	if !p.OrderVerified {
 		t.Fatalf("not verified: %q", messages(p.Findings))
 	}
@@ -218,7 +204,7 @@ func TestRemovalUsageFromLiveData(t *testing.T) {
 		{Name: "p-h100", Allocated: map[string]string{"memory": "2G"}},
 	}
 	before.Namespaces = []snapshot.Namespace{{Name: "q", Labels: map[string]string{"kai/project": "q"}}}
-	p := buildPlan(t, before, "removed {\n project = \"q\"\n}\nremoved {\n project = \"p\"\n queue = \"h100\"\n force = true\n}\nproject \"p\" {\n default_node_pools = [\"a100\"]\n}\n")
+	p := catPlan(t, before, "removed {\n project = \"q\"\n}\nremoved {\n project = \"p\"\n queue = \"h100\"\n force = true\n}\nproject \"p\" {\n default_node_pools = [\"a100\"]\n}\n")
 	var got []string
 	for _, m := range messages(p.Findings) {
 		if strings.Contains(m, "removal") {

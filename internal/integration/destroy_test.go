@@ -77,15 +77,10 @@ var destroyObjects = []tenancy.ObjectAddr{
 func TestDestroyScript(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	t.Cleanup(func() {
-		for _, a := range destroyObjects {
-			_ = f.dyn.Resource(live.KindGVR(a.Kind)).Delete(ctx, a.Name, metav1.DeleteOptions{})
-		}
-		_ = f.dyn.Resource(live.GVRQueue).Delete(ctx, "del-twin-a100", metav1.DeleteOptions{})
-	})
+	t.Cleanup(f.deleteDestroyObjects)
 	f.write("tenancy.yaml", destroyTenancy)
 	f.createYAML(filepath.Join(f.dir, "tenancy.yaml"))
-	f.destroyRepo()
+	f.tenancyRepo(destroyTenancy)
 	f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "--no-cluster", "-o", "state.json"), 0, "snapshot")
 
 	// Refused: KRM's finalizers would hold these deletions.
@@ -161,12 +156,7 @@ removed {
 func TestDestroyNeverDeletesANamesake(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	t.Cleanup(func() {
-		for _, a := range destroyObjects {
-			_ = f.dyn.Resource(live.KindGVR(a.Kind)).Delete(ctx, a.Name, metav1.DeleteOptions{})
-		}
-		_ = f.dyn.Resource(live.GVRQueue).Delete(ctx, "del-twin-a100", metav1.DeleteOptions{})
-	})
+	t.Cleanup(f.deleteDestroyObjects)
 	f.write("twin.yaml", `apiVersion: kai.resources/v1alpha1
 kind: NodePool
 metadata: {name: del-a100}
@@ -240,6 +230,16 @@ spec:
 	}
 }
 
+// deleteDestroyObjects deletes what the destroy tests create: TestLive (a
+// later file) lists the whole cluster.
+func (f *fx) deleteDestroyObjects() {
+	ctx := context.Background()
+	for _, a := range destroyObjects {
+		_ = f.dyn.Resource(live.KindGVR(a.Kind)).Delete(ctx, a.Name, metav1.DeleteOptions{})
+	}
+	_ = f.dyn.Resource(live.GVRQueue).Delete(ctx, "del-twin-a100", metav1.DeleteOptions{})
+}
+
 // queueNames is the names of an object's spec.queues, in order.
 func queueNames(o *unstructured.Unstructured) []string {
 	qs, _, _ := unstructured.NestedSlice(o.Object, "spec", "queues")
@@ -250,16 +250,4 @@ func queueNames(o *unstructured.Unstructured) []string {
 		}
 	}
 	return out
-}
-
-// destroyRepo commits destroyTenancy into a new repository, "repo".
-func (f *fx) destroyRepo() {
-	f.t.Helper()
-	repo := filepath.Join(f.dir, "repo")
-	env := append(f.environ(f.env.Kubeconfig), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	f.must(f.exec(env, "git", "init", "-q", "-b", "main", repo), 0, "git init")
-	f.write("repo/tenancy.yaml", destroyTenancy)
-	for _, args := range [][]string{{"add", "tenancy.yaml"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "tenancy"}} {
-		f.must(f.exec(env, "git", append([]string{"-C", repo}, args...)...), 0, "git "+args[0])
-	}
 }
