@@ -36,18 +36,21 @@ type StepAction string
 const (
 	StepPatch  StepAction = "patch"  // kubectl patch --type=json
 	StepCreate StepAction = "create" // kubectl create -f -
-	// StepDelete deletes the object: its Ops are only tests of the object
-	// as read (its uid when the snapshot has it, its values), and the
-	// delete is guarded by a uid precondition (render/script).
+	// StepDelete deletes the object: a step of a plan that removes it
+	// (removed blocks), or of a rollback (planner/rollback) that deletes an
+	// object the plan creates. Its Ops are tests only — of the object as
+	// read (its uid when the snapshot has it, its values), or as the plan
+	// left it — run as a server dry run before a DELETE with the object's
+	// uid as the precondition.
 	StepDelete StepAction = "delete"
 )
 
 // JSON-patch operation names (RFC 6902).
 const (
-	opTest    = "test"
-	opReplace = "replace"
-	opAdd     = "add"
-	opRemove  = "remove"
+	OpTest    = "test"
+	OpReplace = "replace"
+	OpAdd     = "add"
+	OpRemove  = "remove"
 )
 
 var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseRemoveProjects: 1, PhaseShrinkProjects: 2, PhaseShrinkDepartments: 3,
@@ -63,8 +66,9 @@ var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseRemoveProjects: 1, PhaseShr
 var moveRank = map[Phase]int{PhaseNewPools: 0, PhaseRemoveProjects: 1, PhaseShrinkProjects: 2, PhaseGrowDepartments: 3,
 	PhaseGrowProjects: 4, PhaseShrinkDepartments: 5, PhaseRemoveDepartments: 6, PhaseRemovePools: 7}
 
-// Op is one JSON-patch (RFC 6902) operation. Value is written for every
-// operation but "remove", which has none.
+// Op is one JSON-patch (RFC 6902) operation. Value is written whenever it
+// is set, as "test", "replace" and "add" require (a JSON null is the four
+// bytes null); a "remove" has none.
 type Op struct {
 	Op    string          `json:"op"`
 	Path  string          `json:"path"`
@@ -239,17 +243,17 @@ func patchOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []ten
 			addedQueue[qi] = true
 			if len(bq) > 0 && len(addedQueue) == 1 {
 				last := a.Queue(len(bq) - 1)
-				ops = append(ops, Op{opTest, last.Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[last.Index].Name)})
+				ops = append(ops, Op{OpTest, last.Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[last.Index].Name)})
 			}
-			ops = append(ops, Op{opAdd, "/spec/queues/-", jsonValue(tq[qi])})
+			ops = append(ops, Op{OpAdd, "/spec/queues/-", jsonValue(tq[qi])})
 			continue
 		}
 		if qi >= 0 && !testedQueue[qi] {
 			testedQueue[qi] = true
-			ops = append(ops, Op{opTest, a.Queue(qi).Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[qi].Name)})
+			ops = append(ops, Op{OpTest, a.Queue(qi).Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[qi].Name)})
 		}
 		if !c.Before.IsNull() {
-			ops = append(ops, Op{opTest, path, c.Before.AppendJSON(nil)}, Op{opReplace, path, c.After.AppendJSON(nil)})
+			ops = append(ops, Op{OpTest, path, c.Before.AppendJSON(nil)}, Op{OpReplace, path, c.After.AppendJSON(nil)})
 			continue
 		}
 		// The field is absent. If its whole resource block is absent too,
@@ -258,11 +262,11 @@ func patchOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []ten
 			blockPath := a.Queue(qi).Pointer() + "/resources/" + string(r)
 			if !addedBlock[blockPath] {
 				addedBlock[blockPath] = true
-				ops = append(ops, Op{opAdd, blockPath, jsonValue(tq[qi].Resources.Get(r))})
+				ops = append(ops, Op{OpAdd, blockPath, jsonValue(tq[qi].Resources.Get(r))})
 			}
 			continue
 		}
-		ops = append(ops, Op{opAdd, path, c.After.AppendJSON(nil)})
+		ops = append(ops, Op{OpAdd, path, c.After.AppendJSON(nil)})
 	}
 	return ops
 }

@@ -29,16 +29,16 @@ func removalPhase(k tenancy.Kind) Phase {
 func queueTests(a tenancy.ObjectAddr, qi int, q *tenancy.Queue) []Op {
 	qa := a.Queue(qi)
 	ops := []Op{
-		{opTest, qa.Field(tenancy.FieldQueueName).Pointer(), jsonValue(q.Name)},
-		{opTest, qa.Field(tenancy.FieldQueueNodePool).Pointer(), jsonValue(q.NodePool)},
+		{OpTest, qa.Field(tenancy.FieldQueueName).Pointer(), jsonValue(q.Name)},
+		{OpTest, qa.Field(tenancy.FieldQueueNodePool).Pointer(), jsonValue(q.NodePool)},
 	}
 	if q.Priority != nil {
-		ops = append(ops, Op{opTest, qa.Field(tenancy.FieldPriority).Pointer(), jsonValue(*q.Priority)})
+		ops = append(ops, Op{OpTest, qa.Field(tenancy.FieldPriority).Pointer(), jsonValue(*q.Priority)})
 	}
 	for _, r := range quota.Resources {
 		for _, f := range tenancy.QuotaFields {
 			if v := q.Resources.Get(r).Get(f); v != nil {
-				ops = append(ops, Op{opTest, qa.Field(tenancy.QuotaFieldOf(r, f)).Pointer(), tenancy.Number(*v).AppendJSON(nil)})
+				ops = append(ops, Op{OpTest, qa.Field(tenancy.QuotaFieldOf(r, f)).Pointer(), tenancy.Number(*v).AppendJSON(nil)})
 			}
 		}
 	}
@@ -54,7 +54,7 @@ func removeOps(before *tenancy.Index, a tenancy.ObjectAddr, changes []tenancy.Ch
 	for _, i := range idx {
 		qi := changes[i].Field.Queue
 		ops = append(ops, queueTests(a, qi, &qs[qi])...)
-		ops = append(ops, Op{opRemove, a.Queue(qi).Pointer(), nil})
+		ops = append(ops, Op{OpRemove, a.Queue(qi).Pointer(), nil})
 	}
 	return ops
 }
@@ -67,17 +67,17 @@ func removeOps(before *tenancy.Index, a tenancy.ObjectAddr, changes []tenancy.Ch
 func deleteTests(before *tenancy.Index, a tenancy.ObjectAddr) []Op {
 	var ops []Op
 	if m := before.Meta(a); m != nil && m.UID != "" {
-		ops = append(ops, Op{opTest, "/metadata/uid", jsonValue(m.UID)})
+		ops = append(ops, Op{OpTest, "/metadata/uid", jsonValue(m.UID)})
 	}
 	switch a.Kind {
 	case tenancy.KindNodePool:
 		if p := before.NodePool(a.Name); p != nil && p.Spec.LabelKey != "" {
-			ops = append(ops, Op{opTest, a.Field(tenancy.FieldLabelKey).Pointer(), jsonValue(p.Spec.LabelKey)},
-				Op{opTest, a.Field(tenancy.FieldLabelValue).Pointer(), jsonValue(p.Spec.LabelValue)})
+			ops = append(ops, Op{OpTest, a.Field(tenancy.FieldLabelKey).Pointer(), jsonValue(p.Spec.LabelKey)},
+				Op{OpTest, a.Field(tenancy.FieldLabelValue).Pointer(), jsonValue(p.Spec.LabelValue)})
 		}
 	case tenancy.KindProject:
 		if p := before.Project(a.Name); p != nil && p.Spec.Parent != "" {
-			ops = append(ops, Op{opTest, a.Field(tenancy.FieldParent).Pointer(), jsonValue(p.Spec.Parent)})
+			ops = append(ops, Op{OpTest, a.Field(tenancy.FieldParent).Pointer(), jsonValue(p.Spec.Parent)})
 		}
 	}
 	qs := before.Queues(a)
@@ -91,7 +91,7 @@ func deleteTests(before *tenancy.Index, a tenancy.ObjectAddr) []Op {
 // snapshot's uid of the object); ok is false when the snapshot had none
 // (a git snapshot): the uid is then read when the step runs.
 func (st *Step) TestedUID() (uid string, ok bool) {
-	if len(st.Ops) == 0 || st.Ops[0].Op != opTest || st.Ops[0].Path != "/metadata/uid" {
+	if len(st.Ops) == 0 || st.Ops[0].Op != OpTest || st.Ops[0].Path != "/metadata/uid" {
 		return "", false
 	}
 	if err := json.Unmarshal(st.Ops[0].Value, &uid); err != nil || uid == "" {
