@@ -306,6 +306,9 @@ func (d *Draft) destroy(c *Change) string {
 	d.own(o)
 	_, _, qs, _ = d.x.object(o)
 	*qs = slices.Delete(*qs, i, i+1)
+	if len(*qs) == 0 {
+		*qs = nil // as the reader holds `queues: []`, which a splice writes
+	}
 	d.removed[o] = i
 	return ""
 }

@@ -3,29 +3,17 @@ package commit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
-	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/render/companion"
 	"github.com/krmplan/krmplan/render/yamledit"
-	"github.com/krmplan/krmplan/tenancy"
 )
-
-// removals counts the plan's destroy changes.
-func removals(p *planner.Plan) int {
-	n := 0
-	for i := range p.Changes {
-		if p.Changes[i].Action == tenancy.ActionDestroy {
-			n++
-		}
-	}
-	return n
-}
 
 // RepoFiles reads files of the snapshot's commit; Splice and Diff give one
 // that runs git, tests give one over a map.
@@ -58,6 +46,9 @@ type FileChange struct {
 	Mode     string // git file mode; "100644" for a new file
 	Old, New []byte
 	Created  bool // the file does not exist at the snapshot's commit
+	// Deleted marks a tenancy file whose last document a removal takes
+	// out: the commit drops it (New is empty).
+	Deleted bool
 }
 
 // SplicePlan is everything a splice writes and says, before anything is
@@ -92,9 +83,6 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 	}
 	if len(p.Changes) == 0 {
 		return nil, errors.New("the plan has no changes: nothing to render")
-	}
-	if n := removals(p); n > 0 {
-		return nil, fmt.Errorf("the plan has %s, and the splice cannot remove YAML yet (a document or a queue entry with its comments): render it with --format patch, or delete the YAML by hand and plan the rest", words.Count(n, "removal"))
 	}
 	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{}}
 	if err := sp.readTenancy(); err != nil {
@@ -150,6 +138,7 @@ type splice struct {
 	edits     map[string][]yamledit.Edit
 	spans     map[string][]yamledit.Span
 	tenancy   map[string][]byte // the tenancy files as spliced
+	deleted   []string          // the tenancy files the removals leave empty
 	plan      *SplicePlan
 }
 
@@ -204,6 +193,19 @@ func (sp *splice) edit() error {
 	sp.objs = targetSpecs(p, changedObjects(p))
 	if sp.edits, err = tenancyEdits(p, ts); err != nil {
 		return err
+	}
+	removed, err := removalEdits(p, ts)
+	if err != nil {
+		return err
+	}
+	sp.deleted = removed.Deleted
+	for f, es := range removed.Edits {
+		sp.edits[f] = append(sp.edits[f], es...)
+	}
+	for _, f := range sp.deleted {
+		if _, ok := sp.edits[f]; !ok {
+			sp.edits[f] = nil // written as deleted, even without an edit
+		}
 	}
 	for _, path := range ts.Created() {
 		if _, exists, err := sp.read(path); err != nil {
@@ -270,10 +272,14 @@ func (sp *splice) write() ([]string, error) {
 		}
 		sp.spans[f] = spans
 		comments = append(comments, yamledit.CommentNotes(f, fs.old, sp.edits[f])...)
-		if _, isTenancy := sp.srcs[f]; isTenancy || sp.ts.IsCreated(f) {
+		gone := slices.Contains(sp.deleted, f)
+		if _, isTenancy := sp.srcs[f]; (isTenancy || sp.ts.IsCreated(f)) && !gone {
 			sp.tenancy[f] = out
+		} else if gone {
+			delete(sp.tenancy, f)
+			out = nil
 		}
-		sp.plan.Files = append(sp.plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created})
+		sp.plan.Files = append(sp.plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created, Deleted: gone})
 	}
 	return comments, nil
 }
