@@ -2,11 +2,13 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
 	"github.com/krmplan/krmplan/tenancy"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -112,7 +114,7 @@ removed {
 	f.wantLine("plan", r.stdout, "Plan: 0 to add, 2 to change, 2 to destroy.")
 	f.wantLine("plan", r.stdout, "Order: 4 steps in phases, every intermediate state verified against the checks.")
 	id := f.plan("plan.json").PlanID
-	f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 0, "render patch")
+	f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "--context", "envtest", "-o", "patch.sh"), 0, "render patch")
 	script := f.read("patch.sh")
 	var steps []string
 	for _, m := range regexp.MustCompile(`(?m)^# \d+/\d+ ([a-z ]+): (\w+ [a-z0-9-]+)$`).FindAllStringSubmatch(script, -1) {
@@ -123,16 +125,15 @@ removed {
 	if got := strings.Join(steps, "|"); got != want {
 		t.Fatalf("steps %s, want %s\n%s", got, want, script)
 	}
+	before := f.destroySpecs()
 	r = f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"), 0, "the patch script")
-	wantOut := "project.kai.resources/del-gone patched (no change)\n" +
-		"projects.kai.resources/del-gone deletion accepted in a server dry run\nprojects.kai.resources/del-gone deleted\n" +
+	wantOut := "projects.kai.resources/del-gone deleted\n" +
 		"project.kai.resources/del-keep patched\ndepartment.kai.resources/del-dept patched\n" +
-		"nodepool.kai.resources/del-h100 patched (no change)\n" +
-		"nodepools.kai.resources/del-h100 deletion accepted in a server dry run\nnodepools.kai.resources/del-h100 deleted\n"
+		"nodepools.kai.resources/del-h100 deleted\n"
 	if r.stdout != wantOut {
 		t.Errorf("the script printed\n%s\nwant\n%s", r.stdout, wantOut)
 	}
-	// Exactly the planned objects are left.
+	// Exactly the planned objects are left...
 	for _, gone := range []tenancy.ObjectAddr{tenancy.KindProject.Object("del-gone"), tenancy.KindNodePool.Object("del-h100")} {
 		if _, err := f.dyn.Resource(live.KindGVR(gone.Kind)).Get(ctx, gone.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("%s after the script: %v, want not found", gone, err)
@@ -141,10 +142,54 @@ removed {
 	f.wantEqual("del-keep's queues", queueNames(f.get(live.GVRProject, "del-keep")), []string{"del-keep-a100"})
 	f.wantEqual("del-dept's queues", queueNames(f.get(live.GVRDepartment, "del-dept")), []string{"del-dept-a100"})
 	f.get(live.GVRNodePool, "del-a100")
-	// A second run stops at its first test: del-gone is not there.
-	if r := f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"); r.code == 0 || !strings.Contains(r.stderr, `"del-gone" not found`) {
+	// ... and they are the objects of the spliced branch.
+	f.must(f.krmplan("render", "plan.json", "--format", "splice", "--approve", id, "--git-repo", "repo", "--branch", "rm/del"), 0, "render splice")
+	spliced := f.must(f.exec(f.environ(f.env.Kubeconfig), "git", "-C", "repo", "show", "rm/del:tenancy.yaml"), 0, "git show").stdout
+	f.wantEqual("the spliced tenancy", specsOfYAML(t, spliced), f.destroySpecs())
+
+	// A second run stops at its first change: del-keep's queue 1 is gone.
+	if r := f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"); r.code != 12 || !strings.Contains(r.stderr, "the name of queue 1 (/spec/queues/1/name)") {
 		t.Errorf("a second run: exit %d\n%s", r.code, r.stderr)
 	}
+	// The rollback creates the removed objects again and puts the queue
+	// entries back at their index: the cluster holds the snapshot's specs.
+	f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.rollback.sh"), 0, "the rollback script")
+	f.wantEqual("the specs after the rollback", f.destroySpecs(), before)
+}
+
+// destroySpecs is the spec of every object of destroyTenancy the cluster
+// holds, by address.
+func (f *fx) destroySpecs() map[string]string {
+	out := map[string]string{}
+	for _, a := range destroyObjects {
+		o, err := f.dyn.Resource(live.KindGVR(a.Kind)).Get(context.Background(), a.Name, metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		b, _ := json.Marshal(o.Object["spec"])
+		out[a.String()] = string(b)
+	}
+	return out
+}
+
+// specsOfYAML is destroySpecs of the objects in a tenancy file, as the API
+// server stores them (read through the same typed spec both ways).
+func specsOfYAML(t *testing.T, y string) map[string]string {
+	var ten snapshot.Parsed
+	if err := ten.ParseTenancy("tenancy.yaml", []byte(y)); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	x := tenancy.NewIndex(&ten.Tenancy)
+	for _, a := range destroyObjects {
+		if m, ok := x.Manifest(a); ok {
+			var doc map[string]any
+			_ = json.Unmarshal(m, &doc)
+			b, _ := json.Marshal(doc["spec"])
+			out[a.String()] = string(b)
+		}
+	}
+	return out
 }
 
 // TestDestroyNeverDeletesANamesake: a live snapshot records a project's
@@ -193,9 +238,8 @@ spec:
 	id := f.plan("plan.json").PlanID
 	f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 0, "render patch")
 	script := f.read("patch.sh")
-	if !strings.Contains(script, `{"op":"test","path":"/metadata/uid","value":"`+uid+`"}`) ||
-		!strings.Contains(script, `printf '%s\n' '{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"`+uid+`"}}' | kubectl --context 'envtest' delete --raw '/apis/kai.resources/v1alpha1/projects/del-twin' -f - >/dev/null`) {
-		t.Fatalf("the script does not guard the delete by the uid %s:\n%s", uid, script)
+	if !strings.Contains(script, `krmplan_delete projects.kai.resources del-twin /apis/kai.resources/v1alpha1/projects/del-twin '[{"op":"test","path":"/metadata/uid","value":"`+uid+`"}`) {
+		t.Fatalf("the script does not test the uid %s before the delete:\n%s", uid, script)
 	}
 
 	r = f.must(f.krmplan("plan", "desired.hcl", "--state", "live.json", "--server-dry-run", "--no-color"), 0, "plan --server-dry-run")
@@ -215,7 +259,7 @@ spec:
 	r = f.must(f.krmplan("plan", "desired.hcl", "--state", "live.json", "--server-dry-run", "--no-color"), 1, "plan --server-dry-run with a namesake")
 	f.wantLine("plan --server-dry-run with a namesake", r.stdout, "Error: step 1/1 (delete Project del-twin, removing projects and project queues): the API server refused it in a dry run: the server rejected our request due to an error in our request — a value this patch tests (a queue name or a number as read) is no longer what the snapshot read: the object changed since the snapshot; take a new snapshot and plan again")
 	r = f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh")
-	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, "The request is invalid") {
+	if r.code != 11 || r.stdout != "" || !strings.Contains(r.stderr, "changed since the snapshot: /metadata/uid (/metadata/uid): the plan read "+uid) {
 		t.Errorf("the script with a namesake: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	// The precondition alone, as the script's DELETE sends it.
