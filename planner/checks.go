@@ -211,7 +211,6 @@ func runChecks(before, target *snapshot.State, bx, tx *tenancy.Index, set config
 	}
 	if changes != nil {
 		c.checkRemovals()
-		c.dropSuperseded()
 	}
 	if errorsOnly {
 		c.out = slices.DeleteFunc(c.out, func(f Finding) bool { return f.Level != LevelError })

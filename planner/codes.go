@@ -1,5 +1,7 @@
 package planner
 
+import "github.com/krmplan/krmplan/planner/removal"
+
 // Code is a finding's stable code, e.g. "projects-over-department".
 type Code string
 
@@ -25,9 +27,9 @@ const (
 	CodeServerDryRunRefused     Code = "server-dry-run-refused"
 	CodeInvalidTenancy          Code = "invalid-tenancy"
 	CodeDuplicateObject         Code = "duplicate-object"
-	CodeRemovalBlocked          Code = "removal-blocked"
-	CodeRemovalInUse            Code = "removal-in-use"
-	CodeRemovalOrphansQueues    Code = "removal-orphans-queues"
+	CodeRemovalBlocked          Code = removal.CodeBlocked
+	CodeRemovalInUse            Code = removal.CodeInUse
+	CodeRemovalOrphansQueues    Code = removal.CodeOrphansQueues
 
 	// Warnings.
 	CodeLimitOmitted                  Code = "limit-omitted"
@@ -45,8 +47,8 @@ const (
 	CodeNewPoolNotManaged             Code = "new-pool-not-managed"
 	CodeGitOpsOwned                   Code = "gitops-owned"
 	CodeSingletonIgnored              Code = "singleton-ignored"
-	CodeForcedRemoval                 Code = "forced-removal"
-	CodeRemovalNamespaceKept          Code = "removal-namespace-kept"
+	CodeForcedRemoval                 Code = removal.CodeForced
+	CodeRemovalNamespaceKept          Code = removal.CodeNamespaceKept
 
 	// Notes.
 	CodeUnassignedShare     Code = "unassigned-share"
@@ -58,7 +60,7 @@ const (
 	CodeQueuesNotRead       Code = "queues-not-read"
 	CodeNamespacesNotRead   Code = "namespaces-not-read"
 	CodeServerDryRun        Code = "server-dry-run"
-	CodeRemovalUsageNotRead Code = "removal-usage-not-read"
+	CodeRemovalUsageNotRead Code = removal.CodeUsageNotRead
 )
 
 // CodeInfo is one row of the catalogue.

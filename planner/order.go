@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/krmplan/krmplan/planner/removal"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -146,7 +147,7 @@ func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank 
 	for _, g := range groups {
 		if len(g.destroy) > 0 {
 			steps = append(steps, Step{Phase: removalPhase(g.addr.Kind), Action: StepDelete, Object: g.addr,
-				Changes: g.destroy, Ops: deleteTests(before, g.addr)})
+				Changes: g.destroy, Ops: ops(removal.DeleteTests(before, g.addr))})
 			continue
 		}
 		if len(g.remove) > 0 {
@@ -156,9 +157,9 @@ func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank 
 			// drops the removed queue's pool must not come after it.
 			other := append(append([]int{}, g.shrink...), g.grow...)
 			sort.Ints(other)
-			ops := patchOps(before, target, g.addr, changes, other)
+			patch := patchOps(before, target, g.addr, changes, other)
 			steps = append(steps, Step{Phase: removalPhase(g.addr.Kind), Action: StepPatch, Object: g.addr,
-				Changes: append(other, g.remove...), Ops: append(ops, removeOps(before, g.addr, changes, g.remove)...)})
+				Changes: append(other, g.remove...), Ops: append(patch, ops(removal.RemoveOps(before, g.addr, changes, g.remove))...)})
 			continue
 		}
 		if g.create {

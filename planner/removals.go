@@ -1,12 +1,13 @@
 package planner
 
-// The steps of removals: a queue entry removed by a JSON patch after tests
-// of the entry as read, an object deleted after tests of the object as read.
+// The planner's side of its removals (package removal): the phase of a
+// removal, the steps' operations and the findings, taken over.
 
 import (
 	"encoding/json"
+	"slices"
 
-	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/planner/removal"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -22,69 +23,41 @@ func removalPhase(k tenancy.Kind) Phase {
 	return PhaseRemovePools
 }
 
-// queueTests are the tests of queue qi of object a as read: its name, its
-// node pool, its priority when set, and every quota value it states. A
-// patch that removes the entry fails (422) when any of them changed, so a
-// queue someone edited since the snapshot is never removed unseen.
-func queueTests(a tenancy.ObjectAddr, qi int, q *tenancy.Queue) []Op {
-	qa := a.Queue(qi)
-	ops := []Op{
-		{OpTest, qa.Field(tenancy.FieldQueueName).Pointer(), jsonValue(q.Name)},
-		{OpTest, qa.Field(tenancy.FieldQueueNodePool).Pointer(), jsonValue(q.NodePool)},
+// ops are removal's operations as the planner's.
+func ops(rs []removal.Op) []Op {
+	out := make([]Op, len(rs))
+	for i, r := range rs {
+		out[i] = Op{r.Op, r.Path, r.Value}
 	}
-	if q.Priority != nil {
-		ops = append(ops, Op{OpTest, qa.Field(tenancy.FieldPriority).Pointer(), jsonValue(*q.Priority)})
-	}
-	for _, r := range quota.Resources {
-		for _, f := range tenancy.QuotaFields {
-			if v := q.Resources.Get(r).Get(f); v != nil {
-				ops = append(ops, Op{OpTest, qa.Field(tenancy.QuotaFieldOf(r, f)).Pointer(), tenancy.Number(*v).AppendJSON(nil)})
-			}
-		}
-	}
-	return ops
+	return out
 }
 
-// removeOps is the JSON patch that removes the queues of object a that the
-// changes idx remove, highest index first (each removal moves the entries
-// after it up): per queue its tests, then `remove /spec/queues/<i>`.
-func removeOps(before *tenancy.Index, a tenancy.ObjectAddr, changes []tenancy.Change, idx []int) []Op {
-	var ops []Op
-	qs := before.Queues(a)
-	for _, i := range idx {
-		qi := changes[i].Field.Queue
-		ops = append(ops, queueTests(a, qi, &qs[qi])...)
-		ops = append(ops, Op{OpRemove, a.Queue(qi).Pointer(), nil})
+// findings are removal's findings as the planner's.
+func findings(rs []removal.Finding) []Finding {
+	out := make([]Finding, len(rs))
+	for i, r := range rs {
+		out[i] = Finding{Code: Code(r.Code), Level: Level(r.Level), Object: r.Object, Queue: r.Queue, Pool: r.Pool, Message: r.Message, Where: r.Where}
 	}
-	return ops
+	return out
 }
 
-// deleteTests are the tests of object a as read before it is deleted: its
-// metadata.uid when the snapshot has it (a live snapshot), a node pool's
-// label pair, a project's parent, and every queue (queueTests). The patch
-// script runs them as a patch that changes nothing, then deletes with the
-// uid as a precondition, so a namesake created since is never deleted.
-func deleteTests(before *tenancy.Index, a tenancy.ObjectAddr) []Op {
-	var ops []Op
-	if m := before.Meta(a); m != nil && m.UID != "" {
-		ops = append(ops, Op{OpTest, "/metadata/uid", jsonValue(m.UID)})
-	}
-	switch a.Kind {
-	case tenancy.KindNodePool:
-		if p := before.NodePool(a.Name); p != nil && p.Spec.LabelKey != "" {
-			ops = append(ops, Op{OpTest, a.Field(tenancy.FieldLabelKey).Pointer(), jsonValue(p.Spec.LabelKey)},
-				Op{OpTest, a.Field(tenancy.FieldLabelValue).Pointer(), jsonValue(p.Spec.LabelValue)})
-		}
-	case tenancy.KindProject:
-		if p := before.Project(a.Name); p != nil && p.Spec.Parent != "" {
-			ops = append(ops, Op{OpTest, a.Field(tenancy.FieldParent).Pointer(), jsonValue(p.Spec.Parent)})
+// checkRemovals adds the findings of the plan's removals (removal.Check)
+// and drops those they say better: unknown-parent of a project whose
+// department the plan removes, unknown-pool of a queue on a pool it
+// removes.
+func (c *checker) checkRemovals() {
+	c.out = append(c.out, findings(removal.Check(removal.Input{Before: c.bx, After: c.x, State: c.s, Changes: c.changes, Where: c.loc.at}))...)
+	gone := map[tenancy.ObjectAddr]bool{}
+	for i := range c.changes {
+		if c.changes[i].Destroys() {
+			gone[c.changes[i].Object()] = true
 		}
 	}
-	qs := before.Queues(a)
-	for qi := range qs {
-		ops = append(ops, queueTests(a, qi, &qs[qi])...)
-	}
-	return ops
+	c.out = slices.DeleteFunc(c.out, func(f Finding) bool {
+		p := c.x.Project(f.Object.Name)
+		return (f.Code == CodeUnknownPool && gone[tenancy.KindNodePool.Object(f.Pool)]) ||
+			(f.Code == CodeUnknownParent && p != nil && gone[tenancy.KindDepartment.Object(p.Spec.Parent)])
+	})
 }
 
 // TestedUID returns the uid that a delete step's first op tests (the

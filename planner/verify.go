@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/krmplan/krmplan/planner/removal"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -64,7 +65,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 				errs = append(errs, f)
 			}
 		}
-		errs = append(errs, orphanErrors(work.Index(), changes, st)...)
+		errs = append(errs, findings(removal.Orphans(work.Index(), changes, st.Changes))...)
 		if len(errs) > 0 {
 			out = append(out, added{n, st, errs})
 		}
@@ -422,25 +423,5 @@ func positions(w *tenancy.Index, kind tenancy.Kind, names map[string]bool) []int
 		}
 	}
 	sort.Ints(out)
-	return out
-}
-
-// orphanErrors are the errors of a step that removes a department's queue
-// while projects of the department still have queues on its pool in the
-// state after the step (x): the checks of a state alone see only a root
-// queue there, a warning, but in the cluster that queue is an orphan until
-// KRM reconciles its project. A removal with force = true allows it.
-func orphanErrors(x *tenancy.Index, changes []tenancy.Change, st Step) []Finding {
-	var out []Finding
-	for _, i := range st.Changes {
-		c := &changes[i]
-		if !c.RemovesQueue() || c.Object().Kind != tenancy.KindDepartment || c.Force {
-			continue
-		}
-		if kids := projectsOnPool(x, c.Object().Name, c.Pool); len(kids) > 0 {
-			out = append(out, Finding{Code: CodeRemovalOrphansQueues, Level: LevelError, Object: c.Object(), Queue: c.Queue, Pool: c.Pool,
-				Message: fmt.Sprintf("%s: department %s's queue on node pool %s is removed while %s still %s queues there", c.Queue, c.Object().Name, c.Pool, listOf("project", kids), verb(kids, "has", "have"))})
-		}
-	}
 	return out
 }

@@ -117,7 +117,11 @@ func PatchScript(p *planner.Plan, o Options) ([]byte, error) {
 	}
 	var w shell
 	writeHeader(&w, p, o)
-	writePrelude(&w, p, o, kubectl, applyLibrary)
+	own := applyLibrary
+	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { return st.Action == planner.StepDelete }) {
+		own += "\n" + deleteLibrary
+	}
+	writePrelude(&w, p, o, kubectl, own)
 	for n, st := range p.Steps {
 		w.blank()
 		if err := writeStep(&w, kubectl, p.PlanID, n+1, len(p.Steps), st); err != nil {

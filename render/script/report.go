@@ -24,14 +24,7 @@ import (
 // always holds (the object's apiVersion) comes first, so that a kubectl
 // that cannot reach the object or may not patch it is not read as a
 // changed value. krmplan_absent OBJECT RESOURCE NAME says, after a create
-// failed, whether the object exists now. krmplan_delete RESOURCE NAME URL
-// TESTS deletes an object: its uid read, a server dry run of TESTS (a JSON
-// patch of tests only, which changes nothing), a server dry run of the
-// DELETE, then the DELETE, both with the uid as precondition — so that the
-// object deleted is the one tested, and a namesake created since is never
-// deleted (409 Conflict); the options are all in the DELETE's body, since
-// with a body the API server reads none from the URL. An object that is
-// gone already is no failure.
+// failed, whether the object exists now.
 const library = `krmplan_say() {
 	printf 'krmplan: %s\n' "$*" >&2
 }
@@ -75,26 +68,6 @@ krmplan_absent() {
 	fi
 }
 
-krmplan_delete() {
-	krmplan_uid=$(krmplan_kubectl get "$1" "$2" --ignore-not-found -o 'jsonpath={.metadata.uid}') || return 1
-	if [ -z "$krmplan_uid" ]; then
-		krmplan_say "  $1/$2 does not exist: nothing to delete"
-		return 0
-	fi
-	case $krmplan_uid in
-	*[!0-9a-f-]*)
-		krmplan_say "  $1/$2 has a uid that is not a UUID: not deleted"
-		return 1
-		;;
-	esac
-	krmplan_kubectl patch "$1" "$2" --type=json --dry-run=server -p "$4" >/dev/null || return 1
-	printf '{"apiVersion":"v1","dryRun":["All"],"kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
-		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
-	printf '{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
-		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
-	printf '%s/%s deleted\n' "$1" "$2"
-}
-
 krmplan_steps() {
 	if [ "$1" -eq "$2" ]; then
 		printf 'step %s' "$1"
@@ -120,6 +93,35 @@ const applyLibrary = `krmplan_failed() {
 		krmplan_say "the way on: plan again from what the cluster holds now: $krmplan_replan"
 	fi
 	krmplan_exit "$1"
+}
+`
+
+// deleteLibrary is krmplan_delete RESOURCE NAME URL TESTS, in a script
+// that deletes an object (a rollback, a patch script with removals): its
+// uid read, a server dry run of TESTS (a JSON patch of tests only, which
+// changes nothing), a server dry run of the DELETE, then the DELETE, both
+// with the uid as precondition — so that the object deleted is the one
+// tested, and a namesake created since is never deleted (409 Conflict).
+// The options are all in the DELETE's body: with a body, the API server
+// reads none from the URL. An object that is gone already is no failure.
+const deleteLibrary = `krmplan_delete() {
+	krmplan_uid=$(krmplan_kubectl get "$1" "$2" --ignore-not-found -o 'jsonpath={.metadata.uid}') || return 1
+	if [ -z "$krmplan_uid" ]; then
+		krmplan_say "  $1/$2 does not exist: nothing to delete"
+		return 0
+	fi
+	case $krmplan_uid in
+	*[!0-9a-f-]*)
+		krmplan_say "  $1/$2 has a uid that is not a UUID: not deleted"
+		return 1
+		;;
+	esac
+	krmplan_kubectl patch "$1" "$2" --type=json --dry-run=server -p "$4" >/dev/null || return 1
+	printf '{"apiVersion":"v1","dryRun":["All"],"kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
+		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
+	printf '{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
+		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
+	printf '%s/%s deleted\n' "$1" "$2"
 }
 `
 

@@ -57,7 +57,7 @@ func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
 	}
 	var w shell
 	writeRollbackHeader(&w, p, o)
-	writePrelude(&w, p, o, kubectl, rollbackLibrary)
+	writePrelude(&w, p, o, kubectl, deleteLibrary+"\n"+rollbackLibrary)
 	total := len(back)
 	for i, st := range back {
 		n := total - i // the patch script's step it undoes

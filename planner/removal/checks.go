@@ -1,6 +1,5 @@
-package planner
-
-// The checks of removals (removed blocks): what a removal breaks, read
+// Package removal holds what a plan knows of its removals (removed
+// blocks) below the planner: the checks of what a removal breaks, read
 // from the state after it and, where the cluster was read, from live usage
 // (issue 16's blast radius). KRM's behaviour they encode, with sources, is
 // in docs/krm-domain.md: a removed queue entry's KAI Queue is deleted at
@@ -8,7 +7,11 @@ package planner
 // still labelled for it; a department's deletion waits on its finalizer
 // while projects name it; a node pool's deletion waits while projects have
 // queues on it (ProjectReferencesExist), and a department that still names
-// a deleted pool can no longer be updated.
+// a deleted pool can no longer be updated. And the JSON-patch operations
+// of the removal steps: the tests of an entry or an object as read, the
+// removes of entries. It returns findings and operations in its own small
+// types, which the planner takes over.
+package removal
 
 import (
 	"fmt"
@@ -21,6 +24,73 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
+// The codes of the findings of removals, as the planner's catalogue
+// lists them (planner.Codes).
+const (
+	CodeBlocked       = "removal-blocked"        // an error
+	CodeInUse         = "removal-in-use"         // an error
+	CodeOrphansQueues = "removal-orphans-queues" // an error
+	CodeForced        = "forced-removal"         // a warning
+	CodeNamespaceKept = "removal-namespace-kept" // a warning
+	CodeUsageNotRead  = "removal-usage-not-read" // a note
+)
+
+// The levels of the findings, as the planner's.
+const (
+	Error   = "error"
+	Warning = "warning"
+	Note    = "note"
+)
+
+// Finding is one finding of a removal, as planner.Finding holds it.
+type Finding struct {
+	Code, Level string
+	Object      tenancy.ObjectAddr
+	Queue, Pool string
+	Message     string
+	Where       []tenancy.Location
+}
+
+// Input is what the checks of removals read.
+type Input struct {
+	// Before and After index the snapshot's tenancy and the plan's target.
+	Before, After *tenancy.Index
+	// State is the target state: its cluster data (live queues,
+	// namespaces, what was not read) are the snapshot's.
+	State   *snapshot.State
+	Changes []tenancy.Change
+	// Where is where a change's removed block is written (desired.hcl).
+	Where func(tenancy.FieldAddr) []tenancy.Location
+}
+
+// checker collects the findings of one Check.
+type checker struct {
+	in  Input
+	out []Finding
+}
+
+func (c *checker) add(f Finding) { c.out = append(c.out, f) }
+
+// labelKey is the namespace label that binds a namespace to its project:
+// the KRMConfig's, else kai/project.
+func labelKey(s *snapshot.State) string {
+	if k := s.KRMConfig; k != nil && k.ProjectLabelKey != "" {
+		return k.ProjectLabelKey
+	}
+	return tenancy.DefaultProjectLabelKey
+}
+
+// notReadReason joins the reasons why the source what was not read.
+func notReadReason(s *snapshot.State, what string) string {
+	var reasons []string
+	for _, n := range s.NotRead {
+		if n.What == what {
+			reasons = append(reasons, n.Reason)
+		}
+	}
+	return strings.Join(reasons, "; ")
+}
+
 // removal is one destroy change with the queues it removes, as read.
 type removal struct {
 	c      *tenancy.Change
@@ -31,12 +101,12 @@ type removal struct {
 // holds them.
 func (c *checker) removals() []removal {
 	var out []removal
-	for i := range c.changes {
-		ch := &c.changes[i]
+	for i := range c.in.Changes {
+		ch := &c.in.Changes[i]
 		if ch.Action != tenancy.ActionDestroy {
 			continue
 		}
-		qs := c.bx.Queues(ch.Object())
+		qs := c.in.Before.Queues(ch.Object())
 		if ch.RemovesQueue() {
 			if ch.Field.Queue >= len(qs) {
 				continue
@@ -48,8 +118,21 @@ func (c *checker) removals() []removal {
 	return out
 }
 
-// checkRemovals runs on a plan's target (never on a state as it is).
-func (c *checker) checkRemovals() {
+// Check returns the findings of the removals among in.Changes, on the
+// state after them: a removed department its projects still name, a
+// removed pool with queues on it (removal-blocked); a removed department
+// queue with project queues under it (removal-orphans-queues) and a
+// removed queue with workloads allocated (removal-in-use), both a
+// forced-removal warning with force = true; a removed project's namespace
+// kept (removal-namespace-kept); a removed queue whose usage was not read
+// (removal-usage-not-read).
+func Check(in Input) []Finding {
+	c := &checker{in: in}
+	c.check()
+	return c.out
+}
+
+func (c *checker) check() {
 	for _, r := range c.removals() {
 		o := r.c.Object()
 		switch {
@@ -72,14 +155,14 @@ func (c *checker) checkRemovals() {
 // true in its removed block allows: an error without it, a warning of code
 // forced-removal with it.
 func (c *checker) forceable(r removal, f Finding) {
-	f.Level = LevelError
+	f.Level = Error
 	if r.c.Force {
-		f.Code, f.Level = CodeForcedRemoval, LevelWarning
+		f.Code, f.Level = CodeForced, Warning
 		f.Message += "; force = true allows it"
 	} else {
 		f.Message += "; set force = true in the removed block to remove it anyway"
 	}
-	f.Where = c.loc.at(r.c.Field)
+	f.Where = c.in.Where(r.c.Field)
 	c.add(f)
 }
 
@@ -89,18 +172,18 @@ func (c *checker) forceable(r removal, f Finding) {
 func (c *checker) departmentInUse(r removal) {
 	name := r.c.Object().Name
 	var kids []string
-	for _, p := range c.projs {
-		if p.parent == name {
-			kids = append(kids, p.addr.Name)
+	for _, p := range c.in.After.Tenancy().Projects {
+		if p.Spec.Parent == name {
+			kids = append(kids, p.Metadata.Name)
 		}
 	}
 	if len(kids) == 0 {
 		return
 	}
-	c.add(Finding{Code: CodeRemovalBlocked, Level: LevelError, Object: r.c.Object(),
+	c.add(Finding{Code: CodeBlocked, Level: Error, Object: r.c.Object(),
 		Message: fmt.Sprintf("department %s is removed, but %s still %s it as parent: KRM keeps the department Terminating (its finalizer waits, DepartmentDeletionBlocked) until they move or go; give them another department or remove them in this plan",
 			name, listOf("project", kids), verb(kids, "names", "name")),
-		Where: c.loc.at(r.c.Field)})
+		Where: c.in.Where(r.c.Field)})
 }
 
 // poolInUse: a node pool's deletion waits while any project has a queue on
@@ -108,17 +191,16 @@ func (c *checker) departmentInUse(r removal) {
 // longer be updated once the pool is gone.
 func (c *checker) poolInUse(r removal) {
 	pool := r.c.Object().Name
+	t := c.in.After.Tenancy()
 	var projects, departments []string
-	for _, o := range c.owners() {
-		for _, q := range o.queues {
-			if q.NodePool != pool {
-				continue
-			}
-			if o.addr.Kind == tenancy.KindProject {
-				projects = append(projects, o.addr.Name)
-			} else {
-				departments = append(departments, o.addr.Name)
-			}
+	for _, d := range t.Departments {
+		if onPool(d.Spec.Queues, pool) {
+			departments = append(departments, d.Metadata.Name)
+		}
+	}
+	for _, p := range t.Projects {
+		if onPool(p.Spec.Queues, pool) {
+			projects = append(projects, p.Metadata.Name)
 		}
 	}
 	var why []string
@@ -131,9 +213,9 @@ func (c *checker) poolInUse(r removal) {
 	if len(why) == 0 {
 		return
 	}
-	c.add(Finding{Code: CodeRemovalBlocked, Level: LevelError, Object: r.c.Object(), Pool: pool,
+	c.add(Finding{Code: CodeBlocked, Level: Error, Object: r.c.Object(), Pool: pool,
 		Message: fmt.Sprintf("node pool %s is removed, but %s; remove those queues in this plan", pool, strings.Join(why, ", and ")),
-		Where:   c.loc.at(r.c.Field)})
+		Where:   c.in.Where(r.c.Field)})
 }
 
 // orphanedQueues: removing a department's queue on pool deletes its KAI
@@ -141,18 +223,18 @@ func (c *checker) poolInUse(r removal) {
 // parent: KAI's scheduler drops them and their workloads until each
 // project's next reconcile makes them root queues.
 func (c *checker) orphanedQueues(r removal, pool string) {
-	kids := projectsOnPool(c.x, r.c.Object().Name, pool)
+	kids := ProjectsOnPool(c.in.After, r.c.Object().Name, pool)
 	if len(kids) == 0 {
 		return
 	}
-	c.forceable(r, Finding{Code: CodeRemovalOrphansQueues, Object: r.c.Object(), Queue: r.c.Queue, Pool: pool,
+	c.forceable(r, Finding{Code: CodeOrphansQueues, Object: r.c.Object(), Queue: r.c.Queue, Pool: pool,
 		Message: fmt.Sprintf("%s: department %s's queue on node pool %s is removed, but %s still %s queues there: KAI's scheduler drops those queues and their workloads (QueueDoesNotExist) until KRM next reconciles each project and makes them root queues outside any department",
 			r.c.Queue, r.c.Object().Name, pool, listOf("project", kids), verb(kids, "has", "have"))})
 }
 
-// projectsOnPool names the projects of department dept in x with a queue
+// ProjectsOnPool names the projects of department dept in x with a queue
 // on pool.
-func projectsOnPool(x *tenancy.Index, dept, pool string) []string {
+func ProjectsOnPool(x *tenancy.Index, dept, pool string) []string {
 	var out []string
 	t := x.Tenancy()
 	for i := range t.Projects {
@@ -160,11 +242,8 @@ func projectsOnPool(x *tenancy.Index, dept, pool string) []string {
 		if p.Spec.Parent != dept {
 			continue
 		}
-		for _, q := range p.Spec.Queues {
-			if q.NodePool == pool {
-				out = append(out, p.Metadata.Name)
-				break
-			}
+		if onPool(p.Spec.Queues, pool) {
+			out = append(out, p.Metadata.Name)
 		}
 	}
 	return out
@@ -173,38 +252,38 @@ func projectsOnPool(x *tenancy.Index, dept, pool string) []string {
 // namespaceKept: KRM deletes a removed project's queues, not its
 // namespace, which keeps the project label.
 func (c *checker) namespaceKept(r removal) {
-	p := c.bx.Project(r.c.Object().Name)
+	p := c.in.Before.Project(r.c.Object().Name)
 	if p == nil {
 		return
 	}
-	ns, key := p.NamespaceName(), c.projectLabelKey()
+	ns, key := p.NamespaceName(), labelKey(c.in.State)
 	state := "its namespace " + ns
-	if !c.s.Read(snapshot.SourceNamespaces) {
+	if !c.in.State.Read(snapshot.SourceNamespaces) {
 		state += " (namespaces not read)"
-	} else if !slices.ContainsFunc(c.s.Namespaces, func(n snapshot.Namespace) bool { return n.Name == ns }) {
+	} else if !slices.ContainsFunc(c.in.State.Namespaces, func(n snapshot.Namespace) bool { return n.Name == ns }) {
 		return // no namespace to keep
 	}
-	c.add(Finding{Code: CodeRemovalNamespaceKept, Level: LevelWarning, Object: r.c.Object(),
+	c.add(Finding{Code: CodeNamespaceKept, Level: Warning, Object: r.c.Object(),
 		Message: fmt.Sprintf("project %s is removed: KRM deletes its queues but keeps %s, still labelled %s=%s, with every workload in it; a new project can use it only after the label is changed (kubectl label namespace %s %s=<project> --overwrite), or delete the namespace by hand",
 			p.Metadata.Name, state, key, p.Metadata.Name, ns, key),
-		Where: c.loc.at(r.c.Field)})
+		Where: c.in.Where(r.c.Field)})
 }
 
 // queueUsage is the blast radius of one removed queue from live usage:
 // an error (a forced-removal warning with force) when workloads are
 // allocated to it, a note when the usage was not read.
 func (c *checker) queueUsage(r removal, q *tenancy.Queue) {
-	if !c.s.Read(snapshot.SourceQueues) {
-		c.add(Finding{Code: CodeRemovalUsageNotRead, Level: LevelNote, Object: r.c.Object(), Queue: q.Name, Pool: q.NodePool,
+	if !c.in.State.Read(snapshot.SourceQueues) {
+		c.add(Finding{Code: CodeUsageNotRead, Level: Note, Object: r.c.Object(), Queue: q.Name, Pool: q.NodePool,
 			Message: fmt.Sprintf("%s: the queue is removed, and its usage was not read (%s), so what stops running is unknown; snapshot with the cluster (--context) to see it",
-				q.Name, c.notReadReason(snapshot.SourceQueues)),
-			Where: c.loc.at(r.c.Field)})
+				q.Name, notReadReason(c.in.State, snapshot.SourceQueues)),
+			Where: c.in.Where(r.c.Field)})
 		return
 	}
 	var lq *snapshot.LiveQueue
-	for i := range c.s.LiveQueues {
-		if c.s.LiveQueues[i].Name == q.Name {
-			lq = &c.s.LiveQueues[i]
+	for i := range c.in.State.LiveQueues {
+		if c.in.State.LiveQueues[i].Name == q.Name {
+			lq = &c.in.State.LiveQueues[i]
 		}
 	}
 	if lq == nil {
@@ -214,7 +293,7 @@ func (c *checker) queueUsage(r removal, q *tenancy.Queue) {
 	if use == "" {
 		return
 	}
-	c.forceable(r, Finding{Code: CodeRemovalInUse, Object: r.c.Object(), Queue: q.Name, Pool: q.NodePool,
+	c.forceable(r, Finding{Code: CodeInUse, Object: r.c.Object(), Queue: q.Name, Pool: q.NodePool,
 		Message: fmt.Sprintf("%s: %s: these workloads stop being schedulable when the queue is removed (KAI's scheduler gives their PodGroups QueueDoesNotExist)",
 			q.Name, use)})
 }
@@ -250,6 +329,11 @@ func usageText(lq *snapshot.LiveQueue) string {
 	return s
 }
 
+// onPool reports whether one of qs is on pool.
+func onPool(qs []tenancy.Queue, pool string) bool {
+	return slices.ContainsFunc(qs, func(q tenancy.Queue) bool { return q.NodePool == pool })
+}
+
 // verb is one when names has one name, many otherwise.
 func verb(names []string, one, many string) string {
 	if len(names) == 1 {
@@ -266,34 +350,4 @@ func listOf(word string, names []string) string {
 		return word + " " + names[0]
 	}
 	return word + "s " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
-// dropSuperseded drops the findings that a removal finding says better:
-// unknown-parent of a project whose department this plan removes, and
-// unknown-pool of a queue on a node pool it removes.
-func (c *checker) dropSuperseded() {
-	gone := map[tenancy.ObjectAddr]bool{}
-	for i := range c.changes {
-		if c.changes[i].Destroys() {
-			gone[c.changes[i].Object()] = true
-		}
-	}
-	if len(gone) == 0 {
-		return
-	}
-	out := c.out[:0]
-	for _, f := range c.out {
-		switch f.Code {
-		case CodeUnknownPool:
-			if gone[tenancy.KindNodePool.Object(f.Pool)] {
-				continue
-			}
-		case CodeUnknownParent:
-			if p := c.x.Project(f.Object.Name); p != nil && gone[tenancy.KindDepartment.Object(p.Spec.Parent)] {
-				continue
-			}
-		}
-		out = append(out, f)
-	}
-	c.out = out
 }
