@@ -360,15 +360,6 @@ func dns1123Label(s string) []string {
 	return validation.IsDNS1123Label(s)
 }
 
-// joinNames lists names for a message, the first max of them and a count
-// of the rest.
-func joinNames(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
-}
-
 // checkIgnoredSingletons warns of a ManagedNodesConfig or KRMConfig under
 // another name than the one KRM reads (kai-managed-nodes-config,
 // krm-config): KRM ignores it, so its node selector or settings do

@@ -134,14 +134,18 @@ func (q *quarantine) close() { os.RemoveAll(q.dir) }
 // writeTree writes the splice plan's files over the tree of parent and
 // returns the new tree id: the blobs with git hash-object, then each
 // folder on the way to a changed file, deepest first, as its entries at
-// parent with the changed ones replaced, through git mktree. A file
-// where parent has a folder (or the reverse) is refused.
+// parent with the changed ones replaced (a deleted file left out), through
+// git mktree. A file where parent has a folder (or the reverse) is refused.
 func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
 	trees := map[string]map[string]treeEntry{} // folder ("" the root) -> name -> new entry
 	for _, f := range sp.Files {
-		out, err := q.git.Run(f.New, "hash-object", "-w", "--no-filters", "--stdin")
-		if err != nil {
-			return "", err
+		id := ""
+		if !f.Deleted {
+			out, err := q.git.Run(f.New, "hash-object", "-w", "--no-filters", "--stdin")
+			if err != nil {
+				return "", err
+			}
+			id = strings.TrimSpace(string(out))
 		}
 		dir, name := path.Split(f.Path)
 		dir = strings.TrimSuffix(dir, "/")
@@ -153,7 +157,7 @@ func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
 				break
 			}
 		}
-		trees[dir][name] = treeEntry{mode: f.Mode, kind: "blob", id: strings.TrimSpace(string(out))}
+		trees[dir][name] = treeEntry{mode: f.Mode, kind: "blob", id: id} // id "": the file goes
 	}
 	dirs := make([]string, 0, len(trees))
 	for d := range trees {
@@ -214,8 +218,9 @@ func (q *quarantine) mktree(commit, dir string, changed map[string]treeEntry) (s
 		in.WriteString(meta + "\t" + name + "\x00")
 	}
 	for _, n := range slices.Sorted(maps.Keys(changed)) {
-		e := changed[n]
-		fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, n)
+		if e := changed[n]; e.id != "" {
+			fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, n)
+		}
 	}
 	out, err := q.git.Run(in.Bytes(), "mktree", "-z")
 	return strings.TrimSpace(string(out)), err
@@ -569,6 +574,8 @@ func ChangeLine(c tenancy.Change) string {
 		who += " queue " + c.Queue
 	}
 	switch {
+	case c.Action == tenancy.ActionDestroy:
+		return fmt.Sprintf("- %s (removed)", who)
 	case c.Action == tenancy.ActionCreate:
 		return fmt.Sprintf("- %s (new): %s %s", who, c.Field.Field, c.After)
 	case c.Before.IsNull():

@@ -3,6 +3,7 @@ package commit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,6 +46,9 @@ type FileChange struct {
 	Mode     string // git file mode; "100644" for a new file
 	Old, New []byte
 	Created  bool // the file does not exist at the snapshot's commit
+	// Deleted marks a tenancy file whose last document a removal takes
+	// out: the commit drops it (New is empty).
+	Deleted bool
 }
 
 // SplicePlan is everything a splice writes and says, before anything is
@@ -134,6 +138,7 @@ type splice struct {
 	edits     map[string][]yamledit.Edit
 	spans     map[string][]yamledit.Span
 	tenancy   map[string][]byte // the tenancy files as spliced
+	deleted   []string          // the tenancy files the removals leave empty
 	plan      *SplicePlan
 }
 
@@ -188,6 +193,19 @@ func (sp *splice) edit() error {
 	sp.objs = targetSpecs(p, changedObjects(p))
 	if sp.edits, err = tenancyEdits(p, ts); err != nil {
 		return err
+	}
+	removed, err := removalEdits(p, ts)
+	if err != nil {
+		return err
+	}
+	sp.deleted = removed.Deleted
+	for f, es := range removed.Edits {
+		sp.edits[f] = append(sp.edits[f], es...)
+	}
+	for _, f := range sp.deleted {
+		if _, ok := sp.edits[f]; !ok {
+			sp.edits[f] = nil // written as deleted, even without an edit
+		}
 	}
 	for _, path := range ts.Created() {
 		if _, exists, err := sp.read(path); err != nil {
@@ -254,10 +272,14 @@ func (sp *splice) write() ([]string, error) {
 		}
 		sp.spans[f] = spans
 		comments = append(comments, yamledit.CommentNotes(f, fs.old, sp.edits[f])...)
-		if _, isTenancy := sp.srcs[f]; isTenancy || sp.ts.IsCreated(f) {
+		gone := slices.Contains(sp.deleted, f)
+		if _, isTenancy := sp.srcs[f]; (isTenancy || sp.ts.IsCreated(f)) && !gone {
 			sp.tenancy[f] = out
+		} else if gone {
+			delete(sp.tenancy, f)
+			out = nil
 		}
-		sp.plan.Files = append(sp.plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created})
+		sp.plan.Files = append(sp.plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created, Deleted: gone})
 	}
 	return comments, nil
 }

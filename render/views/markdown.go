@@ -284,8 +284,11 @@ func mdFoot(p *planner.Plan) string {
 }
 
 func actionMark(c *tenancy.Change) string {
-	if c.Action == tenancy.ActionCreate {
+	switch c.Action {
+	case tenancy.ActionCreate:
 		return "➕"
+	case tenancy.ActionDestroy:
+		return "➖"
 	}
 	return "✏️"
 }
@@ -302,6 +305,9 @@ func levelMark(l planner.Level) string {
 
 // valueChange is "`1` → `2`", or "(absent) → `2`" for a new value.
 func valueChange(c *tenancy.Change) string {
+	if c.Action == tenancy.ActionDestroy {
+		return code(c.Before.String()) + " → (removed)"
+	}
 	before := "(absent)"
 	if !c.Before.IsNull() {
 		before = code(c.Before.String())

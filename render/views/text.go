@@ -22,7 +22,7 @@ import (
 
 // Style is the colouring of a text view. The zero Style prints no colour.
 type Style struct {
-	add, change, errorC, warnC, noteC, bold, dim *color.Color
+	add, change, destroy, errorC, warnC, noteC, bold, dim *color.Color
 	// barA and barB alternate between the shares of a pool bar.
 	barA, barB *color.Color
 }
@@ -39,7 +39,7 @@ func NewStyle(on bool) Style {
 		return c
 	}
 	return Style{
-		add: mk(color.FgGreen), change: mk(color.FgYellow), errorC: mk(color.FgRed, color.Bold),
+		add: mk(color.FgGreen), change: mk(color.FgYellow), destroy: mk(color.FgRed), errorC: mk(color.FgRed, color.Bold),
 		warnC: mk(color.FgYellow, color.Bold), noteC: mk(color.FgCyan), bold: mk(color.Bold), dim: mk(color.Faint),
 		barA: mk(color.FgBlue), barB: mk(color.FgMagenta),
 	}
@@ -56,9 +56,10 @@ func (s Style) paint(c *color.Color, text string) string {
 // Terraform's grammar grouped by object and queue, the pool bars (each
 // pool whose division of cards changes, before and after), the fair share
 // the plan moves (each pool whose division changes, under full demand),
-// the findings
-// with where they come from, then "Plan: N to add, N to change, 0 to
-// destroy." and the plan id.
+// the findings with where they come from, then "Plan: N to add, N to
+// change, N to destroy." and the plan id. A removed object is "- kind
+// "name"" with the queues it had, a removed queue "- queue "name" (node
+// pool p)".
 func Text(w io.Writer, p *planner.Plan, st Style) error {
 	var b bytes.Buffer
 	writeChanges(&b, p, st)
@@ -98,7 +99,12 @@ func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
 		for j < len(p.Changes) && p.Changes[j].Object() == p.Changes[i].Object() {
 			j++
 		}
-		writeObject(b, p.Changes[i:j], st)
+		if p.Changes[i].Destroys() {
+			before, _ := p.Indexes()
+			writeDestroyed(b, p.Changes[i].Object(), before, st)
+		} else {
+			writeObject(b, p.Changes[i:j], st)
+		}
 		i = j
 	}
 }
@@ -114,6 +120,14 @@ func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
 	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(kind), first.Name)
 	queue := -2
 	for _, c := range cs {
+		if c.RemovesQueue() {
+			if queue >= 0 {
+				b.WriteString("        }\n")
+			}
+			queue = -2
+			fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), c.Queue, escape.Controls(c.Pool))
+			continue
+		}
 		if c.Field.Queue != queue {
 			if queue >= 0 {
 				b.WriteString("        }\n")
@@ -140,6 +154,17 @@ func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
 	}
 	if queue >= 0 {
 		b.WriteString("        }\n")
+	}
+	b.WriteString("    }\n\n")
+}
+
+// writeDestroyed writes the removal of object o, with the queues it had.
+func writeDestroyed(b *bytes.Buffer, o tenancy.ObjectAddr, before *tenancy.Index, st Style) {
+	kind := o.Kind.String()
+	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s will be destroyed", kind, escape.Controls(o.Name))))
+	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(st.destroy, "-"), strings.ToLower(kind), o.Name)
+	for _, q := range before.Queues(o) {
+		fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), q.Name, escape.Controls(q.NodePool))
 	}
 	b.WriteString("    }\n\n")
 }
