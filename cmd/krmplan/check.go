@@ -290,7 +290,11 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		err = views.WriteJSON(e.stdout, doc)
 		fmt.Fprintln(e.stderr, summary)
 	case "github":
-		over := writeAnnotations(e.stdout, shown, c.String("summary") != "")
+		annotated := shown
+		if res.source.Kind == "files" {
+			annotated = fromRepoRoot(shown)
+		}
+		over := writeAnnotations(e.stdout, annotated, c.String("summary") != "")
 		summary = strings.TrimSuffix(summary, ".") + notAnnotated(over) + "."
 		if p := c.String("summary"); p != "" {
 			err = appendStepSummary(p, summary, shown)

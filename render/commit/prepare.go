@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
@@ -211,7 +212,11 @@ func (sp *splice) edit() error {
 		if _, exists, err := sp.read(path); err != nil {
 			return err
 		} else if exists {
-			return &yamledit.Error{File: path, Msg: "the placement file for new objects exists at the snapshot's commit but is not one of the snapshot's tenancy files; snapshot it too (--tenancy " + path + ")"}
+			// The commit the branch starts from: the snapshot's, or the
+			// tip of a ref that moved since (where a colleague may have
+			// added the file).
+			return &yamledit.Error{File: path, Msg: fmt.Sprintf("the placement file for new objects exists at commit %s but is not one of the snapshot's tenancy files; snapshot it too (--tenancy %s)",
+				words.ShortID(sp.p.Snapshot.Source.Commit), path)}
 		}
 		sp.files[path] = &fileState{mode: "100644", created: true}
 	}
