@@ -109,36 +109,78 @@ func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
 	kind, object := first.Kind.String(), escape.Controls(first.Name)
 	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", kind, object, verb)))
 	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(kind), first.Name)
-	queue := -2
-	for _, c := range cs {
-		if c.Field.Queue != queue {
-			if queue >= 0 {
-				b.WriteString("        }\n")
-			}
-			queue = c.Field.Queue
-			if queue >= 0 {
-				qs, qc := "~", st.change
-				if c.Action == tenancy.ActionCreate {
-					qs, qc = "+", st.add
-				}
-				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, escape.Controls(c.Pool))
-			}
+	for i := 0; i < len(cs); {
+		j := i + 1
+		for j < len(cs) && cs[j].Field.Queue == cs[i].Field.Queue {
+			j++
 		}
-		indent := "      "
-		if queue >= 0 {
-			indent = "          "
-		}
-		field, before, after := c.Field.Field.String(), escape.Controls(c.Before.String()), escape.Controls(c.After.String())
-		if c.Action == tenancy.ActionCreate || c.Before.IsNull() {
-			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), field, after)
-		} else {
-			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), field, before, after)
-		}
-	}
-	if queue >= 0 {
-		b.WriteString("        }\n")
+		writeFieldGroup(b, cs[i:j], st)
+		i = j
 	}
 	b.WriteString("    }\n\n")
+}
+
+// writeFieldGroup writes the changes of one queue (or of the object's own
+// fields): a new queue as its heading and one line per resource, a
+// changed one as a line per field.
+func writeFieldGroup(b *bytes.Buffer, cs []tenancy.Change, st Style) {
+	indent := "      "
+	c := &cs[0]
+	if c.Field.Queue >= 0 {
+		qs, qc := "~", st.change
+		if c.Action == tenancy.ActionCreate {
+			qs, qc = "+", st.add
+		}
+		fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, escape.Controls(c.Pool))
+		indent = "          "
+	}
+	if c.Action == tenancy.ActionCreate {
+		for _, l := range foldCreated(cs) {
+			fmt.Fprintf(b, "%s%s %s\n", indent, st.paint(st.add, "+"), l)
+		}
+	} else {
+		for _, c := range cs {
+			field, before, after := c.Field.Field.String(), escape.Controls(c.Before.String()), escape.Controls(c.After.String())
+			if c.Before.IsNull() {
+				fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), field, after)
+			} else {
+				fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), field, before, after)
+			}
+		}
+	}
+	if c.Field.Queue >= 0 {
+		b.WriteString("        }\n")
+	}
+}
+
+// foldCreated is the fields of one new queue, or of a new object outside
+// its queues, as the views print them (escaped): "priority = 50" for a
+// plain field, one "gpu {deserved 6, limit 8, overQuotaWeight 2}" per
+// resource. A queue's name and nodepool are left out: its heading names
+// them.
+func foldCreated(cs []tenancy.Change) []string {
+	var out []string
+	for i := 0; i < len(cs); {
+		c := &cs[i]
+		r, _, isQuota := c.Field.Field.Quota()
+		if !isQuota {
+			if f := c.Field.Field; f != tenancy.FieldQueueName && f != tenancy.FieldQueueNodePool {
+				out = append(out, f.String()+" = "+escape.Controls(c.After.String()))
+			}
+			i++
+			continue
+		}
+		var nums []string
+		for ; i < len(cs); i++ {
+			r2, q, ok := cs[i].Field.Field.Quota()
+			if !ok || r2 != r {
+				break
+			}
+			nums = append(nums, q.String()+" "+escape.Controls(cs[i].After.String()))
+		}
+		out = append(out, string(r)+" {"+strings.Join(nums, ", ")+"}")
+	}
+	return out
 }
 
 func writeFindings(b *bytes.Buffer, p *planner.Plan, st Style) {
