@@ -37,6 +37,9 @@ type Options struct {
 	// Force lets Splice move an existing branch (not one checked out in a
 	// work tree) to the new commit.
 	Force bool
+	// Subject, when not "", is the commit's subject line instead of the
+	// one Subject writes (render --message): one line.
+	Subject string
 }
 
 // FileChange is the new content of one file of a splice.
@@ -60,6 +63,9 @@ type SplicePlan struct {
 	// KeptInStep lists the profile's values rewritten with the tenancy:
 	// "ops/expected-quotas.sh: WORKSPACE_GPU 3 -> 2".
 	KeptInStep []string
+	// Subject is Options.Subject: the commit's subject when the user gave
+	// one, "" for Subject's.
+	Subject string
 }
 
 // Prepare computes the files a splice of p writes, reading them at
@@ -80,7 +86,7 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 	if len(p.Changes) == 0 {
 		return nil, errors.New("the plan has no changes: nothing to render")
 	}
-	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{}}
+	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{Subject: opts.Subject}}
 	if err := sp.readTenancy(); err != nil {
 		return nil, err
 	}

@@ -186,11 +186,8 @@ func mdRows(cs []tenancy.Change) []string {
 		for j < len(cs) && cs[j].Object() == c.Object() && cs[j].Field.Queue == c.Field.Queue && cs[j].Action == tenancy.ActionCreate {
 			j++
 		}
-		what := "new " + strings.ToLower(c.Object().Kind.String())
-		switch {
-		case c.Object().Kind == tenancy.KindNodePool:
-			what = "new node pool"
-		case c.Field.Queue >= 0:
+		what := "new " + c.Object().Kind.Info().Word
+		if c.Field.Queue >= 0 {
 			what = "new queue"
 		}
 		var vals []string
