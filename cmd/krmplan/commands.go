@@ -188,7 +188,7 @@ func runPlan(c *cli.Context, e *env) error {
 		return err
 	}
 	out := c.String("out")
-	style := views.NewStyle(colorOn(e.stdout, c.Bool("no-color")))
+	style := styleFor(e.stdout, c.Bool("no-color"))
 	files := map[string][]byte{}
 	for name, f := range ov.Files {
 		files[name] = f.Bytes
@@ -200,14 +200,14 @@ func runPlan(c *cli.Context, e *env) error {
 		}
 	}
 	if diags.HasErrors() {
-		views.Diagnostics(e.stderr, diags, files, views.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+		views.Diagnostics(e.stderr, diags, files, styleFor(e.stderr, c.Bool("no-color")))
 		notSaved()
 		return exitCode(1)
 	}
 	p, pdiags := planner.Build(st, ov)
 	diags = append(diags, pdiags...)
 	if len(diags) > 0 {
-		views.Diagnostics(e.stderr, diags, files, views.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+		views.Diagnostics(e.stderr, diags, files, styleFor(e.stderr, c.Bool("no-color")))
 	}
 	if p == nil {
 		notSaved()
@@ -363,7 +363,7 @@ func showCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return writeView(e, format, p, views.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+			return writeView(e, format, p, styleFor(e.stdout, c.Bool("no-color")))
 		},
 	}
 }
@@ -535,7 +535,7 @@ func spliceNotes(e *env, notes, reminders []string) {
 
 // prompt shows the plan on stderr and asks for "yes", as terraform apply does.
 func prompt(e *env, p *planner.Plan, color bool) (bool, error) {
-	if err := views.Text(e.stderr, p, views.NewStyle(color)); err != nil {
+	if err := views.Text(e.stderr, p, views.NewStyle(color).WithColumns(columnsOf(e.stderr))); err != nil {
 		return false, err
 	}
 	fmt.Fprint(e.stderr, "\nDo you want to render this plan?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")

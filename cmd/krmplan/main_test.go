@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,6 +18,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// update rewrites the files of the scripts that cmp compares against
+// (go test -run TestScripts -update; review the diff).
+var update = flag.Bool("update", false, "rewrite the scripts' expected files")
+
 // TestScripts runs the CLI scripts in testdata/script: every command, its
 // exact output and its refusals, against real git repositories.
 func TestScripts(t *testing.T) {
@@ -25,7 +30,8 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := testscript.Params{
-		Dir: "testdata/script",
+		Dir:           "testdata/script",
+		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SAMPLE", sample)
 			// Fixed dates make commit ids, and so plan ids, repeatable.

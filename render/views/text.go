@@ -20,14 +20,22 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// Style is the colouring of a text view. The zero Style prints no colour.
+// Style is the colouring and the width of a text view. The zero Style
+// prints no colour, in DefaultColumns.
 type Style struct {
+	cols                                         int // see Columns
 	add, change, errorC, warnC, noteC, bold, dim *color.Color
 	// barA and barB alternate between the shares of a pool bar.
 	barA, barB *color.Color
 }
 
-// NewStyle returns a Style that colours when on is true.
+// NewStyle returns a Style that colours when on is true. The colours are
+// the basic eight of fatih/color, which every terminal theme maps to a
+// hue legible on its own background: green adds, yellow changes (as in
+// Terraform), red and bold errors, cyan notes, and the shares of a bar
+// alternate cyan and magenta — never blue, whose SGR 34 most dark themes
+// draw too dark to read on black; the bright (Hi) variants are avoided as
+// they wash out on white. Free cells and codes are faint.
 func NewStyle(on bool) Style {
 	mk := func(attrs ...color.Attribute) *color.Color {
 		c := color.New(attrs...)
@@ -41,7 +49,7 @@ func NewStyle(on bool) Style {
 	return Style{
 		add: mk(color.FgGreen), change: mk(color.FgYellow), errorC: mk(color.FgRed, color.Bold),
 		warnC: mk(color.FgYellow, color.Bold), noteC: mk(color.FgCyan), bold: mk(color.Bold), dim: mk(color.Faint),
-		barA: mk(color.FgBlue), barB: mk(color.FgMagenta),
+		barA: mk(color.FgCyan), barB: mk(color.FgMagenta),
 	}
 }
 
@@ -63,7 +71,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 	var b bytes.Buffer
 	writeChanges(&b, p, st)
 	writeBars(&b, p, st)
-	writeFairShareChange(&b, p)
+	writeFairShareChange(&b, p, st.Columns())
 	writeFindings(&b, p, st)
 	if rs := script.ProfileReminders(p); len(rs) > 0 {
 		for _, r := range rs {
@@ -79,7 +87,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 	case !p.Renderable():
 		fmt.Fprintf(&b, "%s: %s; this plan cannot be rendered.\n", st.paint(st.errorC, "Not renderable"), words.Count(s.Errors, "error"))
 	case len(p.Steps) > 0 && p.OrderVerified:
-		fmt.Fprintf(&b, "Order: %s in phases, every intermediate state verified against the checks.\n", words.Count(len(p.Steps), "step"))
+		wrapAt(&b, st.Columns(), "", "", fmt.Sprintf("Order: %s in phases, every intermediate state verified against the checks.", words.Count(len(p.Steps), "step")))
 	}
 	fmt.Fprintf(&b, "Plan id: %s\n", p.PlanID)
 	_, err := w.Write(b.Bytes())
@@ -211,7 +219,7 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		case planner.LevelWarning:
 			label, col = "Warning", st.warnC
 		}
-		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), escape.Controls(f.Message))
+		writeLabelled(b, st, col, label, escape.Controls(f.Message))
 		tag := "  [" + escape.Controls(string(f.Code)) + "]"
 		if f.AlreadyPresent {
 			tag += " already present before this plan"
@@ -235,6 +243,15 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		}
 		b.WriteString("\n")
 	}
+}
+
+// writeLabelled writes "Label: text" wrapped to st's columns, the lines
+// after the first indented by two, the label in col.
+func writeLabelled(b *bytes.Buffer, st Style, col *color.Color, label, text string) {
+	var plain bytes.Buffer
+	wrapAt(&plain, st.Columns(), "", "  ", label+": "+text)
+	b.WriteString(st.paint(col, label+":"))
+	b.Write(plain.Bytes()[len(label)+1:])
 }
 
 // writeSnippet prints "on FILE line N:" and the source line with the range
@@ -273,12 +290,12 @@ func Diagnostics(w io.Writer, diags hcl.Diagnostics, files map[string][]byte, st
 		if d.Severity == hcl.DiagWarning {
 			label, col = "Warning", st.warnC
 		}
-		fmt.Fprintf(&b, "%s %s\n", st.paint(col, label+":"), escape.Controls(d.Summary))
+		writeLabelled(&b, st, col, label, escape.Controls(d.Summary))
 		if d.Subject != nil {
 			writeSnippet(&b, files, *d.Subject)
 		}
 		if d.Detail != "" {
-			fmt.Fprintf(&b, "  %s\n", escape.Lines(d.Detail))
+			wrapAt(&b, st.Columns(), "  ", "  ", escape.Lines(d.Detail))
 		}
 		b.WriteString("\n")
 	}
