@@ -68,25 +68,7 @@ func TestScripts(t *testing.T) {
 				ts.Setenv(args[1]+"12", p.PlanID[:12])
 				ts.Setenv(args[1]+"11", p.PlanID[:11])
 			},
-			// maxwidth N FILE fails naming every line of FILE longer than N
-			// characters.
-			"maxwidth": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 2 {
-					ts.Fatalf("usage: maxwidth N FILE")
-				}
-				n, err := strconv.Atoi(args[0])
-				ts.Check(err)
-				long := 0
-				for i, l := range strings.Split(ts.ReadFile(args[1]), "\n") {
-					if w := utf8.RuneCountInString(l); w > n {
-						ts.Logf("%s:%d: %d characters: %s", args[1], i+1, w, l)
-						long++
-					}
-				}
-				if long > 0 {
-					ts.Fatalf("%s: %d lines longer than %d characters", args[1], long, n)
-				}
-			},
+			"maxwidth": maxWidth,
 			// reseal FILE recomputes the plan id of an edited plan file, as
 			// whoever tampers with one can.
 			"reseal": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -108,4 +90,24 @@ func TestScripts(t *testing.T) {
 		params.Condition = kubectlCondition
 	}
 	testscript.Run(t, params)
+}
+
+// maxWidth is the script command "maxwidth N FILE": it fails naming every
+// line of FILE longer than N characters.
+func maxWidth(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: maxwidth N FILE")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	long := 0
+	for i, l := range strings.Split(ts.ReadFile(args[1]), "\n") {
+		if w := utf8.RuneCountInString(l); w > n {
+			ts.Logf("%s:%d: %d characters: %s", args[1], i+1, w, l)
+			long++
+		}
+	}
+	if long > 0 {
+		ts.Fatalf("%s: %d lines longer than %d characters", args[1], long, n)
+	}
 }
