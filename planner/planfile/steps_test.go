@@ -43,7 +43,7 @@ var tampered = []struct {
 	{"a change's before", func(p *planner.Plan) { p.Changes[0].Before = tenancy.Number(quota.MustParse("9")) },
 		`the plan's changes do not apply to its snapshot (the file was edited): change 1 (update Project/a queue 0 gpu.deserved): it says the value was 9, the tenancy holds 3`},
 	{"the summary", func(p *planner.Plan) { p.Summary.Change = 7 },
-		`the plan's summary {Add:1 Change:7 Destroy:0 Errors:0 Warnings:1 Notes:6} is not that of its changes and findings, {Add:1 Change:2 Destroy:0 Errors:0 Warnings:1 Notes:6} (the file was edited)`},
+		`the plan's summary {Add:1 Change:7 Destroy:0 Errors:0 Warnings:0 Notes:6} is not that of its changes and findings, {Add:1 Change:2 Destroy:0 Errors:0 Warnings:0 Notes:6} (the file was edited)`},
 }
 
 func TestDecodeRefusesWhatTheChangesDoNotGive(t *testing.T) {

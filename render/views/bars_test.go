@@ -164,7 +164,7 @@ func TestPoolCapacity(t *testing.T) {
 	}
 	// A node with fewer allocatable cards than its capacity counts its
 	// capacity, the missing cards as not schedulable: the checks count
-	// the same way (planner.PoolCapacities).
+	// the same way (planner/capacity.Pools).
 	for i := range s.Nodes {
 		if s.Nodes[i].Name == "a1" {
 			s.Nodes[i].GPUAllocatable = v("3")
@@ -213,16 +213,15 @@ project "new" {
            (A tools* 1)
     after  [research 4===============]|new* 2!!!!!!|A!!!! 7 of 4 cards, 3 over
            (A tools* 1)
-    * a project queue whose department has no queue on this pool: a root queue
-      beside the departments
+    * a root queue beside the departments: a project without a department, or
+      whose department has no queue on this pool
 
   Node pool h100: 24 cards on 3 nodes, 8 of them not schedulable now
     before [platform 8===|research 16=============]       24 of 24 cards
     after  [platform 8===|research 20=============]!!!!!! 28 of 24 cards, 4 over
     Projects of department research (share 16 -> 20 cards):
-      before [speech 6====|vision 10==========]             16 of 16 cards
-      after  [speech 12===============|vision 10======]!!!!
-              22 of 20 cards, 2 over
+      before [speech 6===|vision 10==========]            16 of 16 cards
+      after  [speech 12==============|vision 10=====]!!!! 22 of 20 cards, 2 over
 
 `
 	if got != want {
@@ -231,7 +230,7 @@ project "new" {
 }
 
 // TestBarsMIGPool: a pool of MIG and AMD nodes is drawn against its cards
-// as KAI counts them (planner.PoolCapacities), not against nvidia.com/gpu
+// as KAI counts them (planner/capacity.Pools), not against nvidia.com/gpu
 // alone (0 here), and a node under pressure is not schedulable.
 func TestBarsMIGPool(t *testing.T) {
 	s := plantest.State(t, "t.yaml", []byte(`apiVersion: kai.resources/v1alpha1
@@ -275,6 +274,39 @@ department "research" {
 	}
 }
 
+// TestBarsRootProject: a project without spec.parent is a segment beside
+// the departments, marked as a root queue, in no department's bars.
+func TestBarsRootProject(t *testing.T) {
+	s := clusterState(t, twoPools)
+	for i := range s.Projects {
+		if s.Projects[i].Metadata.Name == "speech" {
+			s.Projects[i].Spec.Parent = ""
+		}
+	}
+	s.Seal()
+	got := barsOf(t, s, `
+project "speech" {
+  queue "h100" {
+    gpu = { deserved = 4 }
+  }
+}
+`)
+	want := `Guaranteed GPU cards per node pool (] is where the cards end, ! is beyond):
+
+  Node pool h100: 24 cards on 3 nodes, 8 of them not schedulable now
+    before [platform 8==|research 16===========]|A!!!!!!! 30 of 24 cards, 6 over
+           (A speech* 6)
+    after  [platform 8==|research 16===========]|A!!!!    28 of 24 cards, 4 over
+           (A speech* 4)
+    * a root queue beside the departments: a project without a department, or
+      whose department has no queue on this pool
+
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestBarsFitIn80Columns(t *testing.T) {
 	var y strings.Builder
 	y.WriteString("apiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata: {name: a-node-pool-with-a-rather-long-name-indeed}\nspec: {labelKey: gpu, labelValue: h100}\n")
@@ -309,7 +341,7 @@ func TestBarsColourOnlyWhenAsked(t *testing.T) {
 	if strings.Contains(plain.String(), "\x1b[") {
 		t.Errorf("colour without a terminal:\n%q", plain.String())
 	}
-	red := "\x1b[31;1m!!!!!!!!!\x1b["
+	red := "\x1b[31;1m!!!!!!!!\x1b["
 	if !strings.Contains(coloured.String(), red) {
 		t.Errorf("the overflow is not red:\n%q", coloured.String())
 	}
