@@ -301,7 +301,7 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		}
 		fmt.Fprintln(e.stderr, summary)
 	default:
-		err = views.Findings(e.stdout, shown, nil, views.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+		err = views.Findings(e.stdout, shown, nil, styleFor(e.stdout, c.Bool("no-color")))
 		if err == nil {
 			_, err = fmt.Fprintln(e.stdout, summary)
 		}

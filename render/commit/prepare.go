@@ -39,6 +39,9 @@ type Options struct {
 	// Force lets Splice move an existing branch (not one checked out in a
 	// work tree) to the new commit.
 	Force bool
+	// Subject, when not "", is the commit's subject line instead of the
+	// one Subject writes (render --message): one line.
+	Subject string
 }
 
 // FileChange is the new content of one file of a splice.
@@ -65,6 +68,9 @@ type SplicePlan struct {
 	// KeptInStep lists the profile's values rewritten with the tenancy:
 	// "ops/expected-quotas.sh: WORKSPACE_GPU 3 -> 2".
 	KeptInStep []string
+	// Subject is Options.Subject: the commit's subject when the user gave
+	// one, "" for Subject's.
+	Subject string
 }
 
 // Prepare computes the files a splice of p writes, reading them at
@@ -85,7 +91,7 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 	if len(p.Changes) == 0 {
 		return nil, errors.New("the plan has no changes: nothing to render")
 	}
-	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{}}
+	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{Subject: opts.Subject}}
 	if err := sp.readTenancy(); err != nil {
 		return nil, err
 	}
