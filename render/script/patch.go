@@ -124,6 +124,9 @@ func PatchScript(p *planner.Plan, o Options) ([]byte, error) {
 	writePrelude(&w, p, o, kubectl, own)
 	for n, st := range p.Steps {
 		w.blank()
+		if err := writeRelabel(&w, kubectl, p, n+1, st); err != nil {
+			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
+		}
 		if err := writeStep(&w, kubectl, p.PlanID, n+1, len(p.Steps), st); err != nil {
 			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
 		}
@@ -223,6 +226,59 @@ func replan(p *planner.Plan, o Options) string {
 		desired = string(quoted(p.Desired.File))
 	}
 	return snap + ", then krmplan plan " + desired + " --state state.json --out plan.json"
+}
+
+// writeRelabel writes, before step n when it removes the old project of a
+// `moved` block, the relabel of the namespace the new project took over:
+// KRM refuses a spec.namespace labelled for another project
+// (NamespaceReady=False) and never moves the label itself, so the script
+// gives it to the new project — after its creation, before the old one's
+// removal, so the namespace is never labelled for a project that is gone.
+// The relabel is part of step n: should kubectl refuse it, step n is not
+// applied.
+func writeRelabel(w *shell, kubectl []word, p *planner.Plan, n int, st planner.Step) error {
+	to := movedTo(p, st)
+	if to == "" {
+		return nil
+	}
+	var proj *tenancy.Project
+	for i := range p.Target.Projects {
+		if p.Target.Projects[i].Metadata.Name == to {
+			proj = &p.Target.Projects[i]
+		}
+	}
+	if proj == nil {
+		return fmt.Errorf("project %q, which project %q is moved to, is not in the plan's target", to, st.Object.Name)
+	}
+	ns, err := objectName("Namespace", proj.NamespaceName(p.Target.KRMConfig.NamePrefix()))
+	if err != nil {
+		return err
+	}
+	label := p.Target.KRMConfig.LabelKey() + "=" + to
+	w.comment(fmt.Sprintf("step %d/%d begins with the relabel: namespace %s carries over from project %s to project %s, and KRM never moves its label", n, len(p.Steps), ns, st.Object.Name, to))
+	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d: namespace %s is relabelled %s", n, len(p.Steps), ns, label)))
+	w.command(append(kubectl, "label", "namespace", ns, quoted(label), "--overwrite")...)
+	w.code("if [ $? -ne 0 ]; then")
+	w.depth++
+	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d failed: kubectl refused to relabel namespace %s", n, len(p.Steps), ns)))
+	w.command("krmplan_failed", word(strconv.Itoa(n)))
+	w.depth--
+	w.code("fi")
+	return nil
+}
+
+// movedTo is the project a delete step's `moved` block renames its
+// project to, "" for another step.
+func movedTo(p *planner.Plan, st planner.Step) string {
+	if st.Action != planner.StepDelete {
+		return ""
+	}
+	for _, i := range st.Changes {
+		if i >= 0 && i < len(p.Changes) && p.Changes[i].MovedTo != "" {
+			return p.Changes[i].MovedTo
+		}
+	}
+	return ""
 }
 
 // writeStep writes step n of total: its comment, its announcement and its
