@@ -131,8 +131,8 @@ func (d *differ) moveAllowed(o *Overlay, m *Moved, seen map[string]hcl.Range) bo
 // movedProject is the project block that creates m's new project with the
 // spec of old: every value set at the moved block, the namespace explicit
 // (old's, by the KRMConfig's prefix when old has no spec.namespace), the
-// queues with derived names. A quota field old's queue omits gets what a
-// new queue's omitted field gets (newQueueDefault).
+// queues with derived names. A quota field old's queue omits stays omitted
+// (keepOmitted drops the default a new queue would get).
 func movedProject(m *Moved, old *tenancy.Project, krm *tenancy.KRMConfig) Project {
 	at := m.DefRange
 	p := Project{Name: m.To.Value, DefRange: at,
@@ -157,16 +157,16 @@ func movedProject(m *Moved, old *tenancy.Project, krm *tenancy.KRMConfig) Projec
 }
 
 // keepOmitted drops the changes of object a's new queues that set a
-// resource the old queues (of the same index) omit: the new project states
-// what the old one did, and KRM reads an omitted resource as zeros.
+// quota field the old queues (of the same index) omit: the new project
+// states what the old one did, omitted values included, as KRM read them.
 func (d *differ) keepOmitted(a tenancy.ObjectAddr, old []tenancy.Queue) {
 	oc := d.byObject[a]
 	if oc == nil {
 		return
 	}
 	oc.changes = slices.DeleteFunc(oc.changes, func(c tenancy.Change) bool {
-		r := c.Resource()
-		return r != "" && c.Field.Queue >= 0 && c.Field.Queue < len(old) && old[c.Field.Queue].Resources.Get(r) == nil
+		r, f, ok := c.Field.Field.Quota()
+		return ok && c.Field.Queue >= 0 && c.Field.Queue < len(old) && old[c.Field.Queue].Resources.Get(r).Get(f) == nil
 	})
 }
 
