@@ -43,7 +43,8 @@ spec:
 // TestMovedScript renames a project (a moved block) and runs the patch
 // script with the real kubectl against the real API server: the new
 // project is created with the old one's spec and namespace, the namespace
-// is relabelled for it, then the old project is deleted (issue 16 item 5).
+// is relabelled for it, then the old project is deleted; the rollback
+// undoes the three (issue 16 item 5).
 // KRM's controllers do not run here, so what is proven is the script's
 // commands and what the API server then holds, not KRM's reconcile. It
 // runs before TestLive removes the CRDs (file order).
@@ -88,4 +89,15 @@ func TestMovedScript(t *testing.T) {
 	if r := f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"); r.code == 0 || !strings.Contains(r.stderr, "step 1/2 failed") {
 		t.Errorf("a second run: exit %d\n%s", r.code, r.stderr)
 	}
+	// The rollback creates mv-nlp again, gives the namespace back to it,
+	// then deletes mv-language.
+	f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.rollback.sh"), 0, "the rollback script")
+	if _, err := f.dyn.Resource(live.GVRProject).Get(ctx, "mv-language", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("mv-language after the rollback: %v, want not found", err)
+	}
+	f.wantEqual("mv-nlp's namespace after the rollback", f.get(live.GVRProject, "mv-nlp").Object["spec"].(map[string]any)["namespace"], "mv-ns")
+	if ns, err = f.cs.CoreV1().Namespaces().Get(ctx, "mv-ns", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.wantEqual("mv-ns's labels after the rollback", ns.Labels, map[string]string{"kai/project": "mv-nlp", "team": "nlp", "kubernetes.io/metadata.name": "mv-ns"})
 }

@@ -241,30 +241,37 @@ func writeRelabel(w *shell, kubectl []word, p *planner.Plan, n int, st planner.S
 	if to == "" {
 		return nil
 	}
-	var proj *tenancy.Project
-	for i := range p.Target.Projects {
-		if p.Target.Projects[i].Metadata.Name == to {
-			proj = &p.Target.Projects[i]
-		}
-	}
-	if proj == nil {
-		return fmt.Errorf("project %q, which project %q is moved to, is not in the plan's target", to, st.Object.Name)
-	}
-	ns, err := objectName("Namespace", proj.NamespaceName(p.Target.KRMConfig.NamePrefix()))
+	ns, err := movedNamespace(p, st, to)
 	if err != nil {
 		return err
 	}
-	label := p.Target.KRMConfig.LabelKey() + "=" + to
 	w.comment(fmt.Sprintf("step %d/%d begins with the relabel: namespace %s carries over from project %s to project %s, and KRM never moves its label", n, len(p.Steps), ns, st.Object.Name, to))
-	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d: namespace %s is relabelled %s", n, len(p.Steps), ns, label)))
+	relabel(w, kubectl, ns, p.Target.KRMConfig.LabelKey()+"="+to, fmt.Sprintf("step %d/%d", n, len(p.Steps)), n)
+	return nil
+}
+
+// relabel writes the kubectl label of namespace ns with label (key=value),
+// announced as what, and krmplan_failed n should kubectl refuse it.
+func relabel(w *shell, kubectl []word, ns word, label, what string, n int) {
+	w.command("krmplan_say", shown(fmt.Sprintf("%s: namespace %s is relabelled %s", what, ns, label)))
 	w.command(append(kubectl, "label", "namespace", ns, quoted(label), "--overwrite")...)
 	w.code("if [ $? -ne 0 ]; then")
 	w.depth++
-	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d failed: kubectl refused to relabel namespace %s", n, len(p.Steps), ns)))
+	w.command("krmplan_say", shown(fmt.Sprintf("%s failed: kubectl refused to relabel namespace %s", what, ns)))
 	w.command("krmplan_failed", word(strconv.Itoa(n)))
 	w.depth--
 	w.code("fi")
-	return nil
+}
+
+// movedNamespace is the namespace that project to, which the delete step
+// st's project is moved to, names in the plan's target (validated).
+func movedNamespace(p *planner.Plan, st planner.Step, to string) (word, error) {
+	for i := range p.Target.Projects {
+		if proj := &p.Target.Projects[i]; proj.Metadata.Name == to {
+			return objectName("Namespace", proj.NamespaceName(p.Target.KRMConfig.NamePrefix()))
+		}
+	}
+	return "", fmt.Errorf("project %q, which project %q is moved to, is not in the plan's target", to, st.Object.Name)
 }
 
 // movedTo is the project a delete step's `moved` block renames its
