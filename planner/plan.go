@@ -103,18 +103,46 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	draft := tenancy.NewDraft(&before.Tenancy)
-	if err := draft.Apply(changes); err != nil {
+	p, err := build(before, bx, changes, set)
+	if err != nil {
 		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Internal error",
 			Detail: "the changes of desired.hcl do not apply to the snapshot: " + err.Error() + "; please report this with the desired file"})
 	}
+	p.Desired = Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables}
+	return p, diags
+}
+
+// FromChanges plans exactly changes against the snapshot before, as Build
+// plans the changes of an overlay: the target (tenancy.Apply), every
+// check, the steps and their verified order. It is how a plan without a
+// desired file is made and re-verified (a plan between two git refs,
+// issue #16). The findings point at desired.hcl only for the values the
+// changes set (their Source); Desired is empty. An error is a change that
+// does not fit before (*tenancy.ApplyError).
+func FromChanges(before *snapshot.State, changes []tenancy.Change) (*Plan, error) {
+	set := config.Ranges{}
+	for i := range changes {
+		if c := &changes[i]; c.Source != nil {
+			set[c.Field] = *c.Source
+		}
+	}
+	return build(before, tenancy.NewIndex(&before.Tenancy), changes, set)
+}
+
+// build is the plan of changes against before (bx indexes its tenancy);
+// set maps the values desired.hcl sets to their ranges.
+func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, set config.Ranges) (*Plan, error) {
+	draft := tenancy.NewDraft(&before.Tenancy)
+	if err := draft.Apply(changes); err != nil {
+		return nil, err
+	}
+	p := &Plan{Changes: changes, Target: draft.Tenancy(), target: draft.Index()}
+	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
 	// The plan's snapshot keeps fewer positions than before: its index is
 	// made again when asked for; the target's is the draft's.
-	p := &Plan{Changes: changes, Snapshot: embedded(before, changes), Target: draft.Tenancy(), target: draft.Index(),
-		Desired: Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables}}
-	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
+	p.Snapshot = embedded(before, changes, p.Findings)
 	p.Summary = p.summary()
-	return p, diags
+	return p, nil
 }
 
 // order builds the steps, runs the checks of the target and of the
@@ -216,17 +244,22 @@ func Summarize(changes []tenancy.Change, findings []Finding) Summary {
 func (p *Plan) summary() Summary { return Summarize(p.Changes, p.Findings) }
 
 // embedded is the snapshot a plan carries: before, with the positions of
-// values kept only for the objects that changes touch. The other objects
-// keep their file and line (render inserts new objects after the last of
-// their kind); their Origin is a new one, before's is not changed.
-func embedded(before *snapshot.State, changes []tenancy.Change) *snapshot.State {
+// values kept only for the objects that changes touch and for the values
+// the findings point at. The other objects keep their file and line
+// (render inserts new objects after the last of their kind); their Origin
+// is a new one, before's is not changed. Planning again from the embedded
+// snapshot gives the same findings, locations and all (planfile's
+// re-verification): a finding points at a value's position only where
+// before has one, and those are kept.
+func embedded(before *snapshot.State, changes []tenancy.Change, findings []Finding) *snapshot.State {
 	changed := make(map[tenancy.ObjectAddr]bool, len(changes))
 	for i := range changes {
 		changed[changes[i].Object()] = true
 	}
+	cited := citedPositions(findings)
 	trim := func(a tenancy.ObjectAddr, o **tenancy.Origin) {
 		if *o != nil && !changed[a] {
-			*o = &tenancy.Origin{File: (*o).File, Line: (*o).Line}
+			*o = trimOrigin(*o, cited)
 		}
 	}
 	s := *before
@@ -243,6 +276,46 @@ func embedded(before *snapshot.State, changes []tenancy.Change) *snapshot.State 
 		trim(tenancy.KindProject.Object(s.Projects[i].Metadata.Name), &s.Projects[i].Origin)
 	}
 	return &s
+}
+
+// citedAt is a position a finding points at in a tenancy file.
+type citedAt struct {
+	file         string
+	line, column int
+}
+
+// citedPositions is every tenancy-file position (with a column: a value's,
+// not an object's line) that the findings point at, and each such file
+// with line and column 0.
+func citedPositions(findings []Finding) map[citedAt]bool {
+	cited := map[citedAt]bool{}
+	for _, f := range findings {
+		for _, l := range f.Where {
+			if !l.Desired && l.Column > 0 {
+				cited[citedAt{l.File, l.Line, l.Column}] = true
+				cited[citedAt{file: l.File}] = true // the file has one
+			}
+		}
+	}
+	return cited
+}
+
+// trimOrigin is a new Origin of o's file and line with those of o's value
+// positions that cited holds.
+func trimOrigin(o *tenancy.Origin, cited map[citedAt]bool) *tenancy.Origin {
+	t := &tenancy.Origin{File: o.File, Line: o.Line}
+	if !cited[citedAt{file: o.File}] {
+		return t
+	}
+	for ptr, p := range o.Values {
+		if cited[citedAt{o.File, p.Line, p.Column}] {
+			if t.Values == nil {
+				t.Values = map[string]tenancy.Pos{}
+			}
+			t.Values[ptr] = p
+		}
+	}
+	return t
 }
 
 // MatchID reports whether id approves the plan: the full plan_id or a

@@ -3,28 +3,11 @@ package planfile
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/krmplan/krmplan/planner"
 )
-
-// checkSteps compares the plan's steps, as its file gives them, with the
-// steps its changes make (in the usual order of the phases, or in the
-// order tried when a project changes department), and says where they
-// first differ.
-func checkSteps(p *planner.Plan) error {
-	bx, tx := p.Indexes()
-	diff := diffSteps(p.Steps, planner.BuildSteps(bx, tx, p.Changes))
-	if diff == "" {
-		return nil
-	}
-	if moved := planner.BuildStepsMoving(bx, tx, p.Changes); moved != nil && diffSteps(p.Steps, moved) == "" {
-		return nil
-	}
-	return errors.New(diff)
-}
 
 // diffSteps describes the first difference between the steps a file holds
 // and the steps the changes make, "" when there is none.

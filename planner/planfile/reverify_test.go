@@ -1,0 +1,259 @@
+package planfile_test
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/plantest"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
+	"github.com/krmplan/krmplan/tenancy"
+)
+
+// overDepartment guarantees project a 4 cards: the department's projects
+// then hold 5 of its 4, an error.
+const overDepartment = "project \"a\" {\n  queue \"h100\" {\n    gpu = { deserved = 4 }\n  }\n}\n"
+
+// overError is the error of overDepartment's plan.
+const overError = "d-q: the projects are guaranteed 5 cards in total, but the department only has 4 cards — 1 card of those guarantees cannot be met"
+
+// planAny plans desired (with --var options vars) against the fixture
+// tenancy, errors and all, and returns the plan and its file.
+func planAny(t *testing.T, desired string, vars ...string) (*planner.Plan, []byte) {
+	t.Helper()
+	before := plantest.State(t, "t.yaml", []byte(tenancyYAML))
+	ov, diags := config.Load("desired.hcl", []byte(desired), vars, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	p, diags := planner.Build(before, ov)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, b
+}
+
+// decodeErr decodes b and returns its error's text, "" for none.
+func decodeErr(b []byte) string {
+	if _, err := planfile.Decode("plan.json", b); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// A plan with an error whose file is made to say it renders, in every way
+// an editor can, is refused naming the error re-checking finds.
+func TestDecodeRefusesAForgedRenderable(t *testing.T) {
+	p, file := planAny(t, overDepartment)
+	if p.Renderable() || decodeErr(file) != "" {
+		t.Fatalf("the plan renders, or does not decode: %v", decodeErr(file))
+	}
+	flipped := reseal(t, bytes.Replace(file, []byte(`"renderable": false,`), []byte(`"renderable": true,`), 1))
+	want := "plan.json: the plan says renderable, but re-checking it finds 1 error: " + overError + "; make a new plan"
+	if got := decodeErr(flipped); got != want {
+		t.Errorf("renderable flipped:\n got %s\nwant %s", got, want)
+	}
+	// The error finding dropped as well, and the summary made to agree.
+	p.Findings = p.Findings[1:]
+	p.Summary = planner.Summarize(p.Changes, p.Findings)
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decodeErr(b); got != want {
+		t.Errorf("error dropped:\n got %s\nwant %s", got, want)
+	}
+	// renderable left false, the error dropped: the findings still claim
+	// a plan that renders.
+	b = reseal(t, bytes.Replace(b, []byte(`"renderable": true,`), []byte(`"renderable": false,`), 1))
+	want = "plan.json: the plan holds no error finding, but re-checking it finds 1 error: " + overError + "; make a new plan"
+	if got := decodeErr(b); got != want {
+		t.Errorf("error dropped, renderable false:\n got %s\nwant %s", got, want)
+	}
+}
+
+// An after-value raised in the changes and the steps together (a plan that
+// is consistent in itself) is refused: desired.hcl gives another value.
+func TestDecodeRefusesARaisedValue(t *testing.T) {
+	_, file := planAny(t, move)
+	raised := raise(t, file)
+	want := "plan.json: the plan's change 1 sets gpu.deserved of queue a-q to 40, but desired.hcl gives 2; make a new plan"
+	if got := decodeErr(reseal(t, []byte(raised))); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// An object renamed to shell code in the snapshot, the changes and the
+// steps is refused: desired.hcl names another object. A plan made whole
+// from such a snapshot and a desired file that names it (as consistent as
+// an editor can make it), with its errors dropped, is refused too:
+// re-checking finds the name invalid.
+func TestDecodeRefusesARenamedObject(t *testing.T) {
+	const evil = "a$(touch pwned)"
+	p, _ := planAny(t, move)
+	p.Snapshot.Projects[0].Metadata.Name = evil
+	for i := range p.Changes {
+		if p.Changes[i].Field.Object.Name == "a" {
+			p.Changes[i].Field.Object.Name = evil
+		}
+	}
+	for i := range p.Steps {
+		if p.Steps[i].Object.Name == "a" {
+			p.Steps[i].Object.Name = evil
+		}
+	}
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `plan.json: the plan's desired file desired.hcl does not plan against its snapshot: desired.hcl:1,1-12: Missing department; project "a" is not in the snapshot: a new project needs department = "<name>".; make a new plan`
+	if got := decodeErr(b); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+
+	ov, diags := config.Load("desired.hcl", []byte(strings.Replace(move, `project "a"`, `project "`+evil+`"`, 1)), nil, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	forged, diags := planner.Build(p.Snapshot, ov)
+	if diags.HasErrors() || forged.Renderable() {
+		t.Fatalf("the plan of the renamed object: %v, renderable %v", diags, forged.Renderable())
+	}
+	var kept []planner.Finding
+	for _, f := range forged.Findings {
+		if f.Level != planner.LevelError {
+			kept = append(kept, f)
+		}
+	}
+	forged.Findings, forged.OrderVerified = kept, true
+	forged.Summary = planner.Summarize(forged.Changes, forged.Findings)
+	if b, err = planfile.Encode(forged); err != nil {
+		t.Fatal(err)
+	}
+	want = "plan.json: the plan says renderable, but re-checking it finds 1 error: project a$(touch pwned): the name is not a valid Kubernetes object name: "
+	if got := decodeErr(b); !strings.HasPrefix(got, want) {
+		t.Errorf("\n got %s\nwant %s…", got, want)
+	}
+}
+
+// The snapshot of a plan keeps only the positions the plan needs: one
+// added for a value the plan neither changes nor points at is refused.
+func TestDecodeRefusesExtraPositions(t *testing.T) {
+	p, _ := planAny(t, move)
+	o := p.Snapshot.Departments[0].Origin
+	o.Values = map[string]tenancy.Pos{"/spec/queues/0/name": {Line: 11, Column: 14, Start: 300, End: 303, Text: "d-q"}}
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "plan.json: the plan's snapshot holds the position of Department/d /spec/queues/0/name, a value the plan neither changes nor points at; make a new plan"
+	if got := decodeErr(b); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// Variables of every type are re-evaluated from the values plan resolved:
+// the plan decodes to the same bytes; another value is refused.
+func TestDecodeReevaluatesVariables(t *testing.T) {
+	desired := `variable "cards" { type = number }
+variable "pool" {
+  type    = string
+  default = "h100"
+}
+variable "names" { default = ["a", "b"] }
+variable "by" {
+  type    = map(number)
+  default = { a = 2, b = 2 }
+}
+variable "on" { default = true }
+project "a" {
+  queue "h100" {
+    gpu = { deserved = var.by[var.names[0]] * (var.on ? 1 : 0) }
+  }
+}
+project "b" {
+  queue "h100" {
+    gpu = { deserved = var.cards - 1 }
+  }
+}
+`
+	p, file := planAny(t, desired, "cards=3")
+	if want := `map[by:{ a = 2, b = 2 } cards:3 names:["a", "b"] on:true pool:"h100"]`; fmtMap(p.Desired.Variables) != want {
+		t.Fatalf("variables %s, want %s", fmtMap(p.Desired.Variables), want)
+	}
+	d, err := planfile.Decode("plan.json", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := planfile.Encode(d)
+	if err != nil || !bytes.Equal(again, file) {
+		t.Fatalf("the decoded plan encodes to other bytes (%v)", err)
+	}
+	edited := reseal(t, bytes.Replace(file, []byte(`"cards": "3"`), []byte(`"cards": "41"`), 1))
+	want := "plan.json: the plan's change 2 sets gpu.deserved of queue b-q to 2, but desired.hcl gives 40; make a new plan"
+	if got := decodeErr(edited); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// fmtMap prints a map with sorted keys.
+func fmtMap(m map[string]string) string {
+	var b strings.Builder
+	b.WriteString("map[")
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k + ":" + m[k])
+	}
+	return b.String() + "]"
+}
+
+// A plan without a desired file (made from changes, as a plan between two
+// git refs will be) is planned again from its changes.
+func TestDecodePlansChangesWithoutADesiredFile(t *testing.T) {
+	made, _ := planAny(t, add)
+	p, err := planner.FromChanges(made.Snapshot, made.Changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := planfile.Decode("plan.json", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := planfile.Encode(d); err != nil || !bytes.Equal(again, file) {
+		t.Fatalf("the decoded plan encodes to other bytes (%v)", err)
+	}
+	// Its changes are its input: raised in the changes and the steps
+	// together, re-checking finds what the raise breaks.
+	raised := reseal(t, raise(t, file))
+	want := "plan.json: the plan says renderable, but re-checking it finds 2 errors: "
+	if got := decodeErr(raised); !strings.HasPrefix(got, want) {
+		t.Errorf("\n got %s\nwant %s…", got, want)
+	}
+}
+
+// raise sets the first change's after-value, 2, and the step's replace of
+// it to 40 (not resealed).
+func raise(t *testing.T, file []byte) []byte {
+	t.Helper()
+	s := strings.Replace(string(file), "\"after\": 2,\n      \"source\"", "\"after\": 40,\n      \"source\"", 1)
+	s = strings.Replace(s, "\"resource\": \"gpu\",\n      \"shrinks\": true\n", "\"resource\": \"gpu\"\n", 1)
+	s = strings.Replace(s, "\"op\": \"replace\",\n          \"path\": \"/spec/queues/0/resources/gpu/deserved\",\n          \"value\": 2", "\"op\": \"replace\",\n          \"path\": \"/spec/queues/0/resources/gpu/deserved\",\n          \"value\": 40", 1)
+	if strings.Count(s, "40") < strings.Count(string(file), "40")+2 {
+		t.Fatal("the edit did not apply")
+	}
+	return []byte(s)
+}
