@@ -207,6 +207,9 @@ func diffChange(c, w *tenancy.Change, src string) string {
 	case !c.After.Equal(w.After):
 		return fmt.Sprintf("sets %s to %s, but %s gives %s", c.Describe(), c.After, src, w.After)
 	}
+	if !sameSource(c.Source, w.Source) {
+		return fmt.Sprintf("(%s) has source %s, but %s gives %s", c.Describe(), sourceText(c.Source), src, sourceText(w.Source))
+	}
 	var cm, wm map[string]json.RawMessage
 	if json.Unmarshal(cj, &cm) == nil && json.Unmarshal(wj, &wm) == nil {
 		for _, k := range changeMembers {
@@ -216,6 +219,19 @@ func diffChange(c, w *tenancy.Change, src string) string {
 		}
 	}
 	return fmt.Sprintf("is %s, but %s gives %s", cj, src, wj)
+}
+
+// sameSource reports whether two changes' sources are the same.
+func sameSource(a, b *tenancy.Location) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+// sourceText is a change's source for a message.
+func sourceText(l *tenancy.Location) string {
+	if l == nil {
+		return "none"
+	}
+	return locationText(*l)
 }
 
 // memberText is a member's JSON for a message, "none" when it is absent.
@@ -319,13 +335,18 @@ type locations string
 func whereText(ls []tenancy.Location) locations {
 	parts := make([]string, len(ls))
 	for i, l := range ls {
-		if l.Desired {
-			parts[i] = fmt.Sprintf("%s:%d,%d-%d,%d (bytes %d-%d)", l.File, l.Line, l.Column, l.EndLine, l.EndColumn, l.StartByte, l.EndByte)
-		} else {
-			parts[i] = fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Column)
-		}
+		parts[i] = locationText(l)
 	}
 	return locations("[" + strings.Join(parts, ", ") + "]")
+}
+
+// locationText is a location for a message: "t.yaml:11:63" in a tenancy
+// file, "desired.hcl:3,24-3,25 (bytes 54-55)" in desired.hcl.
+func locationText(l tenancy.Location) string {
+	if l.Desired {
+		return fmt.Sprintf("%s:%d,%d-%d,%d (bytes %d-%d)", l.File, l.Line, l.Column, l.EndLine, l.EndColumn, l.StartByte, l.EndByte)
+	}
+	return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Column)
 }
 
 // summaryText is a summary for a message.

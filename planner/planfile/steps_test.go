@@ -47,7 +47,7 @@ var tampered = []struct {
 	{"a change's after", func(p *planner.Plan) { p.Changes[1].After = tenancy.Number(quota.MustParse("40")) },
 		`the plan's change 2 sets gpu.deserved of queue b-q to 40, but desired.hcl gives 2`},
 	{"a change's source", func(p *planner.Plan) { p.Changes[1].Source.Line = 9 },
-		`the plan's change 2 (gpu.deserved of queue b-q) has source {"file":"desired.hcl","line":9,`},
+		`the plan's change 2 (gpu.deserved of queue b-q) has source desired.hcl:9,24-8,25 (bytes 118-119), but desired.hcl gives desired.hcl:8,24-8,25 (bytes 118-119)`},
 	{"a dropped change", func(p *planner.Plan) { p.Changes = p.Changes[1:] },
 		`the plan's change 1 (gpu.deserved of queue b-q: 1 -> 2) is not the one desired.hcl gives there, gpu.deserved of queue a-q: 3 -> 2`},
 	{"an added change", func(p *planner.Plan) { p.Changes = append(p.Changes, p.Changes[0]) },

@@ -1,0 +1,41 @@
+package planfile_test
+
+import (
+	"testing"
+
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/gentenancy"
+	"github.com/krmplan/krmplan/internal/plantest"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/planfile"
+)
+
+// BenchmarkPlanRead is what show and render do before they print or
+// write: decode plan.json of a clean plan on a generated tenancy of n
+// projects (the move of 4 h100 cards in every 48 projects) and verify it,
+// which plans its snapshot and desired file again (every check, the
+// steps and their verified order) and compares.
+func BenchmarkPlanRead(b *testing.B) {
+	plantest.Sizes(b, func(b *testing.B, n int) {
+		t := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})
+		st, _, err := t.State()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ov, diags := config.LoadOrdered(gentenancy.MoveFile, t.MoveHCL(0), nil, nil)
+		if diags.HasErrors() {
+			b.Fatal(diags)
+		}
+		p, diags := planner.Build(st, ov)
+		if diags.HasErrors() || !p.Renderable() {
+			b.Fatalf("the plan does not render: %v", diags)
+		}
+		file := plantest.Encode(b, p)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := planfile.Decode("plan.json", file); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
