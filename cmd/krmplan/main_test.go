@@ -14,7 +14,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"krmplan": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
-		"limit":    func() { os.Exit(limit(os.Args[1:], os.Stdout, os.Stderr)) },
+		"limit":   func() { os.Exit(limit(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 
