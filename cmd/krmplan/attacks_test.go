@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -69,6 +70,9 @@ func TestAttacks(t *testing.T) {
 //	                      the sample's tenancy.yaml
 //	resealstate FILE      recompute the digest of an edited state.json, as
 //	                      whoever tampers with one can
+//	gentenancy DIR N      write the generated tenancy of N projects
+//	                      (internal/gentenancy) into DIR: tenancy.yaml,
+//	                      cluster-data.json, move-h100-cards.hcl
 //	forge-renderable FILE make a plan file with errors say it renders, as
 //	                      consistently as an editor can: its error findings
 //	                      removed, the summary's errors 0, renderable and
@@ -135,6 +139,18 @@ var attackCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(jsonfile.Overwrite(b, jsonfile.Member{Name: "plan_id", Value: old[0]}, id))
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
 	},
+	"gentenancy": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: gentenancy DIR N")
+		}
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		dir := ts.MkAbs(args[0])
+		ts.Check(os.MkdirAll(dir, 0o755))
+		for name, data := range gentenancy.Files(gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})) {
+			ts.Check(os.WriteFile(filepath.Join(dir, name), data, 0o644))
+		}
+	},
 	"samplerepo": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 1 {
 			ts.Fatalf("usage: samplerepo DIR")
@@ -148,6 +164,63 @@ var attackCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Check(ts.Exec("git", append([]string{"-C", dir}, git...)...))
 		}
 	},
+}
+
+// midwrite is the `midwrite OUT PROGRAM ARGS...` program of the attack
+// scripts: it runs PROGRAM, sends it SIGTERM as soon as its temporary file
+// for OUT (.OUT.tmp-*, in OUT's folder) appears, and exits 0 when one
+// appeared, the signal ended PROGRAM and no temporary file is left; else 1,
+// saying which did not hold.
+func midwrite(args []string, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, "usage: midwrite OUT PROGRAM ARGS...")
+		return 2
+	}
+	dir, prefix := filepath.Dir(args[0]), "."+filepath.Base(args[0])+".tmp-"
+	temporary := func() []string {
+		var names []string
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), prefix) {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "midwrite: %v\n", err)
+		return 1
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	seen := ""
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-time.After(100 * time.Microsecond):
+			if names := temporary(); seen == "" && len(names) > 0 {
+				seen = names[0]
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+			}
+		}
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	left := temporary()
+	switch {
+	case seen == "":
+		fmt.Fprintf(stderr, "midwrite: %s ended (%v) before a temporary file for %s appeared\n", args[1], cmd.ProcessState, args[0])
+	case !ws.Signaled() || ws.Signal() != syscall.SIGTERM:
+		fmt.Fprintf(stderr, "midwrite: %s was sent SIGTERM while %s existed, but ended with %v\n", args[1], seen, cmd.ProcessState)
+	case len(left) > 0:
+		fmt.Fprintf(stderr, "midwrite: SIGTERM while %s existed left %v\n", seen, left)
+	default:
+		fmt.Fprintf(stderr, "midwrite: SIGTERM while %s existed ended %s (%v); nothing was left\n", seen, args[1], cmd.ProcessState)
+		return 0
+	}
+	return 1
 }
 
 // errorFinding is an error finding of plan.json as Encode writes it, with

@@ -13,8 +13,9 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"krmplan": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
-		"limit":   func() { os.Exit(limit(os.Args[1:], os.Stdout, os.Stderr)) },
+		"krmplan":  func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"limit":    func() { os.Exit(limit(os.Args[1:], os.Stdout, os.Stderr)) },
+		"midwrite": func() { os.Exit(midwrite(os.Args[1:], os.Stderr)) },
 	})
 }
 
