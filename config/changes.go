@@ -27,10 +27,12 @@ type Ranges map[tenancy.FieldAddr]tenancy.Location
 //
 // Diagnostics are errors of the overlay against this tenancy: a new object
 // or queue without a required field, a change to a node pool's immutable
-// label pair, a file = "…" that cannot place the object. With an error the
+// label pair, a file = "…" that cannot place the object (read are the
+// tenancy files the snapshot read, repository paths: a new object's file
+// must be where the next snapshot reads it back). With an error the
 // changes are not complete.
-func (o *Overlay) Changes(before *tenancy.Index) ([]tenancy.Change, Ranges, hcl.Diagnostics) {
-	d := &differ{x: before, set: Ranges{}, byObject: map[tenancy.ObjectAddr]*objectChanges{}}
+func (o *Overlay) Changes(before *tenancy.Index, read []string) ([]tenancy.Change, Ranges, hcl.Diagnostics) {
+	d := &differ{x: before, read: readFolders(read), set: Ranges{}, byObject: map[tenancy.ObjectAddr]*objectChanges{}}
 	for _, p := range o.NodePools {
 		d.nodePool(p)
 	}
@@ -50,6 +52,7 @@ func (o *Overlay) Changes(before *tenancy.Index) ([]tenancy.Change, Ranges, hcl.
 // differ collects the changes of one overlay, by object.
 type differ struct {
 	x        *tenancy.Index
+	read     folders // the snapshot's files and their folders
 	set      Ranges
 	diags    hcl.Diagnostics
 	byObject map[tenancy.ObjectAddr]*objectChanges

@@ -52,7 +52,7 @@ node_pool "l4" {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	changes, set, diags := ov.Changes(tenancy.NewIndex(&changesTenancy))
+	changes, set, diags := ov.Changes(tenancy.NewIndex(&changesTenancy), nil)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -100,7 +100,7 @@ node_pool "l4" {
 // An Overlay made in a program may name a pool twice; desired.hcl cannot.
 func TestChangesRefuseTwoBlocksOnOnePool(t *testing.T) {
 	ov := &Overlay{Projects: []Project{{Name: "p", Queues: []Queue{{Pool: "rtx"}, {Pool: "rtx"}}}}}
-	_, _, diags := ov.Changes(tenancy.NewIndex(&changesTenancy))
+	_, _, diags := ov.Changes(tenancy.NewIndex(&changesTenancy), nil)
 	if len(diags) != 1 || diags[0].Summary != `Duplicate queue "rtx"` ||
 		diags[0].Detail != `The project "p" has two queue blocks on node pool "rtx"; an object has at most one queue per pool.` {
 		t.Errorf("diagnostics: %v", diags)

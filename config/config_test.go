@@ -465,8 +465,8 @@ project "p" {}`,
 }`,
 		want: []diag{
 			{`Invalid value for "deserved"`, 3, "1 / 3"},
-			{`Invalid value for "limit"`, 3, "pow(10, 400)"},
-			{`Invalid value for "over_quota_weight"`, 3, "1e18"},
+			{"Number out of range", 3, "pow(10, 400)"},
+			{"Number out of range", 3, "1e18"},
 		},
 		detail: "more than 18 digits after the decimal point",
 	},
@@ -609,26 +609,54 @@ func TestQueueResource(t *testing.T) {
 
 // The range of quota numbers is quota.Parse's, the same for desired.hcl
 // as for tenancy YAML and state.json: below 10^18 in magnitude, at most 18
-// digits after the decimal point.
+// digits after the decimal point. A literal outside it is an error naming
+// the literal; a result of arithmetic is held to the same magnitude, and a
+// value set as a quota to the same precision, exactly: nothing is rounded
+// (1e16 + 1/3 was once read as 10000000000000000.33333333333333333).
 func TestNumberRangeIsQuotas(t *testing.T) {
 	src := `department "d" {
   queue "a" { gpu = { deserved = 1 / 3, limit = 1e400000, over_quota_weight = 1e18 } }
   queue "b" { gpu = { deserved = -1e18, limit = 1e-19, over_quota_weight = 999999999999999999 } }
   queue "c" { gpu = { deserved = 0.000000000000000001, limit = -999999999999999999.5 } }
+  queue "e" { gpu = { deserved = 0.10000000000000000000000000000000000001, limit = 1e16 + 1 / 3 } }
+  queue "f" { gpu = { deserved = 1e17 * 10, limit = 1e-18 / 10, over_quota_weight = 1e17 + 0.000000000000000005 } }
+  queue "g" { gpu = { deserved = floor(1e17 / 3), limit = 0.1 + 0.2, over_quota_weight = pow(10, 18) } }
 }`
-	_, diags := load(t, src, nil, nil)
+	ov, diags := load(t, src, nil, nil)
 	var got []string
 	for _, d := range diags {
-		got = append(got, fmt.Sprintf("%d: %s: %s", d.Subject.Start.Line, d.Summary, d.Detail))
+		got = append(got, fmt.Sprintf("%d %s: %s: %s", d.Subject.Start.Line, subjectText(ov, d), d.Summary, d.Detail))
 	}
 	want := []string{
-		`2: Invalid value for "deserved": The value 0.3333333333333333333333333333333333 has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18; round it (floor, ceil) or write the number.`,
-		`2: Invalid value for "limit": The value 1e+400000 is too large: quota numbers must be below 10^18 in magnitude.`,
-		`2: Invalid value for "over_quota_weight": The value 1000000000000000000 is too large: quota numbers must be below 10^18 in magnitude.`,
-		`3: Invalid value for "deserved": The value -1000000000000000000 is too large: quota numbers must be below 10^18 in magnitude.`,
-		`3: Invalid value for "limit": The value 0.0000000000000000001 has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18; round it (floor, ceil) or write the number.`,
+		`2 1 / 3: Invalid value for "deserved": The value 0.3333333333333333333333333333333333 has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18; round it (floor, ceil) or write the number.`,
+		`2 1e400000: Number out of range: The number 1e400000 is too large: quota numbers must be below 10^18 in magnitude.`,
+		`2 1e18: Number out of range: The number 1e18 is too large: quota numbers must be below 10^18 in magnitude.`,
+		`3 1e18: Number out of range: The number 1e18 is too large: quota numbers must be below 10^18 in magnitude.`,
+		`3 1e-19: Number out of range: The number 1e-19 has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18. krmplan does not round a number: write it with at most 18 digits after the point.`,
+		`5 0.10000000000000000000000000000000000001: Number out of range: The number 0.10000000000000000000000000000000000001 has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18. krmplan does not round a number: write it with at most 18 digits after the point.`,
+		`5 1e16 + 1 / 3: Invalid value for "limit": The value 10000000000000000.33333333333333333 has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18; round it (floor, ceil) or write the number.`,
+		`6 1e17 * 10: Number out of range: The result of this operation is 1000000000000000000, which is too large: quota numbers must be below 10^18 in magnitude.`,
+		`6 1e-18 / 10: Number out of range: The result of this operation is 0.0000000000000000001, which is below 10^-18 without being 0: quota numbers have at most 18 digits after the decimal point.`,
+		`7 pow(10, 18): Number out of range: The result of pow is 1000000000000000000, which is too large: quota numbers must be below 10^18 in magnitude.`,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("diagnostics:\n got %q\nwant %q", got, want)
+	}
+	var values []string
+	for _, q := range ov.Departments[0].Queues {
+		for f, k := range ResourceKeys {
+			if n := q.GPU.Field(tenancy.QuotaField(f)); n != nil {
+				values = append(values, q.Pool+"."+k+"="+n.Value.String())
+			}
+		}
+	}
+	wantValues := []string{
+		"b.over_quota_weight=999999999999999999",
+		"c.deserved=0.000000000000000001", "c.limit=-999999999999999999.5",
+		"f.over_quota_weight=100000000000000000.000000000000000005",
+		"g.deserved=33333333333333333", "g.limit=0.3",
+	}
+	if !reflect.DeepEqual(values, wantValues) {
+		t.Errorf("values:\n got %q\nwant %q", values, wantValues)
 	}
 }

@@ -39,7 +39,7 @@ var queueSchema = func() *hcl.BodySchema {
 // eval evaluates an attribute's expression; ok is false after an error,
 // which is reported.
 func (d *decoder) eval(expr hcl.Expression) (cty.Value, bool) {
-	val, diags := expr.Value(d.ctx)
+	val, diags := d.ev.Value(expr, d.ctx, nil)
 	d.add(diags)
 	return val, !diags.HasErrors()
 }

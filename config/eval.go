@@ -7,9 +7,12 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
+
+	"github.com/krmplan/krmplan/internal/hcllimit"
 )
 
 // unlimitedVal is the value of the `unlimited` keyword: KRM's -1.
@@ -132,10 +135,10 @@ var sumFunc = function.New(&function.Spec{
 
 // baseContext is the context of values that cannot refer to variables or
 // locals: variable defaults and --var / --var-file values.
-func baseContext() *hcl.EvalContext {
+func (d *decoder) baseContext() *hcl.EvalContext {
 	return &hcl.EvalContext{
 		Variables: map[string]cty.Value{"unlimited": unlimitedVal},
-		Functions: Functions(),
+		Functions: d.ev.Functions(),
 	}
 }
 
@@ -156,11 +159,17 @@ type local struct {
 	attr  *hcl.Attribute
 	state int // 0 not visited, 1 on the stack, 2 done
 	value cty.Value
+	// index is the local's place on the stack while state is 1; low the
+	// lowest place that a reference from it or from what it leads to
+	// reaches on the stack (Tarjan's low link): below index, it is in a
+	// cycle.
+	index, low int
+	inCycle    bool
 }
 
 // declareVariables reads the variable blocks and their defaults.
 func (d *decoder) declareVariables(blocks hcl.Blocks) {
-	base := baseContext()
+	base := d.baseContext()
 	for _, b := range blocks {
 		name := b.Labels[0]
 		if !d.checkLabel("variable", b, true) {
@@ -183,7 +192,7 @@ func (d *decoder) declareVariables(blocks hcl.Blocks) {
 			}
 		}
 		if attr, ok := content.Attributes["description"]; ok {
-			val, diags := attr.Expr.Value(base)
+			val, diags := d.ev.Value(attr.Expr, base, attr.Range.Ptr())
 			d.add(diags)
 			if !diags.HasErrors() && (!val.IsKnown() || val.IsNull() || val.Type() != cty.String) {
 				d.diags = append(d.diags, valueError("description", attr.Expr, base, attr.Range.Ptr(),
@@ -191,19 +200,21 @@ func (d *decoder) declareVariables(blocks hcl.Blocks) {
 			}
 		}
 		if attr, ok := content.Attributes["default"]; ok {
-			val, diags := attr.Expr.Value(base)
+			val, diags := d.ev.Value(attr.Expr, base, attr.Range.Ptr())
 			d.add(diags)
 			if diags.HasErrors() {
 				d.upstreamErr = true
 				v.value = cty.DynamicVal
 			} else {
-				if conv, err := convertTo(val, v.ty); err != nil {
+				if conv, err := hcllimit.Convert(val, v.ty); err != nil {
 					d.upstreamErr = true
 					v.value = cty.DynamicVal
+					summary, detail := hcllimit.Text(err, "Invalid default value for variable",
+						"This default value is not compatible with the variable's type constraint: %s.", errText)
 					d.diags = append(d.diags, &hcl.Diagnostic{
 						Severity:    hcl.DiagError,
-						Summary:     "Invalid default value for variable",
-						Detail:      fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", errText(err)),
+						Summary:     summary,
+						Detail:      detail,
 						Subject:     attr.Expr.Range().Ptr(),
 						Context:     attr.Range.Ptr(),
 						Expression:  attr.Expr,
@@ -254,7 +265,7 @@ func pathString(p cty.Path) string {
 			if s.Key.IsKnown() && !s.Key.IsNull() && s.Key.Type() == cty.String {
 				fmt.Fprintf(&b, "[%q]", s.Key.AsString())
 			} else if s.Key.IsKnown() && !s.Key.IsNull() && s.Key.Type() == cty.Number {
-				fmt.Fprintf(&b, "[%s]", numberString(s.Key.AsBigFloat()))
+				fmt.Fprintf(&b, "[%s]", hcllimit.NumberString(s.Key.AsBigFloat()))
 			} else {
 				b.WriteString("[...]")
 			}
@@ -265,16 +276,18 @@ func pathString(p cty.Path) string {
 
 // assignVarFile applies the attributes of one --var-file.
 func (d *decoder) assignVarFile(name string, src []byte) {
-	file, diags := parseConfig(src, name)
+	file, diags, ok := d.ev.ParseConfig(src, name)
 	d.files[name] = file
 	d.add(diags)
 	if diags.HasErrors() {
 		d.upstreamErr = true
+	}
+	if !ok {
 		return
 	}
 	attrs, diags := file.Body.JustAttributes()
 	d.add(diags)
-	base := baseContext()
+	base := d.baseContext()
 	for _, attr := range sortedAttrs(attrs) {
 		v, ok := d.vars[attr.Name]
 		if !ok {
@@ -287,7 +300,7 @@ func (d *decoder) assignVarFile(name string, src []byte) {
 			})
 			continue
 		}
-		val, diags := attr.Expr.Value(base)
+		val, diags := d.ev.Value(attr.Expr, base, attr.Range.Ptr())
 		d.add(diags)
 		if diags.HasErrors() {
 			d.upstreamErr = true
@@ -326,28 +339,46 @@ func (d *decoder) assignVarOption(opt string) {
 	}
 	// Like Terraform: a string variable takes the text as it is; otherwise
 	// the text is an HCL expression if it is one, and a string if not.
+	// An expression past a limit (a number out of range, too deep) is an
+	// error, not a string.
 	val := cty.StringVal(text)
 	if v.ty != cty.String {
-		expr, diags := parseExpression([]byte(text), file, rng.Start)
+		expr, diags := d.ev.ParseExpression([]byte(text), file, rng.Start)
 		if !diags.HasErrors() {
-			if ev, diags := expr.Value(baseContext()); !diags.HasErrors() && ev.IsWhollyKnown() {
+			var ev cty.Value
+			ev, diags = d.ev.Value(expr, d.baseContext(), nil)
+			if !diags.HasErrors() && ev.IsWhollyKnown() {
 				val = ev
 			}
 		}
+		if hcllimit.Broken(diags) {
+			d.add(diags)
+			d.upstreamErr = true
+			v.value = cty.DynamicVal
+			return
+		}
+	}
+	if diag := d.ev.CheckValue(&hclsyntax.LiteralValueExpr{Val: val, SrcRange: rng}, val, nil); diag != nil {
+		d.add(hcl.Diagnostics{diag})
+		d.upstreamErr = true
+		v.value = cty.DynamicVal
+		return
 	}
 	d.setVar(v, val, rng, nil, nil, nil)
 }
 
 // setVar converts val to v's type and records it.
 func (d *decoder) setVar(v *variable, val cty.Value, rng hcl.Range, context *hcl.Range, expr hcl.Expression, ctx *hcl.EvalContext) {
-	conv, err := convertTo(val, v.ty)
+	conv, err := hcllimit.Convert(val, v.ty)
 	if err != nil {
 		d.upstreamErr = true
 		v.value = cty.DynamicVal
+		summary, detail := hcllimit.Text(err, "Invalid value for variable",
+			fmt.Sprintf("The value for var.%s is not compatible with its type constraint (%s): %%s.", v.name, typeString(v.ty)), errText)
 		d.diags = append(d.diags, &hcl.Diagnostic{
 			Severity:    hcl.DiagError,
-			Summary:     "Invalid value for variable",
-			Detail:      fmt.Sprintf("The value for var.%s is not compatible with its type constraint (%s): %s.", v.name, typeString(v.ty), errText(err)),
+			Summary:     summary,
+			Detail:      detail,
 			Subject:     rng.Ptr(),
 			Context:     context,
 			Expression:  expr,
@@ -429,78 +460,124 @@ func localRefs(expr hcl.Expression) []localRef {
 	return refs
 }
 
-// evalLocals evaluates every local in dependency order; a cycle is an error.
+// evalLocals evaluates every local in dependency order; a cycle is an
+// error, and its locals are unknown. The order is a depth-first walk with
+// its own stack (a chain of 100,000 locals, each naming the next, must not
+// recurse 100,000 deep), and each local is evaluated in a context of just
+// the locals it names, so the work is linear in the references.
 func (d *decoder) evalLocals(varObj cty.Value) {
-	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"unlimited": unlimitedVal, "var": varObj},
-		Functions: Functions(),
-	}
-	var stack []string
-	inCycle := map[string]bool{}
-	var visit func(name string)
-	visit = func(name string) {
-		l := d.locals[name]
-		l.state = 1
-		stack = append(stack, name)
-		for _, ref := range localRefs(l.attr.Expr) {
-			deps := []string{ref.name}
-			if ref.name == "" {
-				deps = d.localOrder
-			}
-			for _, dep := range deps {
-				dl, ok := d.locals[dep]
-				if !ok || (ref.name == "" && dep == name) {
-					continue
-				}
-				switch dl.state {
+	for _, root := range d.localOrder {
+		if d.locals[root].state != 0 {
+			continue
+		}
+		var stack []*local
+		refs := map[*local][]localRef{}
+		push := func(l *local) {
+			l.state, l.index, l.low = 1, len(stack), len(stack)
+			stack = append(stack, l)
+			refs[l] = d.namedLocals(l)
+		}
+		push(d.locals[root])
+		for len(stack) > 0 {
+			l := stack[len(stack)-1]
+			if rs := refs[l]; len(rs) > 0 {
+				ref := rs[0]
+				refs[l] = rs[1:]
+				switch dl := d.locals[ref.name]; dl.state {
 				case 0:
-					visit(dep)
+					push(dl)
 				case 1:
-					d.reportCycle(stack, dep, ref.rng, l.attr)
-					for i := len(stack) - 1; i >= 0; i-- {
-						inCycle[stack[i]] = true
-						if stack[i] == dep {
-							break
-						}
-					}
+					d.reportCycle(stack[dl.index:], ref.rng, l.attr)
+					dl.inCycle = true
+					l.low = min(l.low, dl.index)
 				}
+				continue
 			}
-		}
-		stack = stack[:len(stack)-1]
-		l.state = 2
-		if inCycle[name] {
-			l.value = cty.DynamicVal
-			return
-		}
-		ctx.Variables["local"] = d.localObject()
-		val, diags := l.attr.Expr.Value(ctx)
-		d.add(diags)
-		if diags.HasErrors() {
-			d.upstreamErr = true
-			val = cty.DynamicVal
-		}
-		l.value = val
-	}
-	for _, name := range d.localOrder {
-		if d.locals[name].state == 0 {
-			visit(name)
+			stack = stack[:len(stack)-1]
+			delete(refs, l)
+			l.state = 2
+			if l.low < l.index {
+				l.inCycle = true
+				parent := stack[len(stack)-1]
+				parent.low = min(parent.low, l.low)
+			}
+			d.evalLocal(l, varObj)
 		}
 	}
 }
 
-func (d *decoder) reportCycle(stack []string, dep string, refRange hcl.Range, attr *hcl.Attribute) {
-	d.upstreamErr = true
-	start := 0
-	for i, n := range stack {
-		if n == dep {
-			start = i
+// namedLocals is the references of l's expression to declared locals. A
+// reference to the whole `local` object is an error: it would make l
+// depend on every local.
+func (d *decoder) namedLocals(l *local) []localRef {
+	var out []localRef
+	for _, ref := range localRefs(l.attr.Expr) {
+		if ref.name == "" {
+			d.upstreamErr = true
+			d.diags = append(d.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid reference to local",
+				Detail:   "A local cannot use the whole local object; refer to one of its attributes, like local.name.",
+				Subject:  ref.rng.Ptr(),
+				Context:  l.attr.Range.Ptr(),
+			})
+			continue
+		}
+		if _, ok := d.locals[ref.name]; ok {
+			out = append(out, ref)
 		}
 	}
-	path := make([]string, 0, len(stack)-start+1)
-	for _, n := range stack[start:] {
-		path = append(path, "local."+n)
+	return out
+}
+
+// evalLocal evaluates l, whose references are done, in a context of the
+// locals it names.
+func (d *decoder) evalLocal(l *local, varObj cty.Value) {
+	if l.inCycle {
+		l.value = cty.DynamicVal
+		return
 	}
-	path = append(path, "local."+dep)
+	named := map[string]cty.Value{}
+	for _, ref := range localRefs(l.attr.Expr) {
+		if dl, ok := d.locals[ref.name]; ok && dl.state == 2 && dl.value != cty.NilVal {
+			named[ref.name] = dl.value
+		}
+	}
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"unlimited": unlimitedVal, "var": varObj, "local": cty.ObjectVal(named)},
+		Functions: d.ev.Functions(),
+	}
+	val, diags := d.ev.Value(l.attr.Expr, ctx, l.attr.Range.Ptr())
+	d.add(diags)
+	if diags.HasErrors() {
+		d.upstreamErr = true
+		val = cty.DynamicVal
+	}
+	l.value = val
+}
+
+// reportCycle reports the reference at refRange, from attr, that closes a
+// cycle through the locals of cycle (from the one it refers to up to
+// attr's). A long cycle is shown by its first and last few locals.
+func (d *decoder) reportCycle(cycle []*local, refRange hcl.Range, attr *hcl.Attribute) {
+	d.upstreamErr = true
+	const shown = 10
+	name := func(l *local) string { return "local." + l.attr.Name }
+	var path []string
+	if len(cycle) <= 2*shown {
+		for _, l := range cycle {
+			path = append(path, name(l))
+		}
+	} else {
+		for _, l := range cycle[:shown] {
+			path = append(path, name(l))
+		}
+		path = append(path, fmt.Sprintf("… (%d more)", len(cycle)-2*shown))
+		for _, l := range cycle[len(cycle)-shown:] {
+			path = append(path, name(l))
+		}
+	}
+	path = append(path, name(cycle[0]))
 	d.diags = append(d.diags, &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  "Circular reference in locals",

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,9 @@ func FuzzLoad(f *testing.F) {
 	for _, s := range weirdInputs {
 		f.Add([]byte(s), "v=pow(10, 400)", []byte("v = [1]\n"))
 	}
+	for _, s := range limitInputs {
+		f.Add([]byte(s), "v=1e3000000", []byte("v = "+strings.Repeat("[", 300)+strings.Repeat("]", 300)+"\n"))
+	}
 	f.Fuzz(func(t *testing.T, src []byte, opt string, varFile []byte) {
 		ov, diags := LoadOrdered("fuzz.hcl", src, []string{opt}, []VarFile{{Name: "v.hcl", Src: varFile}})
 		if ov == nil {
@@ -49,6 +53,61 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// limitInputs reach each limit of the evaluation (limits.go), small
+// enough for the fuzzer to mutate.
+var limitInputs = []string{
+	`locals { a = [for x in range(100) : [for y in range(100) : [for z in range(100) : z]]] }`,
+	`locals { a = setproduct(range(100), range(100), range(100)) }`,
+	`locals { a = distinct(concat(range(1000), range(1000))) }`,
+	`locals { a = jsondecode("[[[[[[[[[[1]]]]]]]]]]") }`,
+	`locals {
+  a = format("%0999d", 1)
+  b = indent(99999, "a\nb")
+  c = replace("aaa", "", "bb")
+}`,
+	`locals {
+  a = regexall("(a|b)*", "ababab")
+  b = split("", "abc")
+  c = csvdecode("a,b\n1,2")
+}`,
+	`locals {
+  a = tonumber("1e30")
+  b = parseint("ffffffffffffffffffff", 16)
+  c = "12" + 1
+}`,
+	`locals {
+  l = [1, 2]
+  a = local.l["0"]
+  b = local.l[1 % 0]
+  c = 5 / 0
+}`,
+	`locals {
+  s0 = "xxxxxxxx"
+  s1 = "${local.s0}${local.s0}"
+  s2 = "${local.s1}${local.s1}"
+  l0 = [1]
+  l1 = [local.l0, local.l0]
+  l2 = [local.l1, local.l1]
+}`,
+	`department "d" {
+  queue "a" {
+    gpu { deserved = 0.10000000000000000000000000000000000001 }
+    cpu = { deserved = 1e17 * 100, limit = 1e16 + 1 / 3 }
+    memory = { deserved = ((((((((1)))))))), limit = true ? 1 : false ? 2 : 3 }
+  }
+}`,
+	`locals {
+  a = tolist([for i in range(100) : i])
+  b = toset([for i in range(100) : "${i}"])
+  c = tomap({ for i in range(100) : "k${i}" => i })
+}`,
+	`locals {
+  a = [for k, v in { a = 1 } : k => v]
+  b = [for o in [{ a = 1 }] : o][*].a
+  c = "%{ for i in range(3) }${i}%{ endfor }"
+}`,
 }
 
 // weirdInputs are inputs that reach the corners of the evaluation: infinite

@@ -11,7 +11,8 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/krmplan/krmplan/internal/hcllimit"
 )
 
 // VarFile is the content of one --var-file: HCL attributes, `name = value`.
@@ -41,7 +42,12 @@ const InternalErrorSummary = "Internal error in krmplan's HCL reader"
 // where a number is needed, a priority that is not a whole int32, a number
 // with more than 18 decimals or of 10^18 or more), unknown resource keys,
 // undeclared or missing variables, values that do not match a variable's
-// type, and cycles between locals. The Overlay is never nil: its File,
+// type, and cycles between locals; and every limit (internal/hcllimit): a
+// source too dense or nested too deep, a number literal or a result of
+// arithmetic out of quota.Parse's range, a division by zero, a value of
+// more than hcllimit.MaxElements elements or MaxBytes of string, and more
+// than hcllimit.MaxWork steps of evaluation, which ends it. At most
+// MaxDiagnostics problems are reported. The Overlay is never nil: its File,
 // Source and Files are always set so the diagnostics can be printed (see
 // Overlay.WriteDiagnostics); when diags has errors the rest is partial and
 // must not be planned.
@@ -67,29 +73,46 @@ func LoadOrdered(filename string, src []byte, vars []string, varFiles []VarFile)
 		Variables: map[string]string{},
 		Files:     map[string]*hcl.File{filename: {Bytes: src}},
 	}
-	d := &decoder{
-		filename: filename,
-		files:    ov.Files,
-		vars:     map[string]*variable{},
-		locals:   map[string]*local{},
+	d := newDecoder(filename, ov.Files)
+	d.ev.Run(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
+				d.diags = append(d.diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  InternalErrorSummary,
+					Detail:   fmt.Sprintf("Reading the file failed with a bug; please report it with the file: %v\n%s", r, debug.Stack()),
+					Subject:  &rng,
+				})
+			}
+		}()
+		d.load(ov, vars, varFiles)
+	})
+	if ab := d.ev.Aborted(); ab != nil {
+		d.diags = append(d.diags, ab)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
-			diags = append(d.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  InternalErrorSummary,
-				Detail:   fmt.Sprintf("Reading the file failed with a bug; please report it with the file: %v\n%s", r, debug.Stack()),
-				Subject:  &rng,
-			})
-		}
-	}()
-	d.load(ov, vars, varFiles)
 	return ov, sortDiagnostics(filename, d.diags)
 }
 
+func newDecoder(filename string, files map[string]*hcl.File) *decoder {
+	return &decoder{
+		filename: filename,
+		files:    files,
+		vars:     map[string]*variable{},
+		locals:   map[string]*local{},
+		ev:       hcllimit.New(Functions()),
+	}
+}
+
+// MaxDiagnostics is how many problems Load reports; one more says how many
+// it leaves out. A file of a million stray characters has a million syntax
+// errors, and each is printed with its source line.
+const MaxDiagnostics = 100
+
 // sortDiagnostics puts the diagnostics about the HCL file in source order,
-// after those about --var and --var-file values (kept in their order).
+// after those about --var and --var-file values (kept in their order),
+// keeps one of each (an error in the body of a for expression is reported
+// once, not once per iteration) and the first MaxDiagnostics of them.
 func sortDiagnostics(filename string, diags hcl.Diagnostics) hcl.Diagnostics {
 	key := func(d *hcl.Diagnostic) int {
 		if d.Subject == nil || d.Subject.Filename != filename {
@@ -97,8 +120,33 @@ func sortDiagnostics(filename string, diags hcl.Diagnostics) hcl.Diagnostics {
 		}
 		return d.Subject.Start.Byte
 	}
-	sort.SliceStable(diags, func(i, j int) bool { return key(diags[i]) < key(diags[j]) })
-	return diags
+	type same struct {
+		rng             hcl.Range
+		summary, detail string
+	}
+	seen := map[same]bool{}
+	out := diags[:0]
+	for _, d := range diags {
+		k := same{summary: d.Summary, detail: d.Detail}
+		if d.Subject != nil {
+			k.rng = *d.Subject
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	if n := len(out); n > MaxDiagnostics {
+		more := out[MaxDiagnostics]
+		out = append(out[:MaxDiagnostics:MaxDiagnostics], &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Too many problems",
+			Detail:   fmt.Sprintf("%d more problems, from here on, are not shown: fix these first.", n-MaxDiagnostics),
+			Subject:  more.Subject,
+		})
+	}
+	return out
 }
 
 // decoder carries the state of one Load.
@@ -116,6 +164,10 @@ type decoder struct {
 	locals     map[string]*local
 	localOrder []string
 	ctx        *hcl.EvalContext
+
+	// ev bounds the evaluation (internal/hcllimit): every expression is
+	// evaluated through it.
+	ev *hcllimit.Evaluator
 }
 
 func (d *decoder) add(diags hcl.Diagnostics) { d.diags = append(d.diags, diags...) }
@@ -135,10 +187,13 @@ var variableSchema = &hcl.BodySchema{
 }
 
 func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
-	file, diags := parseConfig(ov.Source, ov.File)
+	file, diags, ok := d.ev.ParseConfig(ov.Source, ov.File)
 	d.files[ov.File] = file
 	d.add(diags)
 	if diags.HasErrors() {
+		d.upstreamErr = true // a number literal refused, its value unknown
+	}
+	if !ok {
 		return
 	}
 	content, diags := file.Body.Content(topSchema)
@@ -161,24 +216,7 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 		d.assignVarOption(opt)
 	}
 	d.checkRequired()
-	for _, name := range d.varOrder {
-		v := d.vars[name]
-		if !v.value.IsWhollyKnown() {
-			continue
-		}
-		if text, ok := hclLiteral(v.value); ok {
-			ov.Variables[name] = text
-		} else {
-			d.upstreamErr = true
-			d.diags = append(d.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid value for variable",
-				Detail:   fmt.Sprintf("The value of var.%s contains an infinite number.", name),
-				Subject:  v.valueRange.Ptr(),
-				Context:  v.defRange.Ptr(),
-			})
-		}
-	}
+	d.printVariables(ov)
 	varObj := d.varObject()
 
 	d.declareLocals(localBlocks)
@@ -190,7 +228,7 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 			"var":       varObj,
 			"local":     d.localObject(),
 		},
-		Functions: Functions(),
+		Functions: d.ev.Functions(),
 	}
 
 	pools := map[string]hcl.Range{}
@@ -213,6 +251,28 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 			if ok && d.unique("project", p.Name, b.DefRange, projects) {
 				ov.Projects = append(ov.Projects, p)
 			}
+		}
+	}
+}
+
+// printVariables records each resolved variable's value as HCL text.
+func (d *decoder) printVariables(ov *Overlay) {
+	for _, name := range d.varOrder {
+		v := d.vars[name]
+		if !v.value.IsWhollyKnown() {
+			continue
+		}
+		if text, ok := hclLiteral(v.value); ok {
+			ov.Variables[name] = text
+		} else {
+			d.upstreamErr = true
+			d.diags = append(d.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid value for variable",
+				Detail:   fmt.Sprintf("The value of var.%s contains an infinite number.", name),
+				Subject:  v.valueRange.Ptr(),
+				Context:  v.defRange.Ptr(),
+			})
 		}
 	}
 }
@@ -269,23 +329,6 @@ func (d *decoder) checkLabel(kind string, b *hcl.Block, ident bool) bool {
 	return true
 }
 
-// parseConfig parses an HCL file; the returned file is never nil.
-func parseConfig(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
-	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
-	if file == nil {
-		file = &hcl.File{Bytes: src, Body: hcl.EmptyBody()}
-	}
-	if file.Body == nil {
-		file.Body = hcl.EmptyBody()
-	}
-	return file, diags
-}
-
-// parseExpression parses a --var value as an HCL expression.
-func parseExpression(src []byte, file string, start hcl.Pos) (hcl.Expression, hcl.Diagnostics) {
-	return hclsyntax.ParseExpression(src, file, start)
-}
-
 // pseudoFile registers text as a file for diagnostics about a --var value
 // and returns its name, made unique.
 func (d *decoder) pseudoFile(name, text string) string {
@@ -320,14 +363,6 @@ func typeString(ty cty.Type) string {
 		return ty.FriendlyName()
 	}
 	return typeexpr.TypeString(ty)
-}
-
-// convertTo converts val to the type constraint ty.
-func convertTo(val cty.Value, ty cty.Type) (cty.Value, error) {
-	if ty == cty.DynamicPseudoType {
-		return val, nil
-	}
-	return convert.Convert(val, ty)
 }
 
 // suggest returns the candidate closest to name, "" when none is close.

@@ -15,8 +15,12 @@ import (
 // "tenancy/research.yaml"`) onto that object's changes, for the splice to
 // write it there. Naming a file for an object that exists is an error
 // unless it is the file that already holds it: a plan never moves objects
-// between files. A path must be repository-relative and clean. The
-// diagnostics come by object ("Kind/name").
+// between files. A path must be repository-relative and clean, and, when
+// the snapshot read tenancy files (d.read), name one of them or a .yaml or
+// .yml file in a folder that holds one, or below it: any other file
+// (tenancy/x.json, .krmplan.hcl, a folder the snapshot did not read) would
+// never be read back, and the new object would be planned as new again at
+// the next snapshot. The diagnostics come by object ("Kind/name").
 func (d *differ) place(o *Overlay) hcl.Diagnostics {
 	named := map[tenancy.ObjectAddr]*Str{}
 	for _, p := range o.NodePools {
@@ -40,6 +44,12 @@ func (d *differ) place(o *Overlay) hcl.Diagnostics {
 		if why := badPath(f.Value); why != "" {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
 				Detail: fmt.Sprintf("file = %q: give a clean path relative to the repository root, such as \"tenancy/projects.yaml\" (%s).", f.Value, why)})
+			continue
+		}
+		_, exists := d.x.Origin(a)
+		if why := d.read.unread(f.Value); !exists && why != "" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
+				Detail: fmt.Sprintf("file = %q: %s, so the next snapshot would not read %s back.", f.Value, why, a)})
 			continue
 		}
 		if origin, exists := d.x.Origin(a); exists {
@@ -84,4 +94,61 @@ func badPath(p string) string {
 		}
 	}
 	return ""
+}
+
+// folders are the tenancy files a snapshot read and the folders that hold
+// them.
+type folders struct {
+	files, dirs map[string]bool
+}
+
+func readFolders(files []string) folders {
+	fs := folders{files: map[string]bool{}, dirs: map[string]bool{}}
+	for _, f := range files {
+		fs.files[f] = true
+		fs.dirs[path.Dir(f)] = true
+	}
+	return fs
+}
+
+// unread says why the snapshot's reader would not read the file p back,
+// or returns "": a --tenancy folder takes only *.yaml and *.yml, from it
+// and every folder below it, so p must be one of the snapshot's files or
+// such a file in a folder that holds one, or below it. A snapshot that
+// read no file (a cluster's) has nothing to say: a patch writes no file.
+func (fs folders) unread(p string) string {
+	switch {
+	case len(fs.files) == 0 || fs.files[p]:
+		return ""
+	case !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml"):
+		return "a new object goes in a .yaml or .yml file"
+	case !fs.under(path.Dir(p)):
+		var names []string
+		for _, d := range slices.Sorted(maps.Keys(fs.dirs)) {
+			if fs.under(path.Dir(d)) {
+				continue // below another one, which is shown
+			}
+			names = append(names, d+"/")
+		}
+		if len(names) > 5 {
+			names = append(names[:5], fmt.Sprintf("%d more", len(names)-5))
+		}
+		return fmt.Sprintf("a new object goes in a folder the snapshot read or one below it (%s)", strings.Join(names, ", "))
+	}
+	return ""
+}
+
+// under reports whether dir is a folder that holds one of the snapshot's
+// files, or is below one.
+func (fs folders) under(dir string) bool {
+	for {
+		if fs.dirs[dir] {
+			return true
+		}
+		up := path.Dir(dir)
+		if up == dir {
+			return false
+		}
+		dir = up
+	}
 }

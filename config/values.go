@@ -7,42 +7,14 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/cockroachdb/apd/v3"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/krmplan/krmplan/internal/hcllimit"
 	"github.com/krmplan/krmplan/quota"
 )
-
-// maxSignificant is the number of significant digits a computed number is
-// rounded to when its shortest exact text is longer: cty computes with
-// 512-bit binary floats, so 0.1+0.2 is 0.3 plus binary noise in the 150th
-// digit. 34 digits is decimal128's precision.
-const maxSignificant = 34
-
-// decimalText returns the shortest decimal text that reads back as f at its
-// precision, or f rounded to maxSignificant digits when that text is longer.
-// The text is in e-notation ("3.2e+01"); f must be finite.
-func decimalText(f *big.Float) string {
-	s := f.Text('e', -1)
-	mant := s
-	if i := strings.IndexByte(s, 'e'); i >= 0 {
-		mant = s[:i]
-	}
-	digits := 0
-	for _, c := range mant {
-		if c >= '0' && c <= '9' {
-			digits++
-		}
-	}
-	if digits > maxSignificant {
-		s = f.Text('e', maxSignificant-1)
-	}
-	return s
-}
 
 // valueError builds the diagnostic for a value that does not fit what the
 // attribute needs.
@@ -76,51 +48,9 @@ func describe(v cty.Value) string {
 	case v.Type() == cty.Bool:
 		return fmt.Sprintf("a bool (%t)", v.True())
 	case v.Type() == cty.Number:
-		return "a number (" + numberString(v.AsBigFloat()) + ")"
+		return "a number (" + hcllimit.NumberString(v.AsBigFloat()) + ")"
 	}
 	return v.Type().FriendlyName()
-}
-
-// numberString prints a cty number for a message.
-func numberString(f *big.Float) string {
-	if f.IsInf() {
-		if f.Sign() > 0 {
-			return "+Inf"
-		}
-		return "-Inf"
-	}
-	if s, ok := smallDecimal(f); ok {
-		return s
-	}
-	return decimalText(f)
-}
-
-// smallDecimal prints f in fixed-point notation without trailing zeros
-// ("0.3", "1000000000000000000") when it is within the magnitudes where
-// that text stays short. It prints any number, in or out of the range of
-// quota numbers (messages and literals print what was computed).
-func smallDecimal(f *big.Float) (string, bool) {
-	if f.IsInf() {
-		return "", false
-	}
-	if f.Sign() != 0 {
-		// 2^±64 keeps the fixed-point text within ~20 digits of the
-		// significant ones; beyond, numbers are printed in e-notation.
-		e := f.MantExp(nil)
-		if e > 64 || e < -64 {
-			return "", false
-		}
-	}
-	var d, r apd.Decimal
-	if _, _, err := d.SetString(decimalText(f)); err != nil {
-		return "", false
-	}
-	r.Reduce(&d)
-	s := r.Text('f')
-	if s == "-0" {
-		s = "0"
-	}
-	return s, true
 }
 
 // checkKnown reports a value that cannot be used at all: unknown (only
@@ -154,25 +84,25 @@ func (d *decoder) toNum(what string, v cty.Value, expr hcl.Expression, ctx *hcl.
 	f := v.AsBigFloat()
 	if f.IsInf() {
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("A finite number is required, but the value is %s.", numberString(f))))
+			fmt.Sprintf("A finite number is required, but the value is %s.", hcllimit.NumberString(f))))
 		return nil
 	}
 	// The range is quota.Parse's, the one rule of every reader: below
 	// 10^18 in magnitude, at most quota.MaxDecimals digits after the point.
-	q, err := quota.Parse(decimalText(f))
+	q, err := hcllimit.QuotaValue(f)
 	var re *quota.RangeError
 	switch {
 	case errors.As(err, &re) && re.TooPrecise:
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("The value %s %s; round it (floor, ceil) or write the number.", numberString(f), re.Rule())))
+			fmt.Sprintf("The value %s %s; round it (floor, ceil) or write the number.", hcllimit.NumberString(f), re.Rule())))
 		return nil
 	case errors.As(err, &re):
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("The value %s %s.", numberString(f), re.Rule())))
+			fmt.Sprintf("The value %s %s.", hcllimit.NumberString(f), re.Rule())))
 		return nil
 	case err != nil:
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("The value %s is not a decimal number: %v.", numberString(f), err)))
+			fmt.Sprintf("The value %s is not a decimal number: %v.", hcllimit.NumberString(f), err)))
 		return nil
 	}
 	return &Num{Value: q, Range: expr.Range()}
@@ -191,13 +121,13 @@ func (d *decoder) toInt(what string, v cty.Value, expr hcl.Expression, ctx *hcl.
 	f := v.AsBigFloat()
 	if f.IsInf() || !f.IsInt() {
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("A whole number is required, but the value is %s.", numberString(f))))
+			fmt.Sprintf("A whole number is required, but the value is %s.", hcllimit.NumberString(f))))
 		return nil
 	}
 	n, acc := f.Int64()
 	if acc != big.Exact || n < math.MinInt32 || n > math.MaxInt32 {
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
-			fmt.Sprintf("The value %s is out of range: it must be between %d and %d.", numberString(f), math.MinInt32, math.MaxInt32)))
+			fmt.Sprintf("The value %s is out of range: it must be between %d and %d.", hcllimit.NumberString(f), math.MinInt32, math.MaxInt32)))
 		return nil
 	}
 	return &Int{Value: int32(n), Range: expr.Range()}
@@ -282,11 +212,7 @@ func writeLiteral(b *strings.Builder, v cty.Value) bool {
 		if f.IsInf() {
 			return false
 		}
-		if s, ok := smallDecimal(f); ok {
-			b.WriteString(s)
-		} else {
-			b.WriteString(decimalText(f))
-		}
+		b.WriteString(hcllimit.NumberString(f))
 	case ty == cty.Bool:
 		fmt.Fprint(b, v.True())
 	case ty == cty.String:

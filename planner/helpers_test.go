@@ -48,7 +48,7 @@ func cloneTenancy(s *snapshot.State) *snapshot.State {
 // against before, where desired.hcl sets each value, and the target they
 // make.
 func applyOverlay(before *snapshot.State, ov *config.Overlay) (*snapshot.State, []tenancy.Change, config.Ranges, hcl.Diagnostics) {
-	changes, set, diags := ov.Changes(tenancy.NewIndex(&before.Tenancy))
+	changes, set, diags := ov.Changes(tenancy.NewIndex(&before.Tenancy), readFiles(before))
 	if diags.HasErrors() {
 		return nil, nil, set, diags
 	}

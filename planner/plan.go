@@ -99,7 +99,7 @@ type Summary struct {
 // diagnostic there is no plan. Findings of the checks are in the plan.
 func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) {
 	bx := tenancy.NewIndex(&before.Tenancy)
-	changes, set, diags := ov.Changes(bx)
+	changes, set, diags := ov.Changes(bx, readFiles(before))
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -323,4 +323,14 @@ func trimOrigin(o *tenancy.Origin, cited map[citedAt]bool) *tenancy.Origin {
 func (p *Plan) MatchID(id string) bool {
 	id = strings.ToLower(strings.TrimSpace(id))
 	return len(id) >= 12 && strings.HasPrefix(p.PlanID, id)
+}
+
+// readFiles are the repository paths of the tenancy files the snapshot
+// read (none for a cluster's).
+func readFiles(st *snapshot.State) []string {
+	paths := make([]string, 0, len(st.Source.Files))
+	for _, f := range st.Source.Files {
+		paths = append(paths, f.Path)
+	}
+	return paths
 }

@@ -49,6 +49,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
+
+	"github.com/krmplan/krmplan/internal/hcllimit"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -205,6 +207,10 @@ func (e *Error) Error() string {
 // a follows other than limit or deserved, an absolute or escaping path, a
 // variable named twice in one file, a second placement block.
 func Parse(name string, src []byte) (*Profile, error) {
+	// hcl's parser overflows Go's stack on deep nesting: check first.
+	if diags, _ := hcllimit.Check(src, name, hcl.InitialPos); diags.HasErrors() {
+		return nil, &Error{Diags: diags}
+	}
 	f, diags := hclparse.NewParser().ParseHCL(src, name)
 	if diags.HasErrors() {
 		return nil, &Error{Diags: diags}

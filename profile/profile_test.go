@@ -2,6 +2,7 @@ package profile
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/krmplan/krmplan/tenancy"
@@ -75,6 +76,11 @@ func TestParseErrors(t *testing.T) {
 		{"escaping path", "reminder \"x\" {}\nexpectations \"../x.sh\" {}\n", `.krmplan.hcl:2,1-23: Invalid path; expectations "../x.sh" must be a path inside the repository, relative to its root.`},
 		{"two placements", "placement {}\nplacement {}\n", `.krmplan.hcl:2,1-10: Duplicate placement; only one placement block is allowed.`},
 		{"a number for a string", "cpu_memory_note = 3\nreminder \"x\" { note = [] }\n", `.krmplan.hcl:2,23-24: Unsuitable value type; Unsuitable value: string required, but have tuple`},
+		// hcl's parser would overflow Go's stack, and print 1e3000000 for
+		// tens of seconds.
+		{"too deep", "cpu_memory_note = " + strings.Repeat("(", 100000) + strings.Repeat(")", 100000) + "\n", `.krmplan.hcl:1,275-276: Nesting too deep; The expression nests 100000 levels deep; krmplan allows 256. ` +
+			`Each bracket, brace, parenthesis, quote, template sequence and operator chained in one expression is a level; this is where the nesting passes 256.`},
+		{"huge number", "cpu_memory_note = 1e3000000\n", `.krmplan.hcl:1,19-28: Number out of range; The number 1e3000000 is too large: quota numbers must be below 10^18 in magnitude.`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(FileName, []byte(tc.src))

@@ -36,32 +36,56 @@ var Zero = Value{}
 // may have, once trailing zeros are dropped (0.5000 has one).
 const MaxDecimals = 18
 
+// MaxLength is the most characters a quota number may be written in
+// (the longest number in range, "-999999999999999999.999999999999999999",
+// has 38). A longer text is refused before it is read: reading a number of
+// millions of digits takes seconds.
+const MaxLength = 100
+
 // maxMagnitude is 10^18: every quota number is below it in magnitude.
 // 10^18 cards, millicores or MB is far beyond any cluster, and the bound
 // keeps every sum of a tenancy exact in ctx.
 var maxMagnitude = mustDecimal("1e18")
 
-// RangeError is Parse's error for a number that is written correctly but
-// is outside what a quota number may be: 10^18 or more in magnitude, or
-// more than MaxDecimals digits after the decimal point. Every reader
-// (YAML, JSON, HCL) refuses the same numbers with it.
+// RangeError is Parse's error for a number that is outside what a quota
+// number may be: 10^18 or more in magnitude, more than MaxDecimals digits
+// after the decimal point, or (unread) a text of more than MaxLength
+// characters. Every reader (YAML, JSON, HCL) refuses the same numbers
+// with it.
 type RangeError struct {
 	Text string // the number as written
-	// TooPrecise is set for too many digits after the point, else the
-	// number is too large.
-	TooPrecise bool
+	// TooPrecise is set for too many digits after the point, TooLong for
+	// a text of more than MaxLength characters; with neither, the number
+	// is too large.
+	TooPrecise, TooLong bool
 }
 
 // Rule says what the number breaks, after the number itself: "is too
-// large: …" or "has more than 18 digits after the decimal point: …".
+// large: …", "has more than 18 digits after the decimal point: …" or
+// "is 3000000 characters long: …".
 func (e *RangeError) Rule() string {
-	if e.TooPrecise {
+	switch {
+	case e.TooLong:
+		return fmt.Sprintf("is %d characters long: quota numbers are written in at most %d", len(e.Text), MaxLength)
+	case e.TooPrecise:
 		return fmt.Sprintf("has more than %d digits after the decimal point: quota numbers are exact decimals with at most %d", MaxDecimals, MaxDecimals)
 	}
 	return "is too large: quota numbers must be below 10^18 in magnitude"
 }
 
-func (e *RangeError) Error() string { return fmt.Sprintf("%q %s", e.Text, e.Rule()) }
+// Error quotes the text, its first 40 characters and "…" when it is
+// longer than MaxLength.
+func (e *RangeError) Error() string { return Quote(e.Text) + " " + e.Rule() }
+
+// Quote is text in Go quotes for a message; a text of more than MaxLength
+// characters is cut to its first 40 and "…", so that a hostile number of
+// millions of digits does not fill the terminal.
+func Quote(text string) string {
+	if len(text) > MaxLength {
+		return strconv.Quote(strings.ToValidUTF8(text[:40], "")) + "…"
+	}
+	return strconv.Quote(text)
+}
 
 // exponentForm matches a number in e-notation, whose exponent may be beyond
 // what the decimal type holds ("1e400000").
@@ -71,16 +95,20 @@ var exponentForm = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE]([+-]
 // "1e1", "4.0"). It returns an error naming the text for anything that is not
 // a finite decimal number (strings, NaN, Infinity, empty text), and a
 // *RangeError for a number of 10^18 or more in magnitude or with more than
-// MaxDecimals digits after the decimal point ("1e30", "0.0000000000000000001").
+// MaxDecimals digits after the decimal point ("1e30", "0.0000000000000000001")
+// or of more than MaxLength characters, which it does not read.
 func Parse(text string) (Value, error) {
 	t := strings.TrimSpace(text)
+	if len(t) > MaxLength {
+		return Value{}, &RangeError{Text: text, TooLong: true}
+	}
 	var v Value
 	if _, _, err := v.d.SetString(t); err != nil || v.d.Form != apd.Finite || t == "" {
 		if m := exponentForm.FindStringSubmatch(t); m != nil && err != nil {
 			// A number whose exponent the decimal type cannot hold.
 			return Value{}, &RangeError{Text: text, TooPrecise: m[2] == "-"}
 		}
-		return Value{}, fmt.Errorf("%q is not a number", text)
+		return Value{}, fmt.Errorf("%s is not a number", Quote(text))
 	}
 	if err := v.checkRange(text); err != nil {
 		return Value{}, err
@@ -242,10 +270,14 @@ func (v Value) MarshalJSON() ([]byte, error) { return []byte(v.String()), nil }
 // UnmarshalJSON reads a JSON number; a JSON string is refused.
 func (v *Value) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
-		if _, err := Parse(strings.Trim(string(b), `"`)); err == nil {
-			return fmt.Errorf("the string %s: write the number unquoted", b)
+		shown := string(b)
+		if len(b) > MaxLength {
+			shown = Quote(strings.Trim(shown, `"`))
 		}
-		return fmt.Errorf("the string %s is not a number", b)
+		if _, err := Parse(strings.Trim(string(b), `"`)); err == nil {
+			return fmt.Errorf("the string %s: write the number unquoted", shown)
+		}
+		return fmt.Errorf("the string %s is not a number", shown)
 	}
 	p, err := Parse(string(b))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +62,7 @@ func TestParseAndPrint(t *testing.T) {
 // after the decimal point once trailing zeros are dropped.
 func TestParseRange(t *testing.T) {
 	for _, ok := range []string{"999999999999999999", "-999999999999999999.999999999999999999", "0.000000000000000001",
+		"1." + strings.Repeat("0", 98),
 		"4.0000000000000000000000", "1e17", "0e-400", "0.0000000000000000000", "-1"} {
 		if _, err := Parse(ok); err != nil {
 			t.Errorf("Parse(%q): %v", ok, err)
@@ -75,6 +77,9 @@ func TestParseRange(t *testing.T) {
 		"1e-19":                 `"1e-19" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
 		"2.5e-400000":           `"2.5e-400000" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
 		"0.3333333333333333333": `"0.3333333333333333333" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
+		// Refused unread: reading millions of digits takes seconds.
+		strings.Repeat("1", 101):     `"1111111111111111111111111111111111111111"… is 101 characters long: quota numbers are written in at most 100`,
+		strings.Repeat("1", 3000000): `"1111111111111111111111111111111111111111"… is 3000000 characters long: quota numbers are written in at most 100`,
 	} {
 		_, err := Parse(in)
 		var re *RangeError
@@ -147,5 +152,15 @@ func TestUnmarshalJSONString(t *testing.T) {
 		if err := v.UnmarshalJSON([]byte(in)); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %s", in, err, want)
 		}
+	}
+}
+
+// A quoted number too long to read is named by its first characters.
+func TestUnmarshalLongString(t *testing.T) {
+	var v Value
+	err := v.UnmarshalJSON([]byte(`"` + strings.Repeat("9", 5000) + `"`))
+	want := `the string "9999999999999999999999999999999999999999"… is not a number`
+	if err == nil || err.Error() != want {
+		t.Errorf("UnmarshalJSON = %v, want %q", err, want)
 	}
 }

@@ -2,8 +2,8 @@ package snapshot
 
 import (
 	"fmt"
-	"os"
 
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/quota"
 )
@@ -40,7 +40,7 @@ func (s *State) Overlay(d *ClusterData) {
 // LoadClusterData reads a cluster data file. Unknown fields are refused,
 // so a misspelt key is an error rather than a silently empty list.
 func LoadClusterData(path string) (*ClusterData, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, inputfile.ClusterData)
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -173,16 +175,21 @@ func (t *Parsed) checkUnique() error {
 
 // readProfile reads .krmplan.hcl at the root of commit, nil when absent.
 func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error) {
-	out, err := repo.Line("ls-tree", "--full-tree", commit, "--", profile.FileName)
+	out, err := repo.Line("ls-tree", "--long", "--full-tree", commit, "--", profile.FileName)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", profile.FileName, ref, err)
 	}
-	fs := strings.Fields(out)
-	if len(fs) < 3 {
+	fs := strings.Fields(out) // mode, type, blob, size, path
+	if len(fs) < 4 {
 		return nil, nil
 	}
 	if fs[1] != "blob" {
 		return nil, fmt.Errorf("%s at %s: not a file", profile.FileName, ref)
+	}
+	if n, err := strconv.ParseInt(fs[3], 10, 64); err != nil {
+		return nil, fmt.Errorf("%s at %s: git ls-tree gave no size: %q", profile.FileName, ref, out)
+	} else if n > inputfile.Profile.Max {
+		return nil, inputfile.Profile.TooLarge(profile.FileName+" at "+ref, n)
 	}
 	src, err := repo.Run(nil, "cat-file", "blob", fs[2])
 	if err != nil {

@@ -2,10 +2,10 @@ package snapshot
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/tenancy"
@@ -80,11 +80,11 @@ func (s *State) Marshal() []byte {
 	return b
 }
 
-// Load reads a state.json file. It refuses a file of another format
-// version and one whose digest does not match its content (edited by hand
-// after it was taken), naming the file.
+// Load reads a state.json file (of at most inputfile.State's size). It
+// refuses a file of another format version and one whose digest does not
+// match its content (edited by hand after it was taken), naming the file.
 func Load(path string) (*State, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, inputfile.State)
 	if err != nil {
 		return nil, err
 	}

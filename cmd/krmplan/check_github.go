@@ -199,6 +199,27 @@ func notAnnotated(over map[planner.Level]int) string {
 	return fmt.Sprintf("; %s not annotated (GitHub shows %d per level in a step)", joinAnd(parts), ghPerLevel)
 }
 
+// fileTail is the last n bytes of the regular file at path, nil for
+// anything else (missing, empty, a device: --summary /dev/null). Only
+// they are read: the summary file may be large, and a device endless.
+func fileTail(path string, n int64) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil
+	}
+	n = min(n, fi.Size())
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, fi.Size()-n); err != nil {
+		return nil
+	}
+	return b
+}
+
 // appendStepSummary appends the check's summary and every shown finding,
 // as check's text view in a code block, to the markdown file path (GitHub's
 // $GITHUB_STEP_SUMMARY, which a step appends to).
@@ -210,7 +231,7 @@ func appendStepSummary(path, summary string, shown []planner.Finding) error {
 	var b bytes.Buffer
 	// A blank line after what earlier steps wrote, so that the heading
 	// starts a block of its own.
-	if before, err := os.ReadFile(path); err == nil && len(before) > 0 && !bytes.HasSuffix(before, []byte("\n\n")) {
+	if before := fileTail(path, 2); len(before) > 0 && !bytes.HasSuffix(before, []byte("\n\n")) {
 		b.WriteString(strings.Repeat("\n", 2-min(2, len(before)-len(bytes.TrimRight(before, "\n")))))
 	}
 	fmt.Fprintf(&b, "### krmplan %s\n\n", escape.Controls(summary))

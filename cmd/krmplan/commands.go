@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/atomicfile"
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/render/commit"
@@ -49,7 +50,7 @@ func snapshotCommand(e *env) *cli.Command {
 			if c.String("git-repo") == "" || clusterFlag(c) != "" {
 				inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
 			}
-			if err := checkOut(c.String("out"), inputs...); err != nil {
+			if err := checkOut(c, inputs...); err != nil {
 				return err
 			}
 			st, err := snapshotState(c, e)
@@ -81,10 +82,15 @@ func takenAt() time.Time {
 // "plan file").
 type input struct{ what, path string }
 
-// checkOut refuses an --out that names one of the command's inputs (the
-// same cleaned absolute path, or the same file through a link): writing
-// it would replace the input with the output.
-func checkOut(out string, inputs ...input) error {
+// checkOut refuses an empty --out (an empty -o would save nothing and exit 0)
+// and an --out that names one of the command's inputs (the same cleaned
+// absolute path, or the same file through a link): writing it would
+// replace the input with the output.
+func checkOut(c *cli.Context, inputs ...input) error {
+	out := c.String("out")
+	if out == "" && c.IsSet("out") {
+		return cli.Exit("-o/--out: the file name is empty; name a file, or leave the option out", 1)
+	}
 	if out == "" || out == "-" {
 		return nil
 	}
@@ -250,7 +256,7 @@ func planArgs(c *cli.Context) (string, error) {
 	} else if f := kubeFlagSet(c); f != "" {
 		return "", cli.Exit(f+" is for --server-dry-run: without it, plan reads no cluster", 1)
 	}
-	return file, checkOut(c.String("out"), inputs...)
+	return file, checkOut(c, inputs...)
 }
 
 // planInputs reads the snapshot and loads the desired file (with its
@@ -282,13 +288,13 @@ func planInputs(c *cli.Context, file string) (*snapshot.State, *config.Overlay, 
 // them with the --var values. Later --var-file entries win, as in
 // Terraform: their order is kept. err is a file that cannot be read.
 func loadDesired(file string, vars, varFileNames []string) (*config.Overlay, hcl.Diagnostics, error) {
-	src, err := os.ReadFile(file)
+	src, err := inputfile.Read(file, inputfile.Desired)
 	if err != nil {
 		return nil, nil, err
 	}
 	var varFiles []config.VarFile
 	for _, vf := range varFileNames {
-		b, err := os.ReadFile(vf)
+		b, err := inputfile.Read(vf, inputfile.VarFile)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -302,7 +308,7 @@ func loadDesired(file string, vars, varFileNames []string) (*config.Overlay, hcl
 // plan that its snapshot and desired file make. A file that says anything
 // else is refused by the command (show, render), naming the difference.
 func loadPlan(path, command string) (*planner.Plan, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, inputfile.Plan)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
@@ -451,7 +457,7 @@ func renderArgs(c *cli.Context) (string, error) {
 	case c.String("out") != "" && format == "splice":
 		return "", cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
 	}
-	return file, checkOut(c.String("out"), input{"plan file", file})
+	return file, checkOut(c, input{"plan file", file})
 }
 
 // spliceNotes prints a splice's notes and reminders on stderr (they are in

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/examples"
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -201,7 +202,7 @@ func demoSteps(e *env, sc scenario, noColor bool) error {
 }
 
 func planID(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, inputfile.Plan)
 	if err != nil {
 		return "", err
 	}

@@ -26,7 +26,7 @@ func exportCommand(e *env) *cli.Command {
 			if err := requireFlag(c, "state", "state.json"); err != nil {
 				return err
 			}
-			if err := checkOut(c.String("out"), input{"--state", c.String("state")}); err != nil {
+			if err := checkOut(c, input{"--state", c.String("state")}); err != nil {
 				return err
 			}
 			st, err := snapshot.Load(c.String("state"))

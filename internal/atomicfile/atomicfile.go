@@ -1,7 +1,9 @@
 // Package atomicfile writes krmplan's output files (-o, --out) so that a
 // reader sees the old content or the whole new content, never a partial
 // file: the bytes go to a temporary file in the same directory, which is
-// synced and then renamed over the target.
+// synced and then renamed over the target. A SIGINT, SIGTERM or SIGHUP
+// during the write removes the temporary file before the signal ends the
+// process.
 //
 // What is not a plain file is treated as a shell redirection would treat
 // it: a symbolic link is followed and its target written (the link stays a
@@ -14,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -200,12 +203,16 @@ func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(er
 	if err != nil {
 		return fail(fmt.Errorf("cannot create a file in %s: %w", dir, bare(err)))
 	}
+	defer removeOnSignal(tmp.Name())()
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
 		}
 	}()
+	if afterCreate != nil {
+		afterCreate(tmp.Name())
+	}
 	if _, err = tmp.Write(data); err != nil {
 		return fail(err)
 	}
@@ -228,6 +235,52 @@ func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(er
 		d.Close()
 	}
 	return nil
+}
+
+// afterCreate, when set (by a test), runs once the temporary file exists.
+var afterCreate func(tmp string)
+
+// cleanupSignals are the signals that end krmplan from outside: Ctrl-C,
+// kill, a closed terminal.
+var cleanupSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// removeOnSignal removes the temporary file tmp if one of cleanupSignals
+// arrives before the returned function is called, and then lets the
+// signal end the process as it would have (the exit status still says
+// which signal): Ctrl-C or kill during a write left a .NAME.tmp-* file.
+func removeOnSignal(tmp string) (stop func()) {
+	var watched []os.Signal
+	for _, s := range cleanupSignals {
+		// A signal ignored from the start (nohup) ends nothing: keep it so.
+		if !signal.Ignored(s) {
+			watched = append(watched, s)
+		}
+	}
+	ch := make(chan os.Signal, 1)
+	if len(watched) > 0 {
+		signal.Notify(ch, watched...)
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case sig := <-ch:
+			os.Remove(tmp)
+			// With no other receiver, Stop restores the signal's default
+			// action, and the signal sent again ends the process.
+			signal.Stop(ch)
+			if s, ok := sig.(syscall.Signal); ok {
+				syscall.Kill(os.Getpid(), s)
+			}
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+		<-finished
+	}
 }
 
 // bare is err without the file names of *fs.PathError and *os.LinkError,

@@ -30,7 +30,6 @@ const (
 var pending = map[string]string{
 	"snapshot/yaml.go: read":              "the YAML reader is being changed for YAML 1.1 values (helper yaml11)",
 	"snapshot/yaml.go: (*docReader).read": "the YAML reader is being changed for YAML 1.1 values (helper yaml11)",
-	"config/load.go: load":                "the HCL loader is being changed for its limits (helper hclbounds)",
 }
 
 // over reports a function over a limit, unless pending names it (used

@@ -1,0 +1,149 @@
+// Package inputfile reads krmplan's input files (the snapshot, the plan,
+// desired.hcl, --var-file, --cluster-data) with a cap on the size of each
+// kind of file, enforced while reading: a regular file larger than its cap
+// is refused from its size, before a byte is read, and a pipe or a FIFO
+// (`--state <(…)`) is read up to its cap and refused beyond it. A device
+// (/dev/zero, a terminal), a socket and a directory are refused without
+// reading: none is a file of krmplan's.
+//
+// The caps are far above what a real tenancy needs (README, "Limits"): the
+// snapshot of 50,000 projects is 200 MB, its cluster data 56 MB and its
+// export to desired.hcl 29 MB.
+package inputfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// Kind is a kind of input file: what it is called in a refusal and the
+// most bytes krmplan reads of it.
+type Kind struct {
+	Name string // "snapshot (state.json)"
+	Max  int64  // bytes
+}
+
+// The kinds of input files and their caps.
+var (
+	State       = Kind{Name: "snapshot (state.json)", Max: 1_000_000_000}
+	Plan        = Kind{Name: "plan (plan.json)", Max: 1_000_000_000}
+	Desired     = Kind{Name: "desired file", Max: 64_000_000}
+	VarFile     = Kind{Name: "--var-file", Max: 4_000_000}
+	ClusterData = Kind{Name: "cluster data file", Max: 256_000_000}
+	// Profile is the repository profile, .krmplan.hcl, read from git:
+	// snapshot checks its size with TooLarge before it reads the blob.
+	Profile = Kind{Name: "repository profile (.krmplan.hcl)", Max: 4_000_000}
+)
+
+// Read returns the content of the file at path, or an error naming path
+// as given: a directory, a device or a socket, a regular file of more
+// than k.Max bytes, a pipe that gives more than k.Max bytes, or the error
+// of opening or reading it.
+func Read(path string, k Kind) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := k.notFile(path, fi.Mode()); err != nil {
+		return nil, err
+	}
+	if fi.Mode().IsRegular() && fi.Size() > k.Max {
+		return nil, k.TooLarge(path, fi.Size())
+	}
+	// One byte past the cap tells a pipe that is too long from one that
+	// is exactly as long as the cap.
+	r := io.LimitReader(f, k.Max+1)
+	var b []byte
+	over := false
+	if fi.Mode().IsRegular() {
+		var buf bytes.Buffer
+		buf.Grow(int(fi.Size()) + 512)
+		_, err = buf.ReadFrom(r)
+		b, over = buf.Bytes(), int64(buf.Len()) > k.Max
+	} else {
+		b, over, err = readChunks(r, k.Max)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, bare(err))
+	}
+	if over {
+		return nil, fmt.Errorf("%s: more than %s, the most krmplan reads of a %s", path, size(k.Max), k.Name)
+	}
+	return b, nil
+}
+
+// readChunks reads r to its end in chunks of 1 MB, joined once at the
+// end, and stops as soon as it holds more than max bytes (over): a buffer
+// grown by doubling would hold up to three times what a pipe gives (an
+// endless pipe cut off at 1 GB took 2 GB).
+func readChunks(r io.Reader, max int64) (b []byte, over bool, err error) {
+	var chunks [][]byte
+	var total int64
+	for {
+		chunk := make([]byte, 1<<20)
+		n, err := io.ReadFull(r, chunk)
+		chunks = append(chunks, chunk[:n])
+		if total += int64(n); total > max {
+			return nil, true, nil
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return bytes.Join(chunks, nil), false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// TooLarge is the error for a file of n bytes, more than k.Max.
+func (k Kind) TooLarge(path string, n int64) error {
+	return fmt.Errorf("%s: %d bytes, more than the %s krmplan reads of a %s", path, n, size(k.Max), k.Name)
+}
+
+// notFile refuses what is not a regular file, a FIFO or a pipe.
+func (k Kind) notFile(path string, m fs.FileMode) error {
+	what := ""
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device (a terminal, /dev/zero, /dev/null)"
+	case m&fs.ModeDevice != 0:
+		what = "a block device"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s is %s: krmplan reads a %s from a file or a pipe", path, what, k.Name)
+}
+
+// size prints a cap: "1 GB", "64 MB" (powers of 10, as the caps are).
+func size(n int64) string {
+	switch {
+	case n >= 1_000_000_000 && n%1_000_000_000 == 0:
+		return fmt.Sprintf("%d GB", n/1_000_000_000)
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%d MB", n/1_000_000)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// bare is err without the file name of an *fs.PathError (the message
+// names the file already).
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
