@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -199,11 +200,14 @@ func split(p string) (dir, base string) {
 // writeRename writes data to a temporary file in dir and renames it over
 // target.
 func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(error) error) (err error) {
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	// The signals are watched before the temporary file exists: a signal
+	// between its creation and the watch left it behind.
+	guard := removeOnSignal()
+	defer guard.stop()
+	tmp, err := guard.create(dir, "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
 		return fail(fmt.Errorf("cannot create a file in %s: %w", dir, bare(err)))
 	}
-	defer removeOnSignal(tmp.Name())()
 	defer func() {
 		if err != nil {
 			tmp.Close()
@@ -237,21 +241,36 @@ func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(er
 	return nil
 }
 
-// afterCreate, when set (by a test), runs once the temporary file exists.
-var afterCreate func(tmp string)
+// inCreate and afterCreate, when set (by a test), run once the temporary
+// file exists: inCreate while the guard's lock is held (a signal then
+// waits for it), afterCreate once it is released.
+var (
+	inCreate    func(tmp string)
+	afterCreate func(tmp string)
+)
 
 // cleanupSignals are the signals that end krmplan from outside: Ctrl-C,
 // kill, a closed terminal.
 var cleanupSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// removeOnSignal removes the temporary file tmp if one of cleanupSignals
-// arrives before the returned function is called, and then lets the
-// signal end the process as it would have (the exit status still says
-// which signal): Ctrl-C or kill during a write left a .NAME.tmp-* file.
-func removeOnSignal(tmp string) (stop func()) {
+// signalGuard removes the temporary file of a write when one of
+// cleanupSignals arrives before stop is called, and then lets the signal
+// end the process as it would have (the exit status still says which
+// signal): Ctrl-C or kill during a write left a .NAME.tmp-* file.
+type signalGuard struct {
+	// mu is held while the temporary file is created, so that a signal
+	// that arrives meanwhile removes it once it exists.
+	mu   sync.Mutex
+	tmp  string // the temporary file, once created
+	stop func()
+}
+
+// removeOnSignal starts watching cleanupSignals (those not ignored from
+// the start: under nohup a SIGHUP ends nothing, and stays so).
+func removeOnSignal() *signalGuard {
+	g := &signalGuard{}
 	var watched []os.Signal
 	for _, s := range cleanupSignals {
-		// A signal ignored from the start (nohup) ends nothing: keep it so.
 		if !signal.Ignored(s) {
 			watched = append(watched, s)
 		}
@@ -266,7 +285,11 @@ func removeOnSignal(tmp string) (stop func()) {
 		defer close(finished)
 		select {
 		case sig := <-ch:
-			os.Remove(tmp)
+			g.mu.Lock()
+			if g.tmp != "" {
+				os.Remove(g.tmp)
+			}
+			g.mu.Unlock()
 			// With no other receiver, Stop restores the signal's default
 			// action, and the signal sent again ends the process.
 			signal.Stop(ch)
@@ -276,11 +299,26 @@ func removeOnSignal(tmp string) (stop func()) {
 		case <-done:
 		}
 	}()
-	return func() {
+	g.stop = func() {
 		signal.Stop(ch)
 		close(done)
 		<-finished
 	}
+	return g
+}
+
+// create creates the temporary file (os.CreateTemp) under the guard.
+func (g *signalGuard) create(dir, pattern string) (*os.File, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f, err := os.CreateTemp(dir, pattern)
+	if err == nil {
+		g.tmp = f.Name()
+		if inCreate != nil {
+			inCreate(g.tmp)
+		}
+	}
+	return f, err
 }
 
 // bare is err without the file names of *fs.PathError and *os.LinkError,
