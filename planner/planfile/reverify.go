@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/tenancy"
@@ -65,6 +66,10 @@ func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 			return nil, "the plan's changes do not apply to its snapshot: " + err.Error()
 		}
 		return p, ""
+	}
+	if n := int64(len(d.Source)); n > inputfile.Desired.Max {
+		// As plan reads a desired file: the plan's is refused unparsed.
+		return nil, "the plan's " + inputfile.Desired.TooLarge(d.File, n).Error()
 	}
 	vars, what := variablesFile(d.Variables)
 	if what != "" {

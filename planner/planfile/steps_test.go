@@ -70,6 +70,8 @@ var tampered = []struct {
 		p.Desired.Source = strings.Replace(p.Desired.Source, "deserved = 2", "deserved = 3", 1)
 	},
 		`the plan's change 1 (gpu.deserved of queue a-q: 3 -> 2) is not the one desired.hcl gives there, gpu.deserved of queue b-q: 1 -> 2`},
+	{"a desired source over the cap", func(p *planner.Plan) { p.Desired.Source += strings.Repeat("#", 64_000_000) },
+		`the plan's desired.hcl: 64000201 bytes, more than the 64 MB krmplan reads of a desired file`},
 	{"a desired source that does not load", func(p *planner.Plan) { p.Desired.Source += "bogus {}\n" },
 		`the plan's desired file desired.hcl does not load: desired.hcl:17,1-6: Unsupported block type; Blocks of type "bogus" are not expected here.`},
 }
