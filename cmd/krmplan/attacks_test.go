@@ -84,13 +84,8 @@ var attackCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		want, err := strconv.Atoi(args[0])
 		ts.Check(err)
-		err = ts.Exec("limit", args[1:]...)
-		got := 0
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			got = ee.ExitCode()
-		case err != nil:
+		got, err := exitStatus(ts.Exec("limit", args[1:]...))
+		if err != nil {
 			ts.Fatalf("%s: %v", args[1], err)
 		}
 		switch {
@@ -247,14 +242,9 @@ func limit(args []string, stdout, stderr io.Writer) int {
 	var errs strings.Builder
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, io.MultiWriter(stderr, &errs)
 	start := time.Now()
-	err := cmd.Run()
+	code, err := exitStatus(cmd.Run())
 	elapsed := time.Since(start)
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
+	if err != nil {
 		fmt.Fprintf(stderr, "limit: %v\n", err)
 		return limitBreached
 	}
@@ -296,6 +286,20 @@ func logLimits(args []string, code int, stderr string, elapsed time.Duration, rs
 	}
 	defer f.Close()
 	_, _ = f.WriteString(row)
+}
+
+// exitStatus is the exit status of a program that ended with err (0 for
+// nil); err is returned when it is not an exit status (the program did
+// not start).
+func exitStatus(err error) (int, error) {
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), nil
+	case err != nil:
+		return 0, err
+	}
+	return 0, nil
 }
 
 // cut is s cut to at most n characters, with "…" when it was longer.

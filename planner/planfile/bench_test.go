@@ -3,10 +3,7 @@ package planfile_test
 import (
 	"testing"
 
-	"github.com/krmplan/krmplan/config"
-	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/internal/plantest"
-	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 )
 
@@ -17,20 +14,8 @@ import (
 // steps and their verified order) and compares.
 func BenchmarkPlanRead(b *testing.B) {
 	plantest.Sizes(b, func(b *testing.B, n int) {
-		t := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})
-		st, _, err := t.State()
-		if err != nil {
-			b.Fatal(err)
-		}
-		ov, diags := config.LoadOrdered(gentenancy.MoveFile, t.MoveHCL(0), nil, nil)
-		if diags.HasErrors() {
-			b.Fatal(diags)
-		}
-		p, diags := planner.Build(st, ov)
-		if diags.HasErrors() || !p.Renderable() {
-			b.Fatalf("the plan does not render: %v", diags)
-		}
-		file := plantest.Encode(b, p)
+		p, _ := plantest.Generated(b, n)
+		file := plantest.Encode(b, p) // the same bytes as the plan's before decoding
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := planfile.Decode("plan.json", file); err != nil {

@@ -59,18 +59,30 @@ const (
 	add  = move + "project \"e\" {\n  department = \"d\"\n  queue \"h100\" {\n    name = \"e-q\"\n  }\n}\n"
 )
 
-// planOf plans desired against the fixture tenancy and returns the plan,
-// its file and the state it was made from.
+// planOf plans desired against the fixture tenancy, a plan that renders,
+// and returns the plan, its file and the state it was made from.
 func planOf(t *testing.T, desired string) (*planner.Plan, []byte, *snapshot.State) {
 	t.Helper()
+	p, b, before := planFrom(t, desired)
+	if !p.Renderable() {
+		t.Fatalf("plan: %+v", p.Findings)
+	}
+	return p, b, before
+}
+
+// planFrom plans desired (with --var options vars) against the fixture
+// tenancy, errors and all, and returns the plan, its file and the state it
+// was made from.
+func planFrom(t *testing.T, desired string, vars ...string) (*planner.Plan, []byte, *snapshot.State) {
+	t.Helper()
 	before := plantest.State(t, "t.yaml", []byte(tenancyYAML))
-	ov, diags := config.Load("desired.hcl", []byte(desired), nil, nil)
+	ov, diags := config.Load("desired.hcl", []byte(desired), vars, nil)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
 	p, diags := planner.Build(before, ov)
-	if diags.HasErrors() || !p.Renderable() {
-		t.Fatalf("plan: %v %+v", diags, p.Findings)
+	if diags.HasErrors() {
+		t.Fatal(diags)
 	}
 	b, err := planfile.Encode(p)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
-	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/tenancy"
@@ -21,23 +20,10 @@ const overDepartment = "project \"a\" {\n  queue \"h100\" {\n    gpu = { deserve
 // overError is the error of overDepartment's plan.
 const overError = "d-q: the projects are guaranteed 5 cards in total, but the department only has 4 cards — 1 card of those guarantees cannot be met"
 
-// planAny plans desired (with --var options vars) against the fixture
-// tenancy, errors and all, and returns the plan and its file.
+// planAny is planFrom without the state.
 func planAny(t *testing.T, desired string, vars ...string) (*planner.Plan, []byte) {
 	t.Helper()
-	before := plantest.State(t, "t.yaml", []byte(tenancyYAML))
-	ov, diags := config.Load("desired.hcl", []byte(desired), vars, nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	p, diags := planner.Build(before, ov)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	b, err := planfile.Encode(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, b, _ := planFrom(t, desired, vars...)
 	return p, b
 }
 
