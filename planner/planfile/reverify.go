@@ -71,31 +71,59 @@ func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 		// As plan reads a desired file: the plan's is refused unparsed.
 		return nil, "the plan's " + inputfile.Desired.TooLarge(d.File, n).Error()
 	}
-	vars, what := variablesFile(d.Variables)
+	ov, what := loadDesired(d)
 	if what != "" {
 		return nil, what
 	}
-	ov, diags := config.LoadOrdered(d.File, []byte(d.Source), nil, []config.VarFile{{Name: variablesName, Src: vars}})
-	if diags.HasErrors() {
-		return nil, fmt.Sprintf("the plan's desired file %s does not load: %s", d.File, firstError(diags))
-	}
-	if !maps.Equal(ov.Variables, d.Variables) {
-		return nil, fmt.Sprintf("the plan's variables are %s, but %s makes them %s", variablesText(d.Variables), d.File, variablesText(ov.Variables))
-	}
-	p, diags = planner.Build(claimed.Snapshot, ov)
+	p, diags := planner.Build(claimed.Snapshot, ov)
 	if diags.HasErrors() {
 		return nil, fmt.Sprintf("the plan's desired file %s does not plan against its snapshot: %s", d.File, firstError(diags))
 	}
 	return p, ""
 }
 
+// loadDesired loads the plan's desired file as plan loaded it; what says
+// why it cannot. A variable whose resolved value is what its default gives
+// is left to its default, which is evaluated again exactly (a default of
+// 1/3 has more digits than a literal may have); the others (set with --var
+// or --var-file) are set to their resolved values, in a var file.
+func loadDesired(d planner.Desired) (ov *config.Overlay, what string) {
+	src := []byte(d.Source)
+	ov, diags := config.LoadOrdered(d.File, src, nil, nil)
+	set := map[string]string{}
+	for name, v := range d.Variables {
+		if got, ok := ov.Variables[name]; !ok || got != v {
+			set[name] = v
+		}
+	}
+	if len(set) > 0 {
+		vars, what := variablesFile(set)
+		if what != "" {
+			return nil, what
+		}
+		ov, diags = config.LoadOrdered(d.File, src, nil, []config.VarFile{{Name: variablesName, Src: vars}})
+	}
+	if diags.HasErrors() {
+		if first := firstError(diags); strings.HasPrefix(first, variablesName+":") {
+			// A value with more digits than a literal may have (--var
+			// x=1/3) cannot be set again exactly.
+			return nil, "the plan's resolved variables cannot be set again: " + first
+		}
+		return nil, fmt.Sprintf("the plan's desired file %s does not load: %s", d.File, firstError(diags))
+	}
+	if !maps.Equal(ov.Variables, d.Variables) {
+		return nil, fmt.Sprintf("the plan's variables are %s, but %s makes them %s", variablesText(d.Variables), d.File, variablesText(ov.Variables))
+	}
+	return ov, ""
+}
+
 // variablesName names the var file of a plan's resolved variables in
 // diagnostics.
 const variablesName = "<the plan's variables>"
 
-// variablesFile is a var file that sets each variable to its resolved
-// value (HCL literal text, as plan.json holds it); what says why it cannot
-// be one: a name that is not an HCL identifier.
+// variablesFile is a var file that sets each variable of vars to its
+// resolved value (HCL literal text, as plan.json holds it); what says why
+// it cannot be one: a name that is not an HCL identifier.
 func variablesFile(vars map[string]string) (src []byte, what string) {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(vars)) {

@@ -190,6 +190,22 @@ project "b" {
 	}
 }
 
+// A variable left to its default is evaluated again from the default,
+// exactly: 1/3 has more digits than a literal may. A --var value with as
+// many cannot be set again, and the plan does not render (README: Render
+// re-verifies).
+func TestDecodeEvaluatesDefaultsAgain(t *testing.T) {
+	third := "variable \"x\" {\n  default = 1/3\n}\n" + move
+	if _, file := planAny(t, third); decodeErr(file) != "" {
+		t.Errorf("a default of 1/3: %s", decodeErr(file))
+	}
+	_, file := planAny(t, third, "x=2/3")
+	want := "plan.json: the plan's resolved variables cannot be set again: <the plan's variables>:1,5-41: Number out of range; The number 0.6666666666666666666666666666666667 has more than 18 digits after the decimal point"
+	if got := decodeErr(file); !strings.HasPrefix(got, want) {
+		t.Errorf("--var x=2/3:\n got %s\nwant %s…", got, want)
+	}
+}
+
 // fmtMap prints a map with sorted keys.
 func fmtMap(m map[string]string) string {
 	var b strings.Builder

@@ -63,7 +63,7 @@ var tampered = []struct {
 	{"a finding's location", func(p *planner.Plan) { p.Findings[0].Where[0].Line = 1 },
 		`the plan's finding 1 (warning project-limit-over-department) has where [t.yaml:1:73], but re-checking it gives [t.yaml:11:73]`},
 	{"a dropped variable", func(p *planner.Plan) { p.Desired.Variables = map[string]string{"x": "1"} },
-		`the plan's desired file desired.hcl does not load: <the plan's variables>:1,1-2: Value for undeclared variable; The file <the plan's variables> assigns a value to "x", but desired.hcl declares no variable of that name; add a variable block or remove the value.`},
+		`the plan's resolved variables cannot be set again: <the plan's variables>:1,1-2: Value for undeclared variable; The file <the plan's variables> assigns a value to "x", but desired.hcl declares no variable of that name; add a variable block or remove the value.`},
 	{"a variable that is code", func(p *planner.Plan) { p.Desired.Variables = map[string]string{"x = 1\ny": "1"} },
 		`the plan's variable "x = 1\ny" is not a variable name`},
 	{"the desired source", func(p *planner.Plan) {
