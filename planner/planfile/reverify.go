@@ -36,8 +36,9 @@ func (e *DiffersError) Error() string { return e.File + ": " + e.What + "; make 
 // snapshot positions are not those of the plan made.
 //
 // The plan is made from the embedded snapshot and the desired file (its
-// source, with the resolved variables as a var file, evaluated as plan
-// evaluated it), or, for a plan without a desired file, from its changes
+// source, evaluated as plan evaluated it, with the variables plan did not
+// take from their defaults set to their resolved values: loadDesired), or,
+// for a plan without a desired file, from its changes
 // (planner.FromChanges). The snapshot's values are read as at snapshot
 // time (quota numbers, whole numbers, strings: the file's decoding), and
 // every check runs again on the snapshot and the target, the names'
