@@ -1,4 +1,4 @@
-// Package planfile writes and reads plan.json (format_version 2), the file
+// Package planfile writes and reads plan.json (format_version 3), the file
 // of a planner.Plan: deterministic, so that it diffs well in a pull
 // request, with a plan_id that is the sha256 of its own bytes.
 //
@@ -29,7 +29,10 @@ import (
 // FormatVersion is the version of the plan.json schema.
 // 2: the plan_id is over the file's bytes and the embedded snapshot keeps
 // positions only for the objects the plan changes.
-const FormatVersion = 2
+// 3: it keeps the positions the findings point at too, and a file is read
+// only if planning its inputs again gives what it says (reverify): a plan
+// of version 2 lacks positions that planning it again needs.
+const FormatVersion = 3
 
 // file is plan.json, member by member.
 type file struct {
