@@ -94,7 +94,7 @@ func TestDemoTenancy(t *testing.T) {
 	cards, perPool := quota.Zero, map[string]int{}
 	var notReady []string
 	for _, n := range st.Nodes {
-		cards = cards.Add(n.Capacity)
+		cards = cards.Add(n.GPUCapacity)
 		perPool[n.Labels[gentenancy.LabelKey]]++
 		if !n.Ready {
 			notReady = append(notReady, n.Name)

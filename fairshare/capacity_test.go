@@ -1,6 +1,9 @@
 package fairshare
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestCapacity(t *testing.T) {
 	ready := map[string]string{"Ready": "True", "MemoryPressure": "False"}
@@ -34,6 +37,30 @@ func TestCapacity(t *testing.T) {
 	}
 	_, err = Capacity([]Node{{Name: "bad", Allocatable: map[string]string{"cpu": "8", "memory": "lots"}}})
 	if err == nil || err.Error() != `node bad: allocatable memory "lots": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'` {
+		t.Errorf("bad quantity: %v", err)
+	}
+}
+
+func TestResources(t *testing.T) {
+	for _, tc := range []struct {
+		list map[string]string
+		want string
+	}{
+		{map[string]string{"nvidia.com/gpu": "0", "nvidia.com/mig-1g.10gb": "7"}, "gpu 7 cpu <nil> memory <nil>"},
+		{map[string]string{"nvidia.com/mig-3g.40gb": "2", "nvidia.com/mig-2g.20gb": "1", "amd.com/gpu": "1", "cpu": "1500m", "memory": "2G"}, "gpu 9 cpu 1500 memory 2000"},
+		{map[string]string{"amd.com/gpu": "8", "nvidia.com/mig-1g.5gb.me": "4", "pods": "110", "intel.com/gpu": "2"}, "gpu 8 cpu <nil> memory <nil>"},
+		{map[string]string{"cpu": "64", "memory": "512G"}, "gpu 0 cpu 64000 memory 512000"},
+		{nil, "gpu 0 cpu <nil> memory <nil>"},
+	} {
+		got, err := Resources(tc.list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprintf("gpu %v cpu %v memory %v", got.GPU, got.CPU, got.Memory); s != tc.want {
+			t.Errorf("Resources(%v) = %s, want %s", tc.list, s, tc.want)
+		}
+	}
+	if _, err := Resources(map[string]string{"amd.com/gpu": "x"}); err == nil || err.Error() != `amd.com/gpu "x": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'` {
 		t.Errorf("bad quantity: %v", err)
 	}
 }

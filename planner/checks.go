@@ -156,7 +156,7 @@ type checker struct {
 	newPools map[string]bool
 	top      map[string][]ownedQueue
 	orphans  []ownedQueue
-	poolInfo map[string]*poolInfo
+	caps     map[string]*PoolCapacity // nil when the nodes were not read
 }
 
 // Check runs every check on the state s and returns the findings sorted:
@@ -338,9 +338,7 @@ func (c *checker) index() {
 			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
 		}
 	}
-	if c.s.Read(snapshot.SourceNodes) {
-		c.indexNodes()
-	}
+	c.caps = PoolCapacities(c.s)
 }
 
 // poolNames lists the node pools of the state by name, and "default" when a

@@ -63,11 +63,17 @@ func catRead(s *snapshot.State, what ...string) {
 }
 
 func catNode(name, pool string, cards string, ready, cordoned bool) snapshot.Node {
-	n := snapshot.Node{Name: name, Capacity: quota.MustParse(cards), Allocatable: quota.MustParse(cards), Ready: ready, Cordoned: cordoned}
+	n := snapshot.Node{Name: name, GPUCapacity: quota.MustParse(cards), GPUAllocatable: quota.MustParse(cards), Ready: ready, Cordoned: cordoned}
 	if pool != "" {
 		n.Labels = map[string]string{"gpu": pool}
 	}
 	return n
+}
+
+// catListNode is a Ready node of pool given by its allocatable resource
+// list (its capacity the same), with pressure conditions.
+func catListNode(name, pool string, alloc snapshot.ResourceList, pressure map[string]string) snapshot.Node {
+	return snapshot.Node{Name: name, Labels: map[string]string{"gpu": pool}, Allocatable: alloc, Capacity: alloc, Ready: true, Pressure: pressure}
 }
 
 func catNodes(ns ...snapshot.Node) func(*snapshot.State) {
@@ -274,7 +280,7 @@ var catalogueCases = []struct {
 	{name: "one card schedulable, a root project queue, a short node",
 		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("1", "1"))) + catProj("p", "b", "", catQ("p-h100", "h100", catGPU("1", "1"))) + catDept("b", catQ("b-default", "default", catGPU("0", "0"))),
 		mods: []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "1", true, false),
-			snapshot.Node{Name: "gpu-2", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(2), Allocatable: quota.FromInt(0), Ready: true})},
+			snapshot.Node{Name: "gpu-2", Labels: map[string]string{"gpu": "h100"}, GPUCapacity: quota.FromInt(2), GPUAllocatable: quota.FromInt(0), Ready: true})},
 		codes: []string{"pool-over-capacity"},
 		want:  []string{"warning pool-over-capacity: pool h100: departments and project queues outside a department are guaranteed 2 cards, within the pool's 3 cards, but only 1 card is schedulable right now — 1 card over until its nodes are settled: node gpu-2 has 0 of its 2 cards allocatable"}},
 	{name: "an unlimited department guarantee on a pool of known size",
@@ -291,9 +297,10 @@ var catalogueCases = []struct {
 		yaml:  catH100 + catDept("a", catQ("a-h100", "h100", catGPU("16", "16")), catQ("a-default", "default", catGPU("2", "2"))),
 		mods:  []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "16", true, false), catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
 		codes: []string{"pool-over-capacity", "department-limit-over-pool"}},
+	// 1.5 allocatable cards are 2, as KAI reads a device count (rounded up).
 	{name: "the default pool over its cards",
 		yaml:  catDept("a", catQ("a-default", "default", catGPU("3", "3"))),
-		mods:  []func(*snapshot.State){catNodes(catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
+		mods:  []func(*snapshot.State){catNodes(catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0", true, false))},
 		codes: []string{"pool-over-capacity", "department-limit-over-pool"},
 		want: []string{
 			"error pool-over-capacity: pool default: departments are guaranteed 3 cards, the pool has 2 cards — 1 card over",
@@ -302,10 +309,42 @@ var catalogueCases = []struct {
 	{name: "cordoned and short nodes",
 		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("4", "-1"))),
 		mods: []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "8", true, true), catNode("gpu-2", "h100", "8", false, true),
-			snapshot.Node{Name: "gpu-3", Labels: map[string]string{"gpu": "h100"}, Capacity: quota.FromInt(8), Allocatable: quota.FromInt(6), Ready: true},
+			snapshot.Node{Name: "gpu-3", Labels: map[string]string{"gpu": "h100"}, GPUCapacity: quota.FromInt(8), GPUAllocatable: quota.FromInt(6), Ready: true},
 			catNode("gpu-4", "h100", "0", false, false))},
 		codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"},
 		want:  []string{"warning pool-cards-unschedulable: pool h100: not all of the pool's 24 cards are schedulable right now: node gpu-1 is cordoned (8 cards); node gpu-2 is not Ready and cordoned (8 cards); node gpu-3 has 6 of its 8 cards allocatable"}},
+	// Cards as KAI counts them: a MIG pool (nvidia.com/gpu 0) has its
+	// instances' slices, AMD cards count, the resource list wins over the
+	// older gpuAllocatable, and pressure keeps a node's cards out.
+	{name: "a MIG pool is 7 cards, not 0",
+		yaml:  catH100 + catDept("a", catQ("a-h100", "h100", catGPU("7", "7"))),
+		mods:  []func(*snapshot.State){catNodes(catListNode("mig-1", "h100", snapshot.ResourceList{"nvidia.com/gpu": "0", "nvidia.com/mig-1g.10gb": "7"}, nil))},
+		codes: []string{"pool-over-capacity", "pool-cards-unschedulable", "department-limit-over-pool"}},
+	{name: "MIG slices and AMD cards over the pool",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("16", "16"))),
+		mods: []func(*snapshot.State){catNodes(catListNode("mig-2", "h100", snapshot.ResourceList{"nvidia.com/mig-3g.40gb": "2", "nvidia.com/mig-1g.10gb": "1"}, nil),
+			catListNode("amd-1", "h100", snapshot.ResourceList{"amd.com/gpu": "8", "cpu": "64"}, nil))},
+		codes: []string{"pool-over-capacity"},
+		want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 16 cards, the pool has 15 cards — 1 card over"}},
+	{name: "the allocatable list wins over gpuAllocatable",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("4", "8"))),
+		mods: []func(*snapshot.State){func(s *snapshot.State) {
+			n := catListNode("gpu-1", "h100", snapshot.ResourceList{"nvidia.com/gpu": "2"}, nil)
+			n.GPUCapacity, n.GPUAllocatable = quota.FromInt(8), quota.FromInt(8)
+			catNodes(n)(s)
+		}},
+		codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
+		want:  []string{"error pool-over-capacity: pool h100: departments are guaranteed 4 cards, the pool has 2 cards — 2 cards over"}},
+	{name: "nodes under pressure are not schedulable",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("4", "16"))),
+		mods: []func(*snapshot.State){catNodes(
+			catListNode("gpu-1", "h100", snapshot.ResourceList{"nvidia.com/gpu": "8"}, map[string]string{"DiskPressure": "True", "NetworkUnavailable": "True"}),
+			catListNode("gpu-2", "h100", snapshot.ResourceList{"nvidia.com/mig-7g.80gb": "1"}, map[string]string{"MemoryPressure": "Unknown"}))},
+		codes: []string{"pool-over-capacity", "pool-cards-unschedulable"},
+		want: []string{
+			"warning pool-cards-unschedulable: pool h100: not all of the pool's 15 cards are schedulable right now: node gpu-1 is under DiskPressure and NetworkUnavailable (8 cards); node gpu-2 is MemoryPressure=Unknown (7 cards)",
+			"warning pool-over-capacity: pool h100: departments are guaranteed 4 cards, within the pool's 15 cards, but only 0 cards are schedulable right now — 4 cards over until its nodes are settled: node gpu-1 is under DiskPressure and NetworkUnavailable (8 cards); node gpu-2 is MemoryPressure=Unknown (7 cards)",
+		}},
 	{name: "department limit above the pool's cards",
 		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "20"))), mods: []func(*snapshot.State){catSixteen},
 		codes: []string{"department-limit-over-pool", "pool-over-capacity"},

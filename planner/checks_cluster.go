@@ -8,7 +8,6 @@ package planner
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -17,111 +16,17 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// poolInfo is what the nodes say about one node pool.
-type poolInfo struct {
-	nodes []*snapshot.Node // the nodes carrying the pool's label pair, by name
-	// total is the pool's cards: the nvidia.com/gpu capacity of all its
-	// nodes, Ready or not (a node's allocatable when it reports more).
-	total quota.Value
-	// schedulable is the cards KAI's scheduler can place on right now: the
-	// allocatable of the nodes that are Ready and not cordoned.
-	schedulable quota.Value
-	// unsettled describes each node whose cards are not all schedulable
-	// right now (not Ready, cordoned, or allocatable below capacity).
-	unsettled []string
-}
-
 // maxNamesListed bounds the node names one message lists.
 const maxNamesListed = 10
 
-// indexNodes assigns every node to the pools whose label pair it carries;
-// a node carrying no pool's pair is in pool "default". It looks a node's
-// labels up once per distinct label key, so it stays linear in the nodes.
-func (c *checker) indexNodes() {
-	byPair := map[string]map[string][]string{} // labelKey → labelValue → pools
-	var keys []string
-	for _, p := range c.s.NodePools {
-		k, v := p.Spec.LabelKey, p.Spec.LabelValue
-		if k == "" || p.Metadata.Name == "default" {
-			continue
-		}
-		if byPair[k] == nil {
-			byPair[k] = map[string][]string{}
-			keys = append(keys, k)
-		}
-		byPair[k][v] = append(byPair[k][v], p.Metadata.Name)
-	}
-	nodes := make([]*snapshot.Node, len(c.s.Nodes))
-	for i := range c.s.Nodes {
-		nodes[i] = &c.s.Nodes[i]
-	}
-	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
-	c.poolInfo = map[string]*poolInfo{}
-	add := func(pool string, n *snapshot.Node) {
-		pi := c.poolInfo[pool]
-		if pi == nil {
-			pi = &poolInfo{}
-			c.poolInfo[pool] = pi
-		}
-		pi.nodes = append(pi.nodes, n)
-		pi.total = pi.total.Add(n.Cards())
-		pi.schedulable = pi.schedulable.Add(n.SchedulableCards())
-		if s := unsettledNode(n); s != "" {
-			pi.unsettled = append(pi.unsettled, s)
-		}
-	}
-	for _, n := range nodes {
-		matched := false
-		for _, k := range keys {
-			v, ok := n.Labels[k]
-			if !ok {
-				continue
-			}
-			for _, pool := range byPair[k][v] {
-				add(pool, n)
-				matched = true
-			}
-		}
-		if !matched {
-			add("default", n)
-		}
-	}
-}
-
-// unsettledNode describes why some of a node's cards are not schedulable
-// right now, or returns "" when all are (or the node has none).
-func unsettledNode(n *snapshot.Node) string {
-	if n.Capacity.IsZero() && n.Allocatable.IsZero() {
-		return ""
-	}
-	cards := quota.Amount(quota.GPU, n.Allocatable)
-	if n.Allocatable.Cmp(n.Capacity) < 0 {
-		cards = fmt.Sprintf("%s of its %s allocatable", n.Allocatable, quota.Amount(quota.GPU, n.Capacity))
-	}
-	var state []string
-	if !n.Ready {
-		state = append(state, "not Ready")
-	}
-	if n.Cordoned {
-		state = append(state, "cordoned")
-	}
-	switch {
-	case len(state) > 0:
-		return fmt.Sprintf("node %s is %s (%s)", n.Name, strings.Join(state, " and "), cards)
-	case n.Allocatable.Cmp(n.Capacity) < 0:
-		return fmt.Sprintf("node %s has %s", n.Name, cards)
-	}
-	return ""
-}
-
 // cardsOf returns the pool's cards, Ready or not, and those schedulable
-// right now. A pool no node carries has 0 of both.
+// right now (PoolCapacity). A pool no node carries has 0 of both.
 func (c *checker) cardsOf(pool string) (total, schedulable quota.Value) {
-	pi := c.poolInfo[pool]
-	if pi == nil {
+	pc := c.caps[pool]
+	if pc == nil {
 		return quota.Zero, quota.Zero
 	}
-	return pi.total, pi.schedulable
+	return pc.Cards, pc.Schedulable()
 }
 
 // poolOverCapacity: the gpu guarantees of the queues at the top of a pool
@@ -129,10 +34,13 @@ func (c *checker) cardsOf(pool string) (total, schedulable quota.Value) {
 // fit in the pool's cards. KRM accepts any guarantee; KAI's scheduler then
 // cannot give every department its guarantee when the pool is busy. A
 // guarantee of -1 on a pool with a known card count is over it too.
-// Guarantees above the pool's cards (all its nodes, Ready or not) are an
-// error. Guarantees that fit those cards but not the cards schedulable
-// right now (some nodes not Ready, cordoned or short of allocatable cards)
-// are a warning naming those nodes: they fit once the nodes are settled.
+// Cards are counted as KAI counts them (PoolCapacity: nvidia.com/gpu +
+// amd.com/gpu + N per nvidia.com/mig-<N>g.<M>gb instance). Guarantees
+// above the pool's cards (all its nodes, Ready or not) are an error.
+// Guarantees that fit those cards but not the cards schedulable right now
+// (some nodes not Ready, cordoned, under pressure or short of allocatable
+// cards) are a warning naming those nodes: they fit once the nodes are
+// settled.
 func (c *checker) poolOverCapacity(pool string) {
 	tops := c.top[pool]
 	if len(tops) == 0 {
@@ -172,8 +80,8 @@ func (c *checker) poolOverCapacity(pool string) {
 	default:
 		f.Level = LevelWarning
 		var unsettled []string
-		if pi := c.poolInfo[pool]; pi != nil {
-			unsettled = pi.unsettled
+		if pc := c.caps[pool]; pc != nil {
+			unsettled = pc.Unsettled
 		}
 		are := "are"
 		if schedulable.Equal(quota.FromInt(1)) {
@@ -187,19 +95,20 @@ func (c *checker) poolOverCapacity(pool string) {
 }
 
 // checkPoolNodes, when the nodes were read: a pool some of whose cards are
-// not schedulable right now, naming the nodes (KAI's scheduler places
-// nothing on a node that is not Ready or is cordoned, nor on cards the
-// device plugin does not report allocatable); and a department's gpu limit
-// above the pool's cards, which KRM accepts but can never be reached.
+// not schedulable right now, naming the nodes (KAI's scheduler counts
+// nothing of a node that is not Ready, is cordoned or has a pressure
+// condition, nor cards the device plugin does not report allocatable);
+// and a department's gpu limit above the pool's cards, which KRM accepts
+// but can never be reached.
 func (c *checker) checkPoolNodes() {
-	if c.poolInfo == nil {
+	if c.caps == nil {
 		return
 	}
 	for _, pool := range c.poolNames() {
-		if pi := c.poolInfo[pool]; pi != nil && len(pi.unsettled) > 0 {
+		if pc := c.caps[pool]; pc != nil && len(pc.Unsettled) > 0 {
 			c.add(Finding{Code: CodePoolCardsUnschedulable, Level: LevelWarning, Object: tenancy.KindNodePool.Object(pool), Pool: pool,
 				Message: fmt.Sprintf("pool %s: not all of the pool's %s are schedulable right now: %s",
-					pool, quota.Amount(quota.GPU, pi.total), joinClauses(pi.unsettled, maxNamesListed)),
+					pool, quota.Amount(quota.GPU, pc.Cards), joinClauses(pc.Unsettled, maxNamesListed)),
 				Where: c.loc.at(tenancy.KindNodePool.Object(pool).Field(tenancy.FieldLabelValue))})
 		}
 		cards, _ := c.cardsOf(pool)
@@ -232,7 +141,7 @@ func joinClauses(cs []string, max int) string {
 // nodes the ManagedNodesConfig's nodeSelectorTerms do not select; KRM then
 // manages none of those nodes, and the pool's queues get no cards from them.
 func (c *checker) checkNewPools() {
-	if c.poolInfo == nil {
+	if c.caps == nil {
 		return
 	}
 	for _, p := range c.s.NodePools {
@@ -241,8 +150,8 @@ func (c *checker) checkNewPools() {
 			continue
 		}
 		where := c.loc.at(tenancy.KindNodePool.Object(name).Field(tenancy.FieldLabelValue))
-		pi := c.poolInfo[name]
-		if pi == nil || len(pi.nodes) == 0 {
+		pc := c.caps[name]
+		if pc == nil || len(pc.Nodes) == 0 {
 			c.add(Finding{Code: CodeNewPoolNoNodes, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 				Message: fmt.Sprintf("node pool %s is new, and no node carries the label %s=%s; its queues get no cards until nodes are labelled",
 					name, p.Spec.LabelKey, p.Spec.LabelValue),
@@ -254,7 +163,7 @@ func (c *checker) checkNewPools() {
 			continue
 		}
 		var outside []string
-		for _, n := range pi.nodes {
+		for _, n := range pc.Nodes {
 			if !selects(mn.Terms, n.Labels) {
 				outside = append(outside, n.Name)
 			}
@@ -264,7 +173,7 @@ func (c *checker) checkNewPools() {
 		}
 		c.add(Finding{Code: CodeNewPoolNotManaged, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 			Message: fmt.Sprintf("node pool %s is new, and %d of its %d nodes are outside the ManagedNodesConfig %s: %s; KRM manages only the nodes its nodeSelectorTerms select",
-				name, len(outside), len(pi.nodes), mn.Metadata.Name, joinNames(outside, maxNamesListed)),
+				name, len(outside), len(pc.Nodes), mn.Metadata.Name, joinNames(outside, maxNamesListed)),
 			Where: where})
 	}
 }

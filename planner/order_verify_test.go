@@ -109,7 +109,7 @@ func messyTenancy(t *testing.T, r *rand.Rand) *snapshot.State {
 			labels["k"+p] = p
 		}
 		cards := quota.FromInt(int64(1 + r.Intn(8)))
-		s.Nodes = append(s.Nodes, snapshot.Node{Name: fmt.Sprintf("n%d", i), Labels: labels, Capacity: cards, Allocatable: cards, Ready: r.Intn(5) != 0})
+		s.Nodes = append(s.Nodes, snapshot.Node{Name: fmt.Sprintf("n%d", i), Labels: labels, GPUCapacity: cards, GPUAllocatable: cards, Ready: r.Intn(5) != 0})
 	}
 	return s
 }

@@ -7,9 +7,13 @@
 package snapshot
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/tenancy"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // FormatVersion is the version of the state.json schema this package writes
@@ -102,35 +106,85 @@ type OtherDocument struct {
 	Line       int    `json:"line"`
 }
 
-// Node is a cluster node as far as GPU capacity goes.
+// Node is a cluster node as far as a pool's capacity goes: what KAI's
+// scheduler divides (fairshare.Capacity reads it, through the planner's
+// PoolCapacities). Allocatable (and Capacity) are Kubernetes resource
+// lists as in Node.status; a node given without them (the older shape of
+// cluster data) has only its cards, GPUCapacity and GPUAllocatable, and
+// its cpu and memory are unknown.
 type Node struct {
 	Name string `json:"name"`
 	// Labels holds the node's labels (pools are matched by label pair).
 	Labels map[string]string `json:"labels,omitempty"`
-	// Capacity and Allocatable are nvidia.com/gpu, in cards.
-	Capacity    quota.Value `json:"gpuCapacity"`
-	Allocatable quota.Value `json:"gpuAllocatable"`
-	Ready       bool        `json:"ready"`
-	Cordoned    bool        `json:"cordoned"`
+	// GPUCapacity and GPUAllocatable are nvidia.com/gpu of status.capacity
+	// and status.allocatable, in cards. Where Capacity or Allocatable is
+	// given, that list is counted instead (it holds these too).
+	GPUCapacity    quota.Value `json:"gpuCapacity"`
+	GPUAllocatable quota.Value `json:"gpuAllocatable"`
+	// Capacity and Allocatable are status.capacity and status.allocatable:
+	// the entries KAI's division reads (cpu, memory, nvidia.com/gpu,
+	// amd.com/gpu, nvidia.com/mig-<N>g.<M>gb), as Kubernetes quantities.
+	// nil when not given.
+	Capacity    ResourceList `json:"capacity,omitempty"`
+	Allocatable ResourceList `json:"allocatable,omitempty"`
+	// Ready is whether the node's Ready condition is True.
+	Ready bool `json:"ready"`
+	// Cordoned is spec.unschedulable.
+	Cordoned bool `json:"cordoned"`
+	// Pressure holds the node's MemoryPressure, DiskPressure, PIDPressure
+	// and NetworkUnavailable conditions whose status is not False, type →
+	// status ("DiskPressure": "True"): KAI's scheduler counts nothing of
+	// such a node (CheckNodeConditionPredicate). nil for a healthy node.
+	Pressure map[string]string `json:"pressure,omitempty"`
 }
 
-// Cards is the node's GPU cards: its nvidia.com/gpu capacity, or its
-// allocatable when that is more (a device plugin that reports no
-// capacity). The checks and the pool bars count a pool's cards with it.
-func (n *Node) Cards() quota.Value {
-	if n.Allocatable.Cmp(n.Capacity) > 0 {
-		return n.Allocatable
+// PressureConditions are the node conditions besides Ready that keep KAI's
+// scheduler from counting a node unless their status is False.
+var PressureConditions = []string{"MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"}
+
+// ResourceList is a Kubernetes resource list as in Node.status.allocatable:
+// resource name → quantity ("nvidia.com/gpu": "8", "cpu": "64", "memory":
+// "512G").
+type ResourceList map[string]Quantity
+
+// Strings returns l as plain text by resource name (nil for nil).
+func (l ResourceList) Strings() map[string]string {
+	if l == nil {
+		return nil
 	}
-	return n.Capacity
+	out := make(map[string]string, len(l))
+	for k, v := range l {
+		out[k] = string(v)
+	}
+	return out
 }
 
-// SchedulableCards is what KAI's scheduler can place on the node right
-// now: its allocatable when it is Ready and not cordoned, else 0.
-func (n *Node) SchedulableCards() quota.Value {
-	if n.Ready && !n.Cordoned {
-		return n.Allocatable
+// Quantity is a Kubernetes quantity as text ("8", "63500m", "512Gi").
+// Decoding reads a JSON string or number and refuses text that is not a
+// quantity (apimachinery's ParseQuantity) or is negative: a node's
+// resources cannot be.
+type Quantity string
+
+// UnmarshalJSON reads a quantity from a JSON string or number.
+func (q *Quantity) UnmarshalJSON(b []byte) error {
+	text := string(b)
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		if err := json.Unmarshal(b, &text); err != nil {
+			return err
+		}
+	case len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')):
+		return fmt.Errorf("%s is not a Kubernetes quantity: write it as a string, e.g. \"8\" or \"512Gi\"", b)
 	}
-	return quota.Zero
+	v, err := resource.ParseQuantity(text)
+	if err != nil {
+		return fmt.Errorf("%q is not a Kubernetes quantity (%v)", text, err)
+	}
+	if v.Sign() < 0 {
+		return fmt.Errorf("%q is negative; a node's resources cannot be", text)
+	}
+	*q = Quantity(text)
+	return nil
 }
 
 // LiveQueue is a KAI Queue (scheduling.run.ai/v2) as the scheduler holds
@@ -145,6 +199,14 @@ type LiveQueue struct {
 	// status.allocatedNonPreemptible, as written by the scheduler.
 	Allocated               map[string]string `json:"allocated,omitempty"`
 	AllocatedNonPreemptible map[string]string `json:"allocatedNonPreemptible,omitempty"`
+	// Requested is status.requested: what the running and pending
+	// workloads of the queue and its child queues request, as written by
+	// the scheduler (the same shape as Allocated).
+	Requested map[string]string `json:"requested,omitempty"`
+	// CreationTimestamp is metadata.creationTimestamp, RFC 3339 ("" when
+	// unknown): KAI's fair share breaks a tie between equal leftovers by
+	// queue age.
+	CreationTimestamp string `json:"creationTimestamp,omitempty"`
 }
 
 // Namespace is a namespace and its labels.

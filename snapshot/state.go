@@ -111,6 +111,9 @@ func Decode(name string, b []byte) (*State, error) {
 	if !fp.Holds(s.TakenAt, s.Digest) || "sha256:"+fp.Sum != s.Digest {
 		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)
 	}
+	if err := checkCluster(s.Nodes, s.LiveQueues); err != nil {
+		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
+	}
 	return &s, nil
 }
 

@@ -30,7 +30,7 @@ func (t *Tenancy) ClusterData() *snapshot.ClusterData {
 	d := &snapshot.ClusterData{Context: DemoContext, Server: DemoServer}
 	eight := quota.FromInt(CardsPerNode)
 	for _, n := range t.Nodes {
-		d.Nodes = append(d.Nodes, snapshot.Node{Name: n.Name, Capacity: eight, Allocatable: eight, Ready: n.Ready,
+		d.Nodes = append(d.Nodes, snapshot.Node{Name: n.Name, GPUCapacity: eight, GPUAllocatable: eight, Ready: n.Ready,
 			Labels: map[string]string{LabelKey: n.Pool, "kubernetes.io/hostname": n.Name, "nvidia.com/gpu.product": gpuProduct[n.Class]}})
 	}
 	deptQueue := map[string]string{} // department/pool → queue name

@@ -253,25 +253,33 @@ func (f *fx) rv(gvr schema.GroupVersionResource, name string) string {
 // allocatable in its status (as the kubelet and the device plugin would).
 func (f *fx) node(name string, labels map[string]string, capacity, allocatable string, ready, cordoned bool) {
 	f.t.Helper()
+	status := corev1.ConditionTrue
+	if !ready {
+		status = corev1.ConditionFalse
+	}
+	st := corev1.NodeStatus{
+		Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("512Gi")},
+		Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("63"), corev1.ResourceMemory: resource.MustParse("500Gi")},
+		Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: "Test", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}},
+	}
+	if capacity != "" {
+		st.Capacity[live.GPUResourceName] = resource.MustParse(capacity)
+		st.Allocatable[live.GPUResourceName] = resource.MustParse(allocatable)
+	}
+	f.nodeWith(name, labels, cordoned, st)
+}
+
+// nodeWith creates a node with labels and the status given (capacity,
+// allocatable, conditions), as the kubelet would write it.
+func (f *fx) nodeWith(name string, labels map[string]string, cordoned bool, st corev1.NodeStatus) {
+	f.t.Helper()
 	ctx := context.Background()
 	n, err := f.cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec: corev1.NodeSpec{Unschedulable: cordoned}}, metav1.CreateOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	status := corev1.ConditionTrue
-	if !ready {
-		status = corev1.ConditionFalse
-	}
-	n.Status = corev1.NodeStatus{
-		Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("512Gi")},
-		Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("63"), corev1.ResourceMemory: resource.MustParse("500Gi")},
-		Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, Reason: "Test", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}},
-	}
-	if capacity != "" {
-		n.Status.Capacity[live.GPUResourceName] = resource.MustParse(capacity)
-		n.Status.Allocatable[live.GPUResourceName] = resource.MustParse(allocatable)
-	}
+	n.Status = st
 	if _, err := f.cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
@@ -286,7 +294,13 @@ func (f *fx) namespace(name string, labels map[string]string) {
 
 // queue creates a KAI Queue with gpu quota/limit/overQuotaWeight, cpu and
 // memory unlimited, and the scheduler's status.
-func (f *fx) queue(name, parent string, gpu [3]any, allocated, nonPreemptible map[string]any) {
+func (f *fx) queue(name, parent string, gpu [3]any, allocated, nonPreemptible map[string]any) *unstructured.Unstructured {
+	f.t.Helper()
+	return f.queueWith(name, parent, gpu, map[string]any{"allocated": allocated, "allocatedNonPreemptible": nonPreemptible})
+}
+
+// queueWith is queue with the status fields given (nil ones left out).
+func (f *fx) queueWith(name, parent string, gpu [3]any, status map[string]any) *unstructured.Unstructured {
 	f.t.Helper()
 	unl := map[string]any{"quota": -1, "limit": -1, "overQuotaWeight": 1}
 	spec := map[string]any{"resources": map[string]any{
@@ -298,17 +312,18 @@ func (f *fx) queue(name, parent string, gpu [3]any, allocated, nonPreemptible ma
 	}
 	q := f.create(live.GVRQueue, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": map[string]any{"name": name}, "spec": spec}})
-	status := map[string]any{}
-	if allocated != nil {
-		status["allocated"] = allocated
+	st := map[string]any{}
+	for k, v := range status {
+		if m, ok := v.(map[string]any); ok && m != nil {
+			st[k] = m
+		}
 	}
-	if nonPreemptible != nil {
-		status["allocatedNonPreemptible"] = nonPreemptible
-	}
-	q.Object["status"] = status
-	if _, err := f.dyn.Resource(live.GVRQueue).UpdateStatus(context.Background(), q, metav1.UpdateOptions{}); err != nil {
+	q.Object["status"] = st
+	got, err := f.dyn.Resource(live.GVRQueue).UpdateStatus(context.Background(), q, metav1.UpdateOptions{})
+	if err != nil {
 		f.t.Fatalf("Queue %s status: %v", name, err)
 	}
+	return got
 }
 
 // deleteCRD deletes a CRD and waits until the server no longer serves it.

@@ -46,6 +46,7 @@ func TestLive(t *testing.T) {
 	t.Run("git snapshot with and without the live overlay", func(t *testing.T) { testGitOverlay(f.in(t)) })
 	t.Run("kubeconfig and timeout errors", func(t *testing.T) { testErrors(f.in(t)) })
 	t.Run("kubeconfig like kubectl: contexts, --cluster, --user, --as", func(t *testing.T) { testKubeconfig(f.in(t)) })
+	t.Run("MIG and AMD cards, Queue requests and age", func(t *testing.T) { testCapacity(f.in(t)) })
 	t.Run("CRDs missing", func(t *testing.T) { testCRDsMissing(f.in(t)) })
 }
 
@@ -100,10 +101,14 @@ func testSnapshot(f *fx) {
 	f.snapshotCluster(s)
 	// Only spec and the metadata that matters; never a credential.
 	text := f.read("state.json")
-	for _, bad := range []string{"managedFields", "creationTimestamp", "sync-wave", "conditions", "certificate", "client-key", "token", "BEGIN", "password"} {
+	for _, bad := range []string{"managedFields", "sync-wave", "conditions", "certificate", "client-key", "token", "BEGIN", "password"} {
 		if strings.Contains(text, bad) {
 			f.t.Errorf("state.json contains %q", bad)
 		}
+	}
+	// The Queues' ages (the fair share's tie-break), no other object's.
+	if n := strings.Count(text, `"creationTimestamp"`); n != len(s.LiveQueues) {
+		f.t.Errorf("state.json has %d creationTimestamps, want one per Queue (%d)", n, len(s.LiveQueues))
 	}
 	// Deterministic: the same cluster gives the same bytes.
 	f.must(f.krmplan("snapshot", "--context", "envtest", "-o", "again.json"), 0, "second snapshot")
@@ -157,9 +162,10 @@ func (f *fx) snapshotObjects(s *snapshot.State) {
 func (f *fx) snapshotCluster(s *snapshot.State) {
 	var nodes []string
 	for _, n := range s.Nodes {
-		nodes = append(nodes, fmt.Sprintf("%s cap=%s alloc=%s ready=%v cordoned=%v class=%s", n.Name, n.Capacity, n.Allocatable, n.Ready, n.Cordoned, n.Labels["example.com/gpu-class"]))
+		nodes = append(nodes, fmt.Sprintf("%s cap=%s alloc=%s %v ready=%v cordoned=%v class=%s", n.Name, n.GPUCapacity, n.GPUAllocatable, n.Allocatable, n.Ready, n.Cordoned, n.Labels["example.com/gpu-class"]))
 	}
-	f.wantEqual("nodes", strings.Join(nodes, "; "), "cpu-node-1 cap=0 alloc=0 ready=true cordoned=false class=; gpu-node-1 cap=4 alloc=4 ready=true cordoned=false class=rtx-pro-6000")
+	f.wantEqual("nodes", strings.Join(nodes, "; "), "cpu-node-1 cap=0 alloc=0 map[cpu:63 memory:500Gi] ready=true cordoned=false class=; "+
+		"gpu-node-1 cap=4 alloc=4 map[cpu:63 memory:500Gi nvidia.com/gpu:4] ready=true cordoned=false class=rtx-pro-6000")
 	var queues []string
 	for _, q := range s.LiveQueues {
 		used, _, err := q.Usage(quota.GPU, false)

@@ -53,7 +53,8 @@ type capacity struct {
 	why string
 	// nodes counts the nodes of the pool.
 	nodes int
-	// unschedulable is the cards of nodes that are not Ready or cordoned.
+	// unschedulable is the cards not schedulable now: on nodes that are not
+	// Ready, cordoned or under pressure, or not allocatable.
 	unschedulable quota.Value
 }
 
@@ -74,10 +75,11 @@ type poolSplit struct {
 	depts         []deptSplit
 }
 
-// poolCapacity sums the cards (snapshot.Node.Cards) of the nodes carrying
-// the pool's label pair, and the part not schedulable right now; pool "default" has the nodes that no other pool
-// selects (as the checks count them). Unknown when the nodes were not
-// read or the pool does not exist in s.
+// poolCapacity is the capacity of pool in s (planner.PoolCapacities: its
+// cards as KAI counts them, and the part not schedulable right now); pool
+// "default" has the nodes that no other pool selects, as the checks count
+// them. Unknown when the nodes were not read or the pool does not exist
+// in s.
 func poolCapacity(s *snapshot.State, pool string) capacity {
 	return capacitiesOf(s).of(pool)
 }
@@ -85,62 +87,14 @@ func poolCapacity(s *snapshot.State, pool string) capacity {
 // capacities is the capacity of every pool of a state, from one pass over
 // its nodes.
 type capacities struct {
-	read   bool
 	exists map[string]bool
-	pools  map[string]*capacity // the named pools, and "default"
+	pools  map[string]*planner.PoolCapacity // nil when the nodes were not read
 }
 
-// labelPair is a node pool's selector: a label key and its value.
-type labelPair struct{ key, value string }
-
 func capacitiesOf(s *snapshot.State) capacities {
-	cs := capacities{read: s.Read(snapshot.SourceNodes), exists: map[string]bool{}, pools: map[string]*capacity{"default": {known: true}}}
-	if !cs.read {
-		return cs
-	}
-	// A pool named more than once selects with its last entry; every entry
-	// takes its nodes out of pool default.
-	last := map[string]*tenancy.NodePool{}
-	taken := map[labelPair]bool{}
+	cs := capacities{exists: map[string]bool{}, pools: planner.PoolCapacities(s)}
 	for i := range s.NodePools {
-		np := &s.NodePools[i]
-		cs.exists[np.Metadata.Name] = true
-		last[np.Metadata.Name] = np
-		if np.Spec.LabelKey != "" && np.Metadata.Name != "default" {
-			taken[labelPair{np.Spec.LabelKey, np.Spec.LabelValue}] = true
-		}
-	}
-	selecting := map[labelPair][]string{}
-	for name, np := range last {
-		if name == "default" {
-			continue
-		}
-		cs.pools[name] = &capacity{known: true}
-		if np.Spec.LabelKey != "" {
-			k := labelPair{np.Spec.LabelKey, np.Spec.LabelValue}
-			selecting[k] = append(selecting[k], name)
-		}
-	}
-	add := func(c *capacity, n *snapshot.Node) {
-		c.nodes++
-		c.cards = c.cards.Add(n.Cards())
-		c.unschedulable = c.unschedulable.Add(n.Cards().Sub(n.SchedulableCards()))
-	}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
-		inDefault := true
-		for k, v := range n.Labels {
-			pair := labelPair{k, v}
-			if taken[pair] {
-				inDefault = false
-			}
-			for _, name := range selecting[pair] {
-				add(cs.pools[name], n)
-			}
-		}
-		if inDefault {
-			add(cs.pools["default"], n)
-		}
+		cs.exists[s.NodePools[i].Metadata.Name] = true
 	}
 	return cs
 }
@@ -148,12 +102,13 @@ func capacitiesOf(s *snapshot.State) capacities {
 // of returns the capacity of pool.
 func (cs capacities) of(pool string) capacity {
 	switch {
-	case !cs.read:
+	case cs.pools == nil:
 		return capacity{why: "nodes not read"}
 	case !cs.exists[pool] && pool != "default":
 		return capacity{why: "no such node pool"}
 	}
-	return *cs.pools[pool]
+	pc := cs.pools[pool]
+	return capacity{known: true, cards: pc.Cards, nodes: len(pc.Nodes), unschedulable: pc.Cards.Sub(pc.Schedulable())}
 }
 
 // gpuDeserved is a queue's gpu guarantee as KRM reads it (omitted is 0).

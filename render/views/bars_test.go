@@ -77,7 +77,7 @@ func clusterState(t *testing.T, yaml string) *snapshot.State {
 	s := plantest.State(t, "t.yaml", []byte(yaml))
 	s.NotRead = []snapshot.NotRead{{What: snapshot.SourceQueues, Reason: "test"}, {What: snapshot.SourceNamespaces, Reason: "test"}}
 	node := func(name, class, cards string, cordoned bool) snapshot.Node {
-		n := snapshot.Node{Name: name, Allocatable: v(cards), Capacity: v(cards), Ready: true, Cordoned: cordoned}
+		n := snapshot.Node{Name: name, GPUAllocatable: v(cards), GPUCapacity: v(cards), Ready: true, Cordoned: cordoned}
 		if class != "" {
 			n.Labels = map[string]string{"gpu": class}
 		}
@@ -160,10 +160,10 @@ func TestPoolCapacity(t *testing.T) {
 	}
 	// A node with fewer allocatable cards than its capacity counts its
 	// capacity, the missing cards as not schedulable: the checks count
-	// the same way (snapshot.Node.Cards).
+	// the same way (planner.PoolCapacities).
 	for i := range s.Nodes {
 		if s.Nodes[i].Name == "a1" {
-			s.Nodes[i].Allocatable = v("3")
+			s.Nodes[i].GPUAllocatable = v("3")
 		}
 	}
 	if c := poolCapacity(s, "a100"); !c.cards.Equal(v("4")) || !c.unschedulable.Equal(v("1")) {
@@ -215,6 +215,51 @@ project "new" {
     Projects of department research (share 16 -> 20 cards):
       before [speech 6========|vision 10==================]                 16 of 16 cards
       after  [speech 12========================|vision 10============]!!!!! 22 of 20 cards, 2 over
+
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestBarsMIGPool: a pool of MIG and AMD nodes is drawn against its cards
+// as KAI counts them (planner.PoolCapacities), not against nvidia.com/gpu
+// alone (0 here), and a node under pressure is not schedulable.
+func TestBarsMIGPool(t *testing.T) {
+	s := plantest.State(t, "t.yaml", []byte(`apiVersion: kai.resources/v1alpha1
+kind: NodePool
+metadata: {name: mig}
+spec: {labelKey: gpu, labelValue: mig}
+---
+apiVersion: kai.resources/v1alpha1
+kind: Department
+metadata: {name: research}
+spec:
+  queues:
+  - {name: research-mig, nodepool: mig, resources: {gpu: {deserved: 7, limit: -1, overQuotaWeight: 1}}}
+`))
+	s.NotRead = []snapshot.NotRead{{What: snapshot.SourceQueues, Reason: "test"}, {What: snapshot.SourceNamespaces, Reason: "test"}}
+	mig := snapshot.ResourceList{"nvidia.com/gpu": "0", "nvidia.com/mig-1g.10gb": "7"}
+	s.Nodes = []snapshot.Node{
+		{Name: "mig-1", Labels: map[string]string{"gpu": "mig"}, Capacity: mig, Allocatable: mig, Ready: true},
+		{Name: "amd-1", Labels: map[string]string{"gpu": "mig"}, Allocatable: snapshot.ResourceList{"amd.com/gpu": "4"}, Ready: true,
+			Pressure: map[string]string{"DiskPressure": "True"}},
+	}
+	s.Seal()
+	got := barsOf(t, s, `
+department "research" {
+  queue "mig" {
+    gpu = { deserved = 10 }
+  }
+}
+`)
+	want := `Guaranteed GPU cards per node pool, before and after (] is where the cards end, ! is beyond):
+
+  Node pool mig: 11 cards on 2 nodes, 4 of them not schedulable now
+    before [research 7============================......................] 7 of 11 cards, 4 free
+    after  [research 10============================================.....] 10 of 11 cards, 1 free
+    Projects of department research (share 7 -> 10 cards):
+      no project has a queue on this pool
 
 `
 	if got != want {

@@ -2,13 +2,16 @@ package live
 
 // Conversions of the live objects into the state model. Only spec and the
 // metadata krmplan keeps (name, uid, resourceVersion, GitOps keys) are
-// taken; status is read for Queues (usage) and Nodes (cards, Ready) only.
+// taken; status is read for Queues (usage, requests) and Nodes (resource
+// lists, Ready, pressure) only.
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
@@ -111,8 +114,9 @@ func krmConfigOf(o *unstructured.Unstructured) *tenancy.KRMConfig {
 
 // liveQueueOf converts a KAI Queue (scheduling.run.ai/v2): spec.resources
 // <r>.quota/limit/overQuotaWeight become deserved/limit/overQuotaWeight
-// (the same units, unconverted), and status.allocated and
-// allocatedNonPreemptible are kept as quantity text by resource name.
+// (the same units, unconverted), status.allocated,
+// allocatedNonPreemptible and requested are kept as quantity text by
+// resource name, and metadata.creationTimestamp as RFC 3339 in UTC.
 func liveQueueOf(o *unstructured.Unstructured) (snapshot.LiveQueue, error) {
 	q := snapshot.LiveQueue{Name: o.GetName()}
 	q.ParentQueue, _, _ = unstructured.NestedString(o.Object, "spec", "parentQueue")
@@ -142,6 +146,12 @@ func liveQueueOf(o *unstructured.Unstructured) (snapshot.LiveQueue, error) {
 	}
 	if q.AllocatedNonPreemptible, err = quantities(o, "allocatedNonPreemptible"); err != nil {
 		return q, err
+	}
+	if q.Requested, err = quantities(o, "requested"); err != nil {
+		return q, err
+	}
+	if t := o.GetCreationTimestamp(); !t.IsZero() {
+		q.CreationTimestamp = t.UTC().Format(time.RFC3339)
 	}
 	return q, nil
 }
@@ -185,16 +195,20 @@ func numberOf(v any) (quota.Value, error) {
 	return quota.Value{}, fmt.Errorf("%v (%T) is not a number", v, v)
 }
 
-// nodeOf keeps a node's name, labels, nvidia.com/gpu capacity and
-// allocatable (in cards; 0 when the node has none), whether its Ready
-// condition is True, and whether it is cordoned (spec.unschedulable).
+// nodeOf keeps a node's name, labels, status.capacity and
+// status.allocatable (every entry, as quantity text; KAI's division reads
+// cpu, memory and the GPU entries), nvidia.com/gpu of both in cards (the
+// older shape, 0 when the node has none), whether its Ready condition is
+// True, whether it is cordoned (spec.unschedulable), and the pressure
+// conditions that are not False.
 func nodeOf(n *corev1.Node) (snapshot.Node, error) {
-	out := snapshot.Node{Name: n.Name, Labels: nonEmpty(n.Labels), Cordoned: n.Spec.Unschedulable}
+	out := snapshot.Node{Name: n.Name, Labels: nonEmpty(n.Labels), Cordoned: n.Spec.Unschedulable,
+		Capacity: resourceList(n.Status.Capacity), Allocatable: resourceList(n.Status.Allocatable)}
 	for _, c := range []struct {
 		list corev1.ResourceList
 		dst  *quota.Value
 		what string
-	}{{n.Status.Capacity, &out.Capacity, "capacity"}, {n.Status.Allocatable, &out.Allocatable, "allocatable"}} {
+	}{{n.Status.Capacity, &out.GPUCapacity, "capacity"}, {n.Status.Allocatable, &out.GPUAllocatable, "allocatable"}} {
 		q, ok := c.list[GPUResourceName]
 		if !ok {
 			continue
@@ -206,11 +220,29 @@ func nodeOf(n *corev1.Node) (snapshot.Node, error) {
 		*c.dst = v
 	}
 	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
+		switch t := string(c.Type); {
+		case c.Type == corev1.NodeReady:
 			out.Ready = c.Status == corev1.ConditionTrue
+		case slices.Contains(snapshot.PressureConditions, t) && c.Status != corev1.ConditionFalse:
+			if out.Pressure == nil {
+				out.Pressure = map[string]string{}
+			}
+			out.Pressure[t] = string(c.Status)
 		}
 	}
 	return out, nil
+}
+
+// resourceList is a node's resource list as quantity text, nil when empty.
+func resourceList(l corev1.ResourceList) snapshot.ResourceList {
+	if len(l) == 0 {
+		return nil
+	}
+	out := make(snapshot.ResourceList, len(l))
+	for name, q := range l {
+		out[string(name)] = snapshot.Quantity(q.String())
+	}
+	return out
 }
 
 func nonEmpty(m map[string]string) map[string]string {

@@ -102,20 +102,22 @@ func TestNodeOf(t *testing.T) {
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"k": "v"}},
 		Spec: corev1.NodeSpec{Unschedulable: true},
 		Status: corev1.NodeStatus{
-			Capacity:    corev1.ResourceList{GPUResourceName: resource.MustParse("8")},
-			Allocatable: corev1.ResourceList{GPUResourceName: resource.MustParse("7")},
-			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionTrue}, {Type: corev1.NodeReady, Status: corev1.ConditionUnknown}},
+			Capacity:    corev1.ResourceList{GPUResourceName: resource.MustParse("8"), "cpu": resource.MustParse("64")},
+			Allocatable: corev1.ResourceList{GPUResourceName: resource.MustParse("7"), "cpu": resource.MustParse("63500m"), "memory": resource.MustParse("500Gi")},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionTrue}, {Type: corev1.NodeReady, Status: corev1.ConditionUnknown},
+				{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse}, {Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionUnknown}},
 		}}
 	got, err := nodeOf(n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprintf("%s %v cap=%s alloc=%s ready=%v cordoned=%v", got.Name, got.Labels, got.Capacity, got.Allocatable, got.Ready, got.Cordoned) !=
-		"n1 map[k:v] cap=8 alloc=7 ready=false cordoned=true" {
-		t.Errorf("node = %+v", got)
+	if s := fmt.Sprintf("%s %v cap=%s alloc=%s %v %v ready=%v cordoned=%v pressure=%v", got.Name, got.Labels, got.GPUCapacity, got.GPUAllocatable,
+		got.Capacity, got.Allocatable, got.Ready, got.Cordoned, got.Pressure); s !=
+		"n1 map[k:v] cap=8 alloc=7 map[cpu:64 nvidia.com/gpu:8] map[cpu:63500m memory:500Gi nvidia.com/gpu:7] ready=false cordoned=true pressure=map[MemoryPressure:True NetworkUnavailable:Unknown]" {
+		t.Errorf("node = %s", s)
 	}
 	cpu, err := nodeOf(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "c"}})
-	if err != nil || !cpu.Capacity.IsZero() || cpu.Labels != nil || cpu.Ready {
+	if err != nil || !cpu.GPUCapacity.IsZero() || cpu.Capacity != nil || cpu.Allocatable != nil || cpu.Labels != nil || cpu.Ready || cpu.Pressure != nil {
 		t.Errorf("a node without cards = %+v, %v", cpu, err)
 	}
 }

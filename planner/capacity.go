@@ -1,0 +1,211 @@
+package planner
+
+// Pool capacity from a snapshot's nodes, as KAI's scheduler counts it: the
+// one place that assigns nodes to pools and counts their cards, for the
+// checks, the pool bars and the fair-share preview. The card rule itself
+// (nvidia.com/gpu + amd.com/gpu + N per MIG instance) and which nodes count
+// are fairshare's (Resources, Node.Counts).
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/krmplan/krmplan/fairshare"
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
+)
+
+// PoolCapacity is one node pool's capacity, from the nodes that carry its
+// label pair (pool "default": the nodes no other pool selects).
+type PoolCapacity struct {
+	// Nodes are the pool's nodes, by name.
+	Nodes []*snapshot.Node
+	// Cards is the gpu cards of all its nodes, Ready or not: each node's
+	// capacity, or its allocatable where that is more (a device plugin
+	// that reports no capacity), counted as KAI counts cards.
+	Cards quota.Value
+	// Divided is what KAI's proportion plugin divides at the pool's top
+	// level (fairshare.Capacity): the allocatable of the nodes that count
+	// (Ready, not cordoned, no pressure condition), gpu in cards, cpu in
+	// millicores, memory in MB. CPU or Memory is nil (unknown) when a
+	// counted node has no figure for it, e.g. a node given with its cards
+	// only (gpuAllocatable).
+	Divided fairshare.PerResource[*quota.Value]
+	// Unsettled describes each node whose cards are not all in Divided
+	// ("node gpu-2 is not Ready (8 cards)").
+	Unsettled []string
+}
+
+// Schedulable is the pool's cards KAI's scheduler can place on right now:
+// Divided's gpu.
+func (pc *PoolCapacity) Schedulable() quota.Value { return *pc.Divided.GPU }
+
+// PoolCapacities returns the capacity of every node pool of s by name, and
+// of pool "default" (which always exists); nil when the nodes were not
+// read. A pool named twice selects with its last entry; every entry's
+// label pair takes its nodes out of pool default. It is linear in the
+// nodes times their labels.
+func PoolCapacities(s *snapshot.State) map[string]*PoolCapacity {
+	if !s.Read(snapshot.SourceNodes) {
+		return nil
+	}
+	type pair struct{ key, value string }
+	last := map[string]*tenancy.NodePool{}
+	taken := map[pair]bool{}
+	for i := range s.NodePools {
+		np := &s.NodePools[i]
+		last[np.Metadata.Name] = np
+		if np.Spec.LabelKey != "" && np.Metadata.Name != "default" {
+			taken[pair{np.Spec.LabelKey, np.Spec.LabelValue}] = true
+		}
+	}
+	out := map[string]*PoolCapacity{"default": {}}
+	selecting := map[pair][]*PoolCapacity{}
+	for name, np := range last {
+		if name == "default" {
+			continue
+		}
+		pc := &PoolCapacity{}
+		out[name] = pc
+		if np.Spec.LabelKey != "" {
+			k := pair{np.Spec.LabelKey, np.Spec.LabelValue}
+			selecting[k] = append(selecting[k], pc)
+		}
+	}
+	nodes := make([]*snapshot.Node, len(s.Nodes))
+	for i := range s.Nodes {
+		nodes[i] = &s.Nodes[i]
+	}
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	for _, n := range nodes {
+		inDefault := true
+		for k, v := range n.Labels {
+			if taken[pair{k, v}] {
+				inDefault = false
+			}
+			for _, pc := range selecting[pair{k, v}] {
+				pc.Nodes = append(pc.Nodes, n)
+			}
+		}
+		if inDefault {
+			out["default"].Nodes = append(out["default"].Nodes, n)
+		}
+	}
+	for _, pc := range out {
+		pc.count()
+	}
+	return out
+}
+
+// count fills Cards, Divided and Unsettled from Nodes.
+func (pc *PoolCapacity) count() {
+	kai := make([]fairshare.Node, 0, len(pc.Nodes))
+	for _, n := range pc.Nodes {
+		kn := kaiNode(n)
+		c, err := readNode(n, &kn)
+		if err != nil {
+			// Decoding refuses such a quantity; a state made otherwise
+			// still gets its node named rather than silently counted.
+			pc.Unsettled = append(pc.Unsettled, fmt.Sprintf("node %s is not counted: %v", n.Name, err))
+			continue
+		}
+		pc.Cards = pc.Cards.Add(c.cards)
+		if s := c.unsettled(n); s != "" {
+			pc.Unsettled = append(pc.Unsettled, s)
+		}
+		kai = append(kai, kn)
+	}
+	// Every allocatable list parsed in readNode.
+	pc.Divided, _ = fairshare.Capacity(kai)
+}
+
+// kaiNode is n as fairshare counts it: its allocatable list, or its
+// nvidia.com/gpu cards alone when it has none (cpu and memory unknown).
+func kaiNode(n *snapshot.Node) fairshare.Node {
+	cond := map[string]string{"Ready": "False"}
+	if n.Ready {
+		cond["Ready"] = "True"
+	}
+	for t, s := range n.Pressure {
+		cond[t] = s
+	}
+	return fairshare.Node{Name: n.Name, Unschedulable: n.Cordoned, Conditions: cond, Allocatable: listOr(n.Allocatable, n.GPUAllocatable)}
+}
+
+// listOr is l as text, or a list of cards nvidia.com/gpu when l is nil.
+func listOr(l snapshot.ResourceList, cards quota.Value) map[string]string {
+	if l != nil {
+		return l.Strings()
+	}
+	return map[string]string{"nvidia.com/gpu": cards.String()}
+}
+
+// nodeCards is one node's cards: in its capacity and in its allocatable.
+type nodeCards struct {
+	capacity, allocatable, cards quota.Value
+}
+
+// readNode counts n's cards (kn is kaiNode(n)).
+func readNode(n *snapshot.Node, kn *fairshare.Node) (nodeCards, error) {
+	alloc, err := fairshare.Resources(kn.Allocatable)
+	if err != nil {
+		return nodeCards{}, fmt.Errorf("allocatable %v", err)
+	}
+	capa, err := fairshare.Resources(listOr(n.Capacity, n.GPUCapacity))
+	if err != nil {
+		return nodeCards{}, fmt.Errorf("capacity %v", err)
+	}
+	c := nodeCards{capacity: *capa.GPU, allocatable: *alloc.GPU, cards: *capa.GPU}
+	if c.allocatable.Cmp(c.capacity) > 0 {
+		c.cards = c.allocatable
+	}
+	return c, nil
+}
+
+// unsettled describes why some of a node's cards are not schedulable right
+// now (the node is not Ready, cordoned or under pressure, which is when
+// KAI does not count it; or some cards are not allocatable), or returns ""
+// when all are (or the node has none).
+func (c nodeCards) unsettled(n *snapshot.Node) string {
+	if c.cards.IsZero() {
+		return ""
+	}
+	cards := quota.Amount(quota.GPU, c.allocatable)
+	short := c.allocatable.Cmp(c.capacity) < 0
+	if short {
+		cards = fmt.Sprintf("%s of its %s allocatable", c.allocatable, quota.Amount(quota.GPU, c.capacity))
+	}
+	var state []string
+	if !n.Ready {
+		state = append(state, "not Ready")
+	}
+	if n.Cordoned {
+		state = append(state, "cordoned")
+	}
+	for _, t := range snapshot.PressureConditions {
+		if s, ok := n.Pressure[t]; ok {
+			state = append(state, pressureText(t, s))
+		}
+	}
+	switch {
+	case len(state) > 0:
+		return fmt.Sprintf("node %s is %s (%s)", n.Name, strings.Join(state, " and "), cards)
+	case short:
+		return fmt.Sprintf("node %s has %s", n.Name, cards)
+	}
+	return ""
+}
+
+// pressureText says a pressure condition as a person does: "under
+// DiskPressure", "NetworkUnavailable", or "MemoryPressure=Unknown".
+func pressureText(t, status string) string {
+	switch {
+	case status != "True":
+		return t + "=" + status
+	case t == "NetworkUnavailable":
+		return t
+	}
+	return "under " + t
+}
