@@ -70,7 +70,7 @@ func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 	}
 	if n := int64(len(d.Source)); n > inputfile.Desired.Max {
 		// As plan reads a desired file: the plan's is refused unparsed.
-		return nil, "the plan's " + inputfile.Desired.TooLarge(d.File, n).Error()
+		return nil, "the plan's " + inputfile.Desired.TooLarge(shown(d.File), n).Error()
 	}
 	ov, what := loadDesired(d)
 	if what != "" {
@@ -78,7 +78,7 @@ func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 	}
 	p, diags := planner.Build(claimed.Snapshot, ov)
 	if diags.HasErrors() {
-		return nil, fmt.Sprintf("the plan's desired file %s does not plan against its snapshot: %s", d.File, firstError(diags))
+		return nil, fmt.Sprintf("the plan's desired file %s does not plan against its snapshot: %s", shown(d.File), firstError(diags))
 	}
 	return p, ""
 }
@@ -110,10 +110,10 @@ func loadDesired(d planner.Desired) (ov *config.Overlay, what string) {
 			// x=1/3) cannot be set again exactly.
 			return nil, "the plan's resolved variables cannot be set again: " + first
 		}
-		return nil, fmt.Sprintf("the plan's desired file %s does not load: %s", d.File, firstError(diags))
+		return nil, fmt.Sprintf("the plan's desired file %s does not load: %s", shown(d.File), firstError(diags))
 	}
 	if !maps.Equal(ov.Variables, d.Variables) {
-		return nil, fmt.Sprintf("the plan's variables are %s, but %s makes them %s", variablesText(d.Variables), d.File, variablesText(ov.Variables))
+		return nil, fmt.Sprintf("the plan's variables are %s, but %s makes them %s", shown(variablesText(d.Variables)), shown(d.File), shown(variablesText(ov.Variables)))
 	}
 	return ov, ""
 }
@@ -129,7 +129,7 @@ func variablesFile(vars map[string]string) (src []byte, what string) {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(vars)) {
 		if !hclsyntax.ValidIdentifier(name) {
-			return nil, fmt.Sprintf("the plan's variable %q is not a variable name", name)
+			return nil, fmt.Sprintf("the plan's variable %q is not a variable name", shown(name))
 		}
 		b.WriteString(name + " = " + vars[name] + "\n")
 	}
@@ -146,14 +146,14 @@ func variablesText(vars map[string]string) string {
 }
 
 // firstError is the first error of diags as one line: "file:3,5-9:
-// summary; detail".
+// summary; detail" (at most 1,000 characters).
 func firstError(diags hcl.Diagnostics) string {
 	for _, d := range diags {
 		if d.Severity == hcl.DiagError {
-			return d.Error()
+			return clip(d.Error(), 1000)
 		}
 	}
-	return diags.Error()
+	return clip(diags.Error(), 1000)
 }
 
 // serverFindings are the findings of the server dry run in fs.
@@ -197,7 +197,7 @@ func differs(claimed *planner.Plan, renderable bool, p *planner.Plan) string {
 // file, or the plan's own changes when it has none.
 func from(p *planner.Plan) string {
 	if p.Desired.File != "" {
-		return p.Desired.File
+		return shown(p.Desired.File)
 	}
 	return "the plan's changes"
 }
@@ -237,22 +237,22 @@ func diffChange(c, w *tenancy.Change, src string) string {
 	case c.Field != w.Field:
 		return fmt.Sprintf("(%s) is not the one %s gives there, %s", changeText(c), src, changeText(w))
 	case !c.Before.Equal(w.Before):
-		return fmt.Sprintf("says %s was %s, but the plan's snapshot holds %s", c.Describe(), c.Before, w.Before)
+		return fmt.Sprintf("says %s was %s, but the plan's snapshot holds %s", shown(c.Describe()), shown(c.Before.String()), w.Before)
 	case !c.After.Equal(w.After):
-		return fmt.Sprintf("sets %s to %s, but %s gives %s", c.Describe(), c.After, src, w.After)
+		return fmt.Sprintf("sets %s to %s, but %s gives %s", shown(c.Describe()), shown(c.After.String()), src, w.After)
 	}
 	if !sameSource(c.Source, w.Source) {
-		return fmt.Sprintf("(%s) has source %s, but %s gives %s", c.Describe(), sourceText(c.Source), src, sourceText(w.Source))
+		return fmt.Sprintf("(%s) has source %s, but %s gives %s", shown(c.Describe()), shown(sourceText(c.Source)), src, sourceText(w.Source))
 	}
 	var cm, wm map[string]json.RawMessage
 	if json.Unmarshal(cj, &cm) == nil && json.Unmarshal(wj, &wm) == nil {
 		for _, k := range changeMembers {
 			if !sameJSON(cm[k], wm[k]) {
-				return fmt.Sprintf("(%s) has %s %s, but %s gives %s", c.Describe(), k, memberText(cm[k]), src, memberText(wm[k]))
+				return fmt.Sprintf("(%s) has %s %s, but %s gives %s", shown(c.Describe()), k, memberText(cm[k]), src, memberText(wm[k]))
 			}
 		}
 	}
-	return fmt.Sprintf("is %s, but %s gives %s", cj, src, wj)
+	return fmt.Sprintf("is %s, but %s gives %s", shown(string(cj)), src, shown(string(wj)))
 }
 
 // sameSource reports whether two changes' sources are the same.
@@ -273,12 +273,12 @@ func memberText(b json.RawMessage) string {
 	if len(b) == 0 {
 		return "none"
 	}
-	return compact(b)
+	return shown(compact(b))
 }
 
 // changeText is a change for a message: "gpu.deserved of queue a-q: 3 -> 2".
 func changeText(c *tenancy.Change) string {
-	return fmt.Sprintf("%s: %s -> %s", c.Describe(), c.Before, c.After)
+	return fmt.Sprintf("%s: %s -> %s", shown(c.Describe()), shown(c.Before.String()), shown(c.After.String()))
 }
 
 // diffRenderable describes how the claim that the plan renders (its
@@ -323,12 +323,12 @@ func diffFindings(claimed, made []planner.Finding) string {
 	for i := range max(len(claimed), len(made)) {
 		switch {
 		case i >= len(claimed):
-			return fmt.Sprintf("re-checking the plan finds the %s %s %q, which the plan lacks", made[i].Level, made[i].Code, made[i].Message)
+			return fmt.Sprintf("re-checking the plan finds the %s %s %q, which the plan lacks", made[i].Level, made[i].Code, shown(made[i].Message))
 		case i >= len(made):
-			return fmt.Sprintf("the plan has the %s %s %q, which re-checking it does not find", claimed[i].Level, claimed[i].Code, claimed[i].Message)
+			return fmt.Sprintf("the plan has the %s %s %q, which re-checking it does not find", shown(string(claimed[i].Level)), shown(string(claimed[i].Code)), shown(claimed[i].Message))
 		}
 		if d := diffFinding(fileFinding(claimed[i]), fileFinding(made[i])); d != "" {
-			return fmt.Sprintf("the plan's finding %d (%s %s) has %s", i+1, claimed[i].Level, claimed[i].Code, d)
+			return fmt.Sprintf("the plan's finding %d (%s %s) has %s", i+1, shown(string(claimed[i].Level)), shown(string(claimed[i].Code)), d)
 		}
 	}
 	return ""
@@ -356,9 +356,9 @@ func diffFinding(c, m finding) string {
 // memberValue is a member's value for a message: a string quoted.
 func memberValue(v any) string {
 	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
+		return strconv.Quote(shown(s))
 	}
-	return fmt.Sprint(v)
+	return shown(fmt.Sprint(v))
 }
 
 // locations is a finding's locations as a message shows them, unquoted.

@@ -2,6 +2,7 @@ package planfile_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -258,4 +259,19 @@ func raise(t *testing.T, file []byte) []byte {
 		t.Fatal("the edit did not apply")
 	}
 	return []byte(s)
+}
+
+// A value of megabytes in an edited file is shown cut in the refusal.
+func TestDecodeClipsLongValues(t *testing.T) {
+	p, _ := planAny(t, move)
+	p.Steps[0].Ops[0].Value = json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`)
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := decodeErr(b)
+	want := `plan.json: the plan's step 1 (patch Project a): op 1 is test /spec/queues/0/name "` + strings.Repeat("x", 199) + `… (1048578 bytes), the changes give test /spec/queues/0/name "a-q"; make a new plan`
+	if got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
 }
