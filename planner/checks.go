@@ -264,6 +264,7 @@ var checks = []check{
 	{(*checker).checkDefaultNodePools, true},
 	{(*checker).checkQueueNameLength, false},
 	{(*checker).checkNames, true},
+	{(*checker).checkIgnoredSingletons, false},
 	// checks_cluster.go
 	{(*checker).checkPoolNodes, false},
 	{(*checker).checkNewPools, false},

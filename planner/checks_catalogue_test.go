@@ -364,10 +364,22 @@ var catalogueCases = []struct {
 		}},
 	{name: "the KRMConfig's project label key",
 		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
-			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
+			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
 		mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
 		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
 		want:  []string{"warning namespace-not-labelled: project a: namespace a is not labelled example.com/project=a; KRM binds a namespace to its project by that label"}},
+	// Only the singletons KRM reads count: a KRMConfig of another name
+	// sets nothing (the default key kai/project stays), and is a warning.
+	{name: "a KRMConfig and a ManagedNodesConfig of other names",
+		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
+			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n" +
+			"---\napiVersion: kai.resources/v1alpha1\nkind: ManagedNodesConfig\nmetadata: {name: gpu-nodes}\nspec: {}\n",
+		mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
+		codes: []string{"namespace-not-labelled", "singleton-ignored"},
+		want: []string{
+			"warning singleton-ignored: KRMConfig krm is ignored: KRM reads only the KRMConfig named krm-config",
+			"warning singleton-ignored: ManagedNodesConfig gpu-nodes is ignored: KRM reads only the ManagedNodesConfig named kai-managed-nodes-config",
+		}},
 
 	// Partial reads: never silent.
 	{name: "sources not read",

@@ -353,3 +353,23 @@ func joinNames(names []string, max int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
+
+// checkIgnoredSingletons warns of a ManagedNodesConfig or KRMConfig under
+// another name than the one KRM reads (kai-managed-nodes-config,
+// krm-config): KRM ignores it, so its node selector or settings do
+// nothing, and the checks do not use it either.
+func (c *checker) checkIgnoredSingletons() {
+	for _, o := range c.s.Other {
+		k, err := tenancy.ParseKind(o.Kind)
+		want := k.Info().Singleton
+		if err != nil || o.APIVersion != tenancy.APIVersion || want == "" || o.Name == want {
+			continue
+		}
+		f := Finding{Code: CodeSingletonIgnored, Level: LevelWarning, Object: k.Object(o.Name),
+			Message: fmt.Sprintf("%s %s is ignored: KRM reads only the %s named %s", o.Kind, o.Name, o.Kind, want)}
+		if o.File != "" {
+			f.Where = []tenancy.Location{{File: o.File, Line: o.Line}}
+		}
+		c.add(f)
+	}
+}

@@ -41,6 +41,7 @@ const (
 	CodeNewPoolNoNodes                Code = "new-pool-no-nodes"
 	CodeNewPoolNotManaged             Code = "new-pool-not-managed"
 	CodeGitOpsOwned                   Code = "gitops-owned"
+	CodeSingletonIgnored              Code = "singleton-ignored"
 
 	// Notes.
 	CodeUnassignedShare   Code = "unassigned-share"
@@ -103,6 +104,7 @@ var Codes = []CodeInfo{
 	{CodeNewPoolNoNodes, LevelWarning, "no node carries a new pool's label pair"},
 	{CodeNewPoolNotManaged, LevelWarning, "a new pool's nodes are outside the ManagedNodesConfig"},
 	{CodeGitOpsOwned, LevelWarning, "the plan changes an object Argo CD or Flux owns: a live patch is put back at the next sync"},
+	{CodeSingletonIgnored, LevelWarning, "a ManagedNodesConfig or KRMConfig of another name than the one KRM reads: KRM ignores it"},
 
 	{CodeUnassignedShare, LevelNote, "part of a department's guarantee is guaranteed to none of its projects"},
 	{CodeZeroWeight, LevelNote, "an overQuotaWeight of 0 (or omitted) on a queue whose limit is above its guarantee"},

@@ -17,7 +17,7 @@ func mustState(t testing.TB, yaml string) *snapshot.State {
 	if err := ten.ParseTenancy("t.yaml", []byte(yaml)); err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, Tenancy: ten.Tenancy}
+	s := &snapshot.State{Source: snapshot.Source{Kind: "git"}, Tenancy: ten.Tenancy, Other: ten.Other}
 	for _, what := range []string{snapshot.SourceNodes, snapshot.SourceQueues, snapshot.SourceNamespaces} {
 		s.NotRead = append(s.NotRead, snapshot.NotRead{What: what, Reason: "test"})
 	}

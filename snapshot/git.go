@@ -55,9 +55,9 @@ func FromGit(src GitSource) (*State, error) {
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
 	for _, f := range files {
-		blob, err := repo.Run(nil, "cat-file", "blob", f.Blob)
+		blob, err := readBlob(repo, f, ref)
 		if err != nil {
-			return nil, fmt.Errorf("%s at %s: %w", f.Path, ref, err)
+			return nil, err
 		}
 		if err := t.parseFile(f.Path, blob); err != nil {
 			return nil, err
@@ -102,7 +102,7 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 			rel = r
 		}
 		rel = strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/")
-		out, err := repo.Line("ls-tree", "-r", "--full-tree", commit, "--", rel)
+		out, err := repo.Line("ls-tree", "-r", "-l", "--full-tree", commit, "--", rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
 		}
@@ -111,14 +111,17 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 		}
 		n := 0
 		for _, line := range strings.Split(out, "\n") {
-			// "<mode> blob <id>\t<path>"
+			// "<mode> blob <id> <size>\t<path>"
 			meta, name, ok := strings.Cut(line, "\t")
 			fs := strings.Fields(meta)
-			if !ok || len(fs) != 3 || fs[1] != "blob" {
+			if !ok || len(fs) != 4 || fs[1] != "blob" {
 				continue
 			}
 			if name != rel && !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
 				continue // in a folder, only YAML files are tenancy
+			}
+			if size, err := strconv.ParseInt(fs[3], 10, 64); err == nil && size > inputfile.Tenancy.Max {
+				return nil, inputfile.Tenancy.TooLarge(name+" at "+ref, size)
 			}
 			n++
 			if !seen[name] {
@@ -161,6 +164,9 @@ func (t *Parsed) Duplicates() []*ParseError {
 	}
 	for i := range t.Projects {
 		check(tenancy.KindProject.String(), t.Projects[i].Metadata.Name, t.Projects[i].Origin)
+	}
+	for _, s := range t.singletons {
+		check(s.kind, s.name, s.origin)
 	}
 	return out
 }

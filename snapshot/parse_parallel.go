@@ -92,7 +92,11 @@ func (t *Parsed) join(p *Parsed, lines, off int) {
 		for i := range p.Other {
 			p.Other[i].Line += lines
 		}
+		for _, s := range p.singletons {
+			s.origin.Shift(lines, off)
+		}
 	}
+	t.singletons = append(t.singletons, p.singletons...)
 	t.NodePools = append(t.NodePools, p.NodePools...)
 	t.Departments = append(t.Departments, p.Departments...)
 	t.Projects = append(t.Projects, p.Projects...)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/inputfile"
+	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/tenancy"
@@ -21,13 +23,20 @@ import (
 type Parsed struct {
 	tenancy.Tenancy
 	Other []OtherDocument
+	// singletons are the declarations of ManagedNodes and KRMConfig, for
+	// Duplicates.
+	singletons []singletonDecl
 }
 
-// ParseError is a problem in a tenancy file, at a line.
+// ParseError is a problem in a tenancy file, at a line. Msg starts with
+// the object and queue it is about ("Department eng, queue eng-h100: …")
+// when there is one; Object ("Kind/name") and Queue name them apart.
 type ParseError struct {
-	File string
-	Line int // 1-based; 0 when the whole file is concerned
-	Msg  string
+	File   string
+	Line   int // 1-based; 0 when the whole file is concerned
+	Msg    string
+	Object tenancy.ObjectAddr
+	Queue  string
 }
 
 func (e *ParseError) Error() string {
@@ -38,96 +47,116 @@ func (e *ParseError) Error() string {
 }
 
 // ParseTenancy reads every document of one tenancy file (name is the
-// repository-relative path used in positions and errors) into t. NodePool,
-// Department, Project, ManagedNodesConfig and KRMConfig documents of
-// kai.resources/v1alpha1 are read; other kinds go to t.Other. Errors are
-// *ParseError: a YAML syntax error, a quota value that is not a number (a
-// quoted "4" is a string, which KRM rejects), a wrong shape.
+// repository-relative path used in positions and errors) into t, as
+// kubectl reads the file: NodePool, Department, Project, ManagedNodesConfig
+// and KRMConfig documents of kai.resources/v1alpha1 are read (only the
+// ManagedNodesConfig named kai-managed-nodes-config and the KRMConfig named
+// krm-config count; another is kept in t.Other, which KRM ignores); other
+// kinds go to t.Other. Errors are *ParseError: a YAML syntax error; a
+// spelling that kubectl (sigs.k8s.io/yaml, YAML 1.1) and YAML 1.2 tools
+// read differently; a value kubectl sends that KRM's schema refuses (a
+// quoted "4" is a string, which KRM rejects); an unknown field or a key
+// set twice in a KRM object; a document kubectl reads otherwise than
+// yaml.v3 (an alias of an earlier document's anchor, a second document
+// after "..." without "---"); aliases and merge keys that expand beyond
+// kubectl's bound; a file over MaxTenancyFileSize.
 func (t *Parsed) ParseTenancy(name string, src []byte) error {
+	if len(src) > MaxTenancyFileSize {
+		return &ParseError{File: name, Msg: strings.TrimPrefix(inputfile.Tenancy.TooLarge(name, int64(len(src))).Error(), name+": ")}
+	}
 	lines := yamlsrc.NewLineIndex(src)
+	separators, err := streamCheck(name, lines)
+	if err != nil {
+		return err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var read []readDoc
+	lastChunk := -1
+	check := &docCheck{file: name, lines: lines, bangs: bytes.IndexByte(src, '!') >= 0}
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
-			return nil
+			return checkTabs(name, src, separators)
 		}
 		if err != nil {
 			return syntaxError(name, lines, err)
 		}
-		if len(doc.Content) == 0 || emptyDocument(doc.Content[0]) {
+		if len(doc.Content) == 0 || (emptyDocument(doc.Content[0]) && !check.tagged(doc.Content[0])) {
 			continue // a document with nothing in it: "---" alone, or comments only
 		}
-		r := &docReader{file: name, lines: lines}
-		if err := r.read(t, doc.Content[0]); err != nil {
+		root := doc.Content[0]
+		// kubectl cuts the file at its "---" lines and reads the first
+		// document of each piece.
+		chunk, _ := slices.BinarySearch(separators, root.Line)
+		if chunk == lastChunk {
+			return &ParseError{File: name, Line: root.Line, Msg: "this document follows the end marker ... of the one before without a --- line: kubectl reads only the first document between two --- lines and drops this one; put --- before it"}
+		}
+		lastChunk = chunk
+		r := &docReader{file: name, lines: lines, check: check}
+		if err := r.read(t, root); err != nil {
 			return err
 		}
-		read = markSharedAcross(read, readDoc{root: doc.Content[0], values: r.values}, lines)
 	}
 }
 
-// readDoc is a document ParseTenancy has read and the positions of its
-// values.
-type readDoc struct {
-	root   *yaml.Node
-	values map[string]tenancy.Pos
-}
-
-// markSharedAcross marks the values of the earlier documents (anchored:
-// those that hold an anchor) that lie inside an anchor (&name) which an
-// alias of doc names: yaml.v3 resolves an alias to an anchor of an earlier
-// document of the stream, so editing such a value would change doc too.
-// yamlsrc.SharedAnchors sees aliases within one document only. It returns
-// anchored with doc added when doc holds an anchor; the others are not
-// kept, so a tenancy's parsed documents are not all held at once.
-func markSharedAcross(anchored []readDoc, doc readDoc, lines *yamlsrc.LineIndex) []readDoc {
-	var targets []*yaml.Node
-	hasAnchor := false
-	walkNodes(doc.root, 0, func(n *yaml.Node) {
-		hasAnchor = hasAnchor || n.Anchor != ""
-		if n.Kind == yaml.AliasNode && n.Alias != nil && n.Alias.Line < doc.root.Line {
-			targets = append(targets, n.Alias)
+// streamCheck refuses what kubectl's document splitter
+// (k8s.io/apimachinery's YAMLReader) reads otherwise than a YAML parser: a
+// line that starts with "---" and has more than a comment after it (kubectl
+// stops: invalid Yaml document separator), a directive (%YAML, %TAG),
+// which the splitter cuts from its document, and a carriage return alone
+// or one of Unicode's line breaks (U+0085, U+2028, U+2029), which YAML
+// reads as a line break and the splitter, reading lines to "\n", does not. It returns the lines of the
+// separators, in order.
+func streamCheck(name string, lines *yamlsrc.LineIndex) ([]int, error) {
+	src := lines.Src()
+	if bytes.HasPrefix(src, []byte("\xfe\xff")) || bytes.HasPrefix(src, []byte("\xff\xfe")) {
+		return nil, &ParseError{File: name, Line: 1, Msg: "the file is UTF-16 (it starts with a UTF-16 byte order mark); kubectl's document splitter cuts it at bytes that are not its line breaks: save it as UTF-8"}
+	}
+	for _, lb := range []struct{ bytes, name string }{{"\u0085", "U+0085 (next line)"}, {"\u2028", "U+2028 (line separator)"}, {"\u2029", "U+2029 (paragraph separator)"}} {
+		if i := bytes.Index(src, []byte(lb.bytes)); i >= 0 {
+			return nil, &ParseError{File: name, Line: lines.LineOf(i), Msg: "the character " + lb.name + " is a line break to YAML, not to kubectl's document splitter nor to krmplan's positions; remove it or write it escaped in a double-quoted string"}
 		}
-	})
-	for _, a := range targets {
-		// The document that holds the anchor: the last to start before it.
-		i := len(anchored) - 1
-		for i >= 0 && anchored[i].root.Line > a.Line {
-			i--
+	}
+	for i := 0; i < len(src); i++ {
+		j := bytes.IndexByte(src[i:], '\r')
+		if j < 0 {
+			break
 		}
-		if i < 0 {
+		if i += j; i+1 == len(src) || src[i+1] != '\n' {
+			return nil, &ParseError{File: name, Line: lines.LineOf(i), Msg: "a carriage return without a line feed after it: YAML reads it as a line break, kubectl's document splitter does not; end lines with \\n or \\r\\n"}
+		}
+	}
+	var seps []int
+	for l := range lines.Starts() {
+		start := lines.StartOf(l + 1)
+		if start >= len(src) || (src[start] != '-' && src[start] != '%') {
 			continue
 		}
-		starts := map[int]bool{}
-		walkNodes(a, 0, func(n *yaml.Node) {
-			if off := lines.Offset(n.Line, n.Column); n.Kind == yaml.ScalarNode && off >= 0 {
-				starts[skipProperties(lines.Src(), off)] = true
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src) - start
+		}
+		line := src[start : start+end]
+		switch {
+		case bytes.HasPrefix(line, []byte("---")):
+			rest := bytes.TrimSpace(line[3:])
+			if len(rest) > 0 && rest[0] != '#' {
+				return nil, &ParseError{File: name, Line: l + 1, Msg: fmt.Sprintf("kubectl reads a line that starts with --- as a document separator and refuses text after it (%q): put the text on the next line", clip(string(rest), 40))}
 			}
-		})
-		for path, p := range anchored[i].values {
-			if starts[p.Start] && !p.Alias && p.Anchor == "" {
-				p.Anchor, p.AnchorLine = a.Anchor, a.Line
-				anchored[i].values[path] = p
-			}
+			seps = append(seps, l+1)
+		case bytes.HasPrefix(line, []byte("%YAML ")) || bytes.HasPrefix(line, []byte("%TAG ")):
+			return nil, &ParseError{File: name, Line: l + 1, Msg: "kubectl does not read YAML directives (%YAML, %TAG): its document splitter cuts them from their document; remove the line"}
 		}
 	}
-	if hasAnchor {
-		anchored = append(anchored, doc)
-	}
-	return anchored
+	return seps, nil
 }
 
-// walkNodes calls fn for n and every node inside it, not following
-// aliases (nor deeper than yamlsrc.SharedAnchors goes).
-func walkNodes(n *yaml.Node, depth int, fn func(*yaml.Node)) {
-	if n == nil || depth > 512 {
-		return
+// clip shortens s to n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	fn(n)
-	for _, c := range n.Content {
-		walkNodes(c, depth+1, fn)
-	}
+	return s[:n-3] + "..."
 }
 
 // emptyDocument reports whether a document's root is yaml.v3's null
@@ -231,10 +260,17 @@ type docReader struct {
 	anchorLine map[*yaml.Node]int
 	// shared maps the nodes inside an anchor that an alias uses to it.
 	shared map[*yaml.Node]*yaml.Node
+	// obj is the KRM object being read, queueName the queue, for
+	// messages.
+	obj       objRef
+	queueName string
+	// check is the file's docCheck, reused from document to document.
+	check *docCheck
 }
 
+// errf is a ParseError at n's line that names the object and queue.
 func (r *docReader) errf(n *yaml.Node, format string, args ...any) error {
-	return &ParseError{File: r.file, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+	return parseError(r.file, n.Line, r.obj, r.queueName, fmt.Sprintf(format, args...))
 }
 
 // deref follows an alias to the node it names.
@@ -398,145 +434,36 @@ func (r *docReader) pos(path string, n *yaml.Node) {
 	r.values[path] = p
 }
 
-// number reads a quota value; a string, even "4", is refused as KRM does.
+// number reads a quota value as kubectl sends it. docCheck has refused
+// what is not a number to kubectl or is another one to YAML 1.2 (a string,
+// even "4", as KRM does); what is left is the range of quota.Parse.
 func (r *docReader) number(path string, n *yaml.Node) (*quota.Value, error) {
 	v := deref(n)
-	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") {
-		if v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
-			var re *quota.RangeError
-			if _, err := quota.Parse(v.Value); err == nil || errors.As(err, &re) {
-				return nil, r.errf(n, "%s is the string %q; KRM rejects a string there, write the number unquoted", path, v.Value)
-			}
-			return nil, r.errf(n, "%s: %q is not a number", path, v.Value)
+	if v.Kind == yaml.ScalarNode && v.Style == 0 && kubeyaml.PlainDecimal(v.Value) {
+		q, err := quota.Parse(v.Value) // the spelling of nearly every value: kubectl sends it as written
+		if err != nil {
+			return nil, r.errf(n, "%s: %v", path, err)
+		}
+		r.pos(path, n)
+		return &q, nil
+	}
+	k := kubeyaml.Kubectl(kubeyaml.ScalarOf(v, r.lines.Src(), r.check.start(v)))
+	if v.Kind != yaml.ScalarNode || (k.Kind != kubeyaml.Int && k.Kind != kubeyaml.Float) {
+		if k.Kind == kubeyaml.Null && v.Kind == yaml.ScalarNode {
+			return nil, r.errf(n, "%s is empty (null): the API server drops it and KRM reads 0; write 0, or remove the key", path)
 		}
 		return nil, r.errf(n, "%s must be a number", path)
 	}
-	q, err := quota.Parse(v.Value)
+	q, err := quota.Parse(k.Text)
 	if err != nil {
+		var re *quota.RangeError
+		if errors.As(err, &re) {
+			re.Text = v.Value
+		}
 		return nil, r.errf(n, "%s: %v", path, err)
 	}
 	r.pos(path, n)
 	return &q, nil
-}
-
-func (r *docReader) read(t *Parsed, root *yaml.Node) error {
-	r.values = map[string]tenancy.Pos{}
-	r.shared = yamlsrc.SharedAnchors(root)
-	top, err := r.fields(root, "a document")
-	if err != nil {
-		return err
-	}
-	var apiVersion, kind string
-	var meta, spec *yaml.Node
-	versionAt, kindAt := root, root
-	for _, kv := range top {
-		switch kv[0].Value {
-		case "apiVersion":
-			apiVersion, _ = r.str(kv[1], "apiVersion")
-			versionAt = kv[1]
-		case "kind":
-			kind, _ = r.str(kv[1], "kind")
-			kindAt = kv[1]
-		case "metadata":
-			meta = kv[1]
-		case "spec":
-			spec = kv[1]
-		}
-	}
-	known := apiVersion == tenancy.APIVersion
-	if !known && krmKind(kind) && meantForKRM(apiVersion) {
-		if apiVersion == "" {
-			return r.errf(versionAt, "%s has no apiVersion; krmplan reads %s (KRM's only version)", kind, tenancy.APIVersion)
-		}
-		return r.errf(versionAt, "%s has apiVersion %s; krmplan reads %s (KRM's only version)", kind, apiVersion, tenancy.APIVersion)
-	}
-	if group, _, _ := strings.Cut(apiVersion, "/"); strings.EqualFold(group, tenancy.Group) && !krmKind(kind) {
-		if near := nearKRMKind(kind); near != "" {
-			return r.errf(kindAt, "%s has no kind %s (did you mean %s?); krmplan reads %s", apiVersion, kind, near, strings.Join(krmKinds, ", "))
-		}
-	}
-	if !known || !krmKind(kind) {
-		// Another kind (a Kustomization, a ConfigMap, another group's
-		// NodePool) is kept aside, with whatever name it has.
-		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: otherName(meta), File: r.file, Line: root.Line})
-		return nil
-	}
-	m, err := r.meta(meta, root)
-	if err != nil {
-		return err
-	}
-	origin := &tenancy.Origin{File: r.file, Line: root.Line, Values: r.values}
-	switch {
-	case kind == tenancy.KindNodePool.String():
-		p := tenancy.NodePool{Metadata: m, Origin: origin}
-		if err := r.nodePoolSpec(spec, &p.Spec); err != nil {
-			return err
-		}
-		t.NodePools = append(t.NodePools, p)
-	case kind == tenancy.KindDepartment.String():
-		d := tenancy.Department{Metadata: m, Origin: origin}
-		if err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) { return false, nil }, &d.Spec.Queues); err != nil {
-			return err
-		}
-		t.Departments = append(t.Departments, d)
-	case kind == tenancy.KindProject.String():
-		p := tenancy.Project{Metadata: m, Origin: origin}
-		err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
-			var err error
-			switch k {
-			case "parent":
-				p.Spec.Parent, err = r.str(v, "spec.parent")
-				r.pos("/spec/parent", v)
-			case "namespace":
-				p.Spec.Namespace, err = r.str(v, "spec.namespace")
-				r.pos("/spec/namespace", v)
-			case "defaultNodePools":
-				p.Spec.DefaultNodePools, err = r.strList(v, "spec.defaultNodePools")
-			default:
-				return false, nil
-			}
-			return true, err
-		}, &p.Spec.Queues)
-		if err != nil {
-			return err
-		}
-		if p.Spec.Parent == "" {
-			return r.errf(root, "project %s has no spec.parent", m.Name)
-		}
-		t.Projects = append(t.Projects, p)
-	case kind == tenancy.KindManagedNodesConfig.String():
-		c := &tenancy.ManagedNodesConfig{Metadata: m, Origin: origin}
-		if err := r.managedNodes(spec, c); err != nil {
-			return err
-		}
-		t.ManagedNodes = c
-	case kind == tenancy.KindKRMConfig.String():
-		c := &tenancy.KRMConfig{Metadata: m}
-		if spec != nil {
-			kvs, err := r.fields(spec, "spec")
-			if err != nil {
-				return err
-			}
-			for _, kv := range kvs {
-				if kv[0].Value != "global" {
-					continue
-				}
-				global, err := r.fields(kv[1], "spec.global")
-				if err != nil {
-					return err
-				}
-				for _, g := range global {
-					if g[0].Value == "namespaceProjectLabelKey" {
-						if c.ProjectLabelKey, err = r.str(g[1], "spec.global.namespaceProjectLabelKey"); err != nil {
-							return err
-						}
-					}
-				}
-			}
-		}
-		t.KRMConfig = c
-	}
-	return nil
 }
 
 // krmKinds are the kinds of tenancy.APIVersion that krmplan reads.
@@ -591,9 +518,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// otherName is metadata.name of a document krmplan does not read, or ""
-// when it has none (a kustomization.yaml has no metadata).
-func otherName(meta *yaml.Node) string {
+// nameOf is the name key of a mapping (the metadata of a document
+// krmplan does not read, a queue entry), or "" when it has none (a
+// kustomization.yaml has no metadata).
+func nameOf(meta *yaml.Node) string {
 	m := deref(meta)
 	if m == nil || m.Kind != yaml.MappingNode {
 		return ""
@@ -609,22 +537,22 @@ func otherName(meta *yaml.Node) string {
 func (r *docReader) meta(n, doc *yaml.Node) (tenancy.Meta, error) {
 	var m tenancy.Meta
 	if n == nil {
-		return m, r.errf(doc, "the document has no metadata")
+		return m, r.errf(doc, "the document has no metadata; kubectl refuses an object without metadata.name")
 	}
-	kvs, err := r.fields(n, "metadata")
+	kvs, err := r.fields(n, "/metadata")
 	if err != nil {
 		return m, err
 	}
 	for _, kv := range kvs {
 		switch kv[0].Value {
 		case "name":
-			if m.Name, err = r.str(kv[1], "metadata.name"); err != nil {
+			if m.Name, err = r.str(kv[1], "/metadata/name"); err != nil {
 				return m, err
 			}
 		case "uid":
-			m.UID, _ = r.str(kv[1], "metadata.uid")
+			m.UID, _ = r.str(kv[1], "/metadata/uid")
 		case "annotations", "labels":
-			pairs, err := r.fields(kv[1], "metadata."+kv[0].Value)
+			pairs, err := r.fields(kv[1], "/metadata/"+kv[0].Value)
 			if err != nil {
 				return m, err
 			}
@@ -647,17 +575,17 @@ func (r *docReader) nodePoolSpec(n *yaml.Node, s *tenancy.NodePoolSpec) error {
 	if n == nil {
 		return nil
 	}
-	kvs, err := r.fields(n, "spec")
+	kvs, err := r.fields(n, "/spec")
 	if err != nil {
 		return err
 	}
 	for _, kv := range kvs {
 		switch kv[0].Value {
 		case "labelKey":
-			s.LabelKey, err = r.str(kv[1], "spec.labelKey")
+			s.LabelKey, err = r.str(kv[1], "/spec/labelKey")
 			r.pos("/spec/labelKey", kv[1])
 		case "labelValue":
-			s.LabelValue, err = r.str(kv[1], "spec.labelValue")
+			s.LabelValue, err = r.str(kv[1], "/spec/labelValue")
 			r.pos("/spec/labelValue", kv[1])
 		}
 		if err != nil {
@@ -673,7 +601,7 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 	if n == nil {
 		return r.errf(doc, "the document has no spec")
 	}
-	kvs, err := r.fields(n, "spec")
+	kvs, err := r.fields(n, "/spec")
 	if err != nil {
 		return err
 	}
@@ -686,7 +614,7 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 		}
 		list := deref(kv[1])
 		if list.Kind != yaml.SequenceNode {
-			return r.errf(kv[1], "spec.queues must be a list")
+			return r.errf(kv[1], "/spec/queues must be a list")
 		}
 		for i, qn := range list.Content {
 			q, err := r.queue(fmt.Sprintf("/spec/queues/%d", i), qn)
@@ -701,10 +629,17 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 
 func (r *docReader) queue(path string, n *yaml.Node) (tenancy.Queue, error) {
 	var q tenancy.Queue
+	r.queueName = ""
 	kvs, err := r.fields(n, "a queue")
 	if err != nil {
 		return q, err
 	}
+	for _, kv := range kvs {
+		if v := deref(kv[1]); kv[0].Value == "name" && v.Kind == yaml.ScalarNode {
+			r.queueName = v.Value
+		}
+	}
+	defer func() { r.queueName = "" }()
 	for _, kv := range kvs {
 		k, v := kv[0].Value, kv[1]
 		switch k {
@@ -716,8 +651,9 @@ func (r *docReader) queue(path string, n *yaml.Node) (tenancy.Queue, error) {
 			r.pos(path+"/nodepool", v)
 		case "priority":
 			d := deref(v)
-			p, perr := strconv.ParseInt(d.Value, 10, 32)
-			if d.Kind != yaml.ScalarNode || d.Tag != "!!int" || perr != nil {
+			k := kubeyaml.Kubectl(kubeyaml.ScalarOf(d, r.lines.Src(), r.check.start(d)))
+			p, perr := strconv.ParseInt(k.Text, 10, 32)
+			if d.Kind != yaml.ScalarNode || k.Kind != kubeyaml.Int || perr != nil {
 				return q, r.errf(v, "%s/priority: %q is not a whole number (int32)", path, d.Value)
 			}
 			p32 := int32(p)
@@ -768,7 +704,7 @@ func (r *docReader) managedNodes(n *yaml.Node, c *tenancy.ManagedNodesConfig) er
 	if n == nil {
 		return nil
 	}
-	kvs, err := r.fields(n, "spec")
+	kvs, err := r.fields(n, "/spec")
 	if err != nil {
 		return err
 	}
@@ -776,7 +712,7 @@ func (r *docReader) managedNodes(n *yaml.Node, c *tenancy.ManagedNodesConfig) er
 		if kv[0].Value != "inclusion_criteria" {
 			continue
 		}
-		crit, err := r.fields(kv[1], "spec.inclusion_criteria")
+		crit, err := r.fields(kv[1], "/spec/inclusion_criteria")
 		if err != nil {
 			return err
 		}
@@ -785,7 +721,7 @@ func (r *docReader) managedNodes(n *yaml.Node, c *tenancy.ManagedNodesConfig) er
 				continue
 			}
 			if err := deref(ckv[1]).Decode(&c.Terms); err != nil {
-				return r.errf(ckv[1], "spec.inclusion_criteria.nodeSelectorTerms: %v", err)
+				return r.errf(ckv[1], "/spec/inclusion_criteria/nodeSelectorTerms: %v", err)
 			}
 		}
 	}

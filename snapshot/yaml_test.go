@@ -65,7 +65,7 @@ func TestOtherKindsNeedNoMetadata(t *testing.T) {
 	if !reflect.DeepEqual(ten.Other, want) || len(ten.Departments) != 1 || len(ten.NodePools) != 0 {
 		t.Errorf("other = %+v, departments %d, pools %d", ten.Other, len(ten.Departments), len(ten.NodePools))
 	}
-	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nspec: {queues: []}\n"); err != "t.yaml:1: the document has no metadata" {
+	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nspec: {queues: []}\n"); err != "t.yaml:1: Department (no metadata.name): the document has no metadata; kubectl refuses an object without metadata.name" {
 		t.Errorf("a KRM kind without metadata: %q", err)
 	}
 }
@@ -99,11 +99,18 @@ func TestQuotaNumberRange(t *testing.T) {
 	q := func(gpu string) string {
 		return strings.Replace(yamlDept, "{deserved: 4, limit: 4}", gpu, 1)
 	}
+	// A number beyond a float64 is not "the string": it is too large.
+	// One that a float64 rounds is sent rounded, so it is refused with
+	// both readings; 18 digits of an integer stay exact (int64).
 	for gpu, want := range map[string]string{
-		"{deserved: 1e30, limit: -1}":                                  `t.yaml:6: /spec/queues/0/resources/gpu/deserved: "1e30" is too large: quota numbers must be below 10^18 in magnitude`,
-		"{deserved: 0.0000000000000000001, limit: -1}":                 `t.yaml:6: /spec/queues/0/resources/gpu/deserved: "0.0000000000000000001" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
-		`{deserved: 1, limit: "1e30"}`:                                 `t.yaml:6: /spec/queues/0/resources/gpu/limit is the string "1e30"; KRM rejects a string there, write the number unquoted`,
-		"{deserved: 999999999999999999.000000000000000001, limit: -1}": "",
+		"{deserved: 1e30, limit: -1}":                  `t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved: "1e30" is too large: quota numbers must be below 10^18 in magnitude`,
+		"{deserved: 1e309, limit: -1}":                 `t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved: "1e309" is too large: quota numbers must be below 10^18 in magnitude`,
+		"{deserved: 0.0000000000000000001, limit: -1}": `t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved: "0.0000000000000000001" has more than 18 digits after the decimal point: quota numbers are exact decimals with at most 18`,
+		`{deserved: 1, limit: "1e30"}`:                 `t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit is the string "1e30"; KRM rejects a string there, write the number unquoted`,
+		"{deserved: 999999999999999999.000000000000000001, limit: -1}": "t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `999999999999999999.000000000000000001`: " +
+			"kubectl reads the number 1000000000000000000 (kubectl sends it as a float64, which keeps 15 to 17 significant digits), " +
+			"YAML 1.2 tools the number 999999999999999999.000000000000000001; write it with at most 15 significant digits",
+		"{deserved: 999999999999999999, limit: -1}": "",
 	} {
 		if _, err := parseErr(q(gpu)); err != want {
 			t.Errorf("%s:\n got %q\nwant %q", gpu, err, want)
@@ -202,6 +209,69 @@ func TestLoadClusterDataRefusesNegativeCards(t *testing.T) {
 		_, err := LoadClusterData(p)
 		if got := fmt.Sprint(err); (want == "" && err != nil) || (want != "" && got != want) {
 			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+}
+
+// What kubectl's document splitter and parser read otherwise than yaml.v3
+// is refused at its line (proven against kubectl in internal/integration).
+func TestKubectlStreamRules(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{yamlDept + "--- {kind: x}\n", `t.yaml:7: kubectl reads a line that starts with --- as a document separator and refuses text after it ("{kind: x}"): put the text on the next line`},
+		{"%YAML 1.1\n---\n" + yamlDept, "t.yaml:1: kubectl does not read YAML directives (%YAML, %TAG): its document splitter cuts them from their document; remove the line"},
+		{strings.ReplaceAll(yamlDept, "\n", "\r"), `t.yaml:1: a carriage return without a line feed after it: YAML reads it as a line break, kubectl's document splitter does not; end lines with \n or \r\n`},
+		{strings.ReplaceAll(yamlDept, "\n", "\r\n"), ""},
+		{yamlDept + "---\n!\u0085", "t.yaml:8: the character U+0085 (next line) is a line break to YAML, not to kubectl's document splitter nor to krmplan's positions; remove it or write it escaped in a double-quoted string"},
+		{"\xff\xfea\x00", "t.yaml:1: the file is UTF-16 (it starts with a UTF-16 byte order mark); kubectl's document splitter cuts it at bytes that are not its line breaks: save it as UTF-8"},
+		{"# a header\n\t# with a tab\n" + yamlDept, "t.yaml:2: kubectl cannot read this document: found character that cannot start any token (go-yaml v2, which kubectl uses, refuses a tab at the start of a line that yaml.v3 takes); indent with spaces"},
+		{yamlDept + "---\n!\n", "t.yaml:8: a document must be a mapping"},
+		{strings.Replace(yamlDept, "kind: Department", `kind: "Department "`, 1), `t.yaml:2: kind is "Department ", with spaces around Department; kai.resources/v1alpha1 has no such kind: write kind: Department`},
+		{strings.Replace(yamlDept, "kind: Department\n", "", 1), "t.yaml:1: the document has apiVersion kai.resources/v1alpha1 but no kind; kubectl refuses a document without kind (Object 'Kind' is missing): write kind: NodePool, Department, Project"},
+		{strings.Replace(yamlDept, "metadata: {name: d}", "metadata: {labels: {a: b}}", 1), "t.yaml:1: Department (no metadata.name): the object has no metadata.name; kubectl refuses it (resource name may not be empty)"},
+	} {
+		if _, err := parseErr(tc.src); err != tc.want {
+			t.Errorf("%q:\n got %q\nwant %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+// Each KRM object is read strictly, every value as kubectl sends it; each
+// error names the object, the queue and the JSON pointer.
+func TestStrictObjects(t *testing.T) {
+	q := func(queue string) string {
+		return strings.Replace(yamlDept, "{name: d-q, nodepool: default, resources: {gpu: {deserved: 4, limit: 4}}}", queue, 1)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: 4, overQuotaWieght: 2}}}"),
+			`t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu: unknown field "overQuotaWieght" (did you mean overQuotaWeight?); kubectl apply refuses it (strict field validation), and with --validate=warn the API server drops it`},
+		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: 4, limit: 4, limit: 0}}}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit is set twice in one mapping, at lines 6 and 6; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one"},
+		{q("{name: d-q, nodepool: default, resources: {gpu: {limit: 2, <<: {limit: 1}}}}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit at line 6 is also set by the merge key << after it (line 6): kubectl (go-yaml v2) takes the merged value, YAML's merge rule the key's own; move limit below the << line"},
+		{q("{<<: {limit: 1}, name: d-q, nodepool: default, resources: {gpu: {<<: {limit: 1}, deserved: 1}}}"),
+			`t.yaml:6: Department d, queue d-q: /spec/queues/0: unknown field "limit"; kubectl apply refuses it (strict field validation), and with --validate=warn the API server drops it`},
+		{q("{name: on, nodepool: default}"),
+			`t.yaml:6: Department d, queue on: /spec/queues/0/name is ` + "`on`" + `: kubectl reads the boolean true (YAML 1.1 reads y, yes, on, n, no and off as booleans), YAML 1.2 tools the string "on"; quote it ("on") if you mean the text`},
+		{q("{name: d-q, nodepool: 10}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/nodepool is `10`, the number 10; KRM's schema wants a string there: quote it: \"10\""},
+		{q("{name: d-q, nodepool: default, priority: 4.0}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/priority is `4.0`, the number 4; KRM's schema wants a whole number there: write 4"},
+		{q("{name: d-q, nodepool: default, priority: 3000000000}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/priority is `3000000000`, beyond an int32 (−2147483648 to 2147483647)"},
+		{q("{name: d-q, nodepool: default, resources: [gpu]}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources is a list; KRM's schema wants a mapping there"},
+		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: .inf}}}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `.inf`, which kubectl cannot send: JSON has no infinity or NaN (json: unsupported value: +Inf); KRM's numbers are finite, -1 is unlimited"},
+		{strings.Replace(yamlDept, "metadata: {name: d}", "metadata: {name: d, labels: {y: x}}", 1),
+			"t.yaml:3: Department d: /metadata/labels has the key `y`, which kubectl reads as \"true\" (YAML 1.1); quote it: \"y\""},
+		{strings.Replace(yamlDept, "metadata: {name: d}", "metadata: {name: d, lables: {a: b}}", 1),
+			`t.yaml:3: Department d: /metadata: unknown field "lables" (did you mean labels?); kubectl apply refuses it (strict field validation), and with --validate=warn the API server drops it`},
+		{"apiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata: {name: p}\nspec: {labelKey: k, labelValue: yes}\n",
+			`t.yaml:4: NodePool p: /spec/labelValue is ` + "`yes`" + `: kubectl reads the boolean true (YAML 1.1 reads y, yes, on, n, no and off as booleans), YAML 1.2 tools the string "yes"; quote it ("yes") if you mean the text`},
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {enabled: yes, notes: [on, off]}\n", ""},
+	} {
+		if _, err := parseErr(tc.src); err != tc.want {
+			t.Errorf("%q:\n got %q\nwant %q", tc.src, err, tc.want)
 		}
 	}
 }

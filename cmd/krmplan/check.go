@@ -128,7 +128,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		var t snapshot.Parsed
 		for _, f := range files {
 			res.source.Files = append(res.source.Files, f)
-			b, err := os.ReadFile(f)
+			b, err := snapshot.ReadTenancyFile(f)
 			if err != nil {
 				return nil, err
 			}
@@ -215,7 +215,7 @@ func workTreeFiles(paths []string) ([]string, error) {
 }
 
 func parseFinding(pe *snapshot.ParseError) planner.Finding {
-	f := planner.Finding{Code: planner.CodeInvalidTenancy, Level: planner.LevelError, Message: pe.Msg}
+	f := planner.Finding{Code: planner.CodeInvalidTenancy, Level: planner.LevelError, Object: pe.Object, Queue: pe.Queue, Message: pe.Msg}
 	f.Where = []tenancy.Location{{File: pe.File, Line: max(pe.Line, 1)}}
 	return f
 }

@@ -86,11 +86,30 @@ func loadStubKinds() (map[string]stubKind, error) {
 				continue
 			}
 			s := v.Schema.OpenAPIV3Schema
+			dropV3Only(s)
 			s["x-kubernetes-group-version-kind"] = []any{map[string]any{"group": crd.Spec.Group, "version": v.Name, "kind": crd.Spec.Names.Kind}}
 			kinds[crd.Spec.Names.Plural] = stubKind{kind: crd.Spec.Names.Kind, plural: crd.Spec.Names.Plural, singular: crd.Spec.Names.Singular, schema: s}
 		}
 	}
 	return kinds, nil
+}
+
+// dropV3Only removes what OpenAPI v2 cannot say (anyOf, oneOf: the
+// int-or-string quantities of a Project's status), as the API server does
+// when it publishes a CRD's schema at /openapi/v2.
+func dropV3Only(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "anyOf")
+		delete(v, "oneOf")
+		for _, c := range v {
+			dropV3Only(c)
+		}
+	case []any:
+		for _, c := range v {
+			dropV3Only(c)
+		}
+	}
 }
 
 func newKubeStub() (*kubeStub, error) {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -61,4 +62,43 @@ func (r Repo) Run(stdin []byte, args ...string) ([]byte, error) {
 func (r Repo) Line(args ...string) (string, error) {
 	out, err := r.Run(nil, args...)
 	return strings.TrimRight(string(out), "\n"), err
+}
+
+// ErrOutputLimit is RunLimited's error for a command that printed more
+// than its limit.
+var ErrOutputLimit = errors.New("git printed more than the limit")
+
+// RunLimited is Run for a command whose output may be large: it stops git
+// and returns ErrOutputLimit as soon as stdout passes limit bytes, so that
+// no more than limit+1 bytes are ever held.
+func (r Repo) RunLimited(limit int64, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-C", r.Dir}, args...)...)
+	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), r.Env...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("git: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("git: %w", err)
+	}
+	var out bytes.Buffer
+	_, rerr := out.ReadFrom(io.LimitReader(stdout, limit+1))
+	if rerr == nil && int64(out.Len()) > limit {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, ErrOutputLimit
+	}
+	if err := cmd.Wait(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return nil, fmt.Errorf("git: %w", err)
+		}
+		return out.Bytes(), &Error{Args: args, Stderr: errb.String(), Err: err}
+	}
+	if rerr != nil {
+		return nil, fmt.Errorf("git: %w", rerr)
+	}
+	return out.Bytes(), nil
 }

@@ -34,6 +34,10 @@ var (
 	Desired     = Kind{Name: "desired file", Max: 64_000_000}
 	VarFile     = Kind{Name: "--var-file", Max: 4_000_000}
 	ClusterData = Kind{Name: "cluster data file", Max: 256_000_000}
+	// Tenancy is a tenancy YAML file, of the work tree (check) or a git
+	// blob, whose size the git snapshot checks with TooLarge before it
+	// reads the blob.
+	Tenancy = Kind{Name: "tenancy file", Max: 256_000_000}
 	// Profile is the repository profile, .krmplan.hcl, read from git:
 	// snapshot checks its size with TooLarge before it reads the blob.
 	Profile = Kind{Name: "repository profile (.krmplan.hcl)", Max: 4_000_000}

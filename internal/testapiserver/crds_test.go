@@ -215,6 +215,28 @@ func compareCRD(t *testing.T, ours, up *apiextensionsv1.CustomResourceDefinition
 		if n < 5 {
 			t.Errorf("%s: only %d schema nodes compared", ov.Name, n)
 		}
+		compareCompleteness(t, ov.Name, ov.Schema.OpenAPIV3Schema, upFields)
+	}
+}
+
+// compareCompleteness checks that our schema of a version misses no
+// upstream field: the tenancy reader derives its known fields from our
+// schemas (snapshot/krmschema/krmschema_gen.go), and ours may keep unknown fields
+// only where upstream does.
+func compareCompleteness(t *testing.T, version string, ours *apiextensionsv1.JSONSchemaProps, upFields map[string]*apiextensionsv1.JSONSchemaProps) {
+	t.Helper()
+	ourFields := map[string]*apiextensionsv1.JSONSchemaProps{}
+	walkSchema("", ours, func(path string, s *apiextensionsv1.JSONSchemaProps) { ourFields[path] = s })
+	for path, us := range upFields {
+		os, ok := ourFields[path]
+		if !ok {
+			t.Errorf("%s: upstream field %s is missing from ours", version, display(path))
+			continue
+		}
+		if os.XPreserveUnknownFields != nil && *os.XPreserveUnknownFields &&
+			(us.XPreserveUnknownFields == nil || !*us.XPreserveUnknownFields) {
+			t.Errorf("%s: field %s keeps unknown fields, upstream does not", version, display(path))
+		}
 	}
 }
 

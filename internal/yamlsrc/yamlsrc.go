@@ -70,6 +70,10 @@ func (li *LineIndex) Offset(line, col int) int {
 		off += 3 // the scanner does not count the byte order mark as a column
 	}
 	for c := 1; c < col && off < len(li.src); c++ {
+		if li.src[off] < utf8.RuneSelf {
+			off++ // ASCII, nearly every column of a tenancy file
+			continue
+		}
 		_, w := utf8.DecodeRune(li.src[off:])
 		off += w
 	}

@@ -252,11 +252,11 @@ metadata: {name: a}
 spec:
   parent: d
   queues:
-    - {name: a-p1, note: "équipe «données» ✓", nodepool: p1, resources: {gpu: {deserved: 9,  limit: 9}}}
+    - {name: "a-p1", nodepool: "p1 «données» ✓", resources: {gpu: {deserved: 9,  limit: 9}}}
 `,
 		desired: `
 project "a" {
-  queue "p1" {
+  queue "p1 «données» ✓" {
     gpu = { deserved = 10, over_quota_weight = 2 }
   }
 }
@@ -267,7 +267,7 @@ metadata: {name: a}
 spec:
   parent: d
   queues:
-    - {name: a-p1, note: "équipe «données» ✓", nodepool: p1, resources: {gpu: {deserved: 10, limit: 9, overQuotaWeight: 2}}}
+    - {name: "a-p1", nodepool: "p1 «données» ✓", resources: {gpu: {deserved: 10, limit: 9, overQuotaWeight: 2}}}
 `,
 	},
 }

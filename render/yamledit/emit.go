@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -389,9 +390,11 @@ func scalarText(t *tnode, l like) string {
 }
 
 // plainSafe reports whether s may be written unquoted: YAML reads the
-// plain text back as the string s, in block and flow context alike.
+// plain text back as the string s, in block and flow context alike, and
+// kubectl (YAML 1.1) and YAML 1.2 read it alike (a queue named on or 010
+// is quoted).
 func plainSafe(s string) bool {
-	if s == "" || strings.ContainsAny(s, ",[]{}#\"'\n\r\t") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+	if s == "" || strings.ContainsAny(s, ",[]{}#\"'\n\r\t") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || !kubeyaml.StringAlike(s) {
 		return false
 	}
 	out, err := yaml.Marshal(s)

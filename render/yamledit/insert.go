@@ -44,13 +44,19 @@ type insertion struct {
 // change: value edits in place, missing keys and new queues inserted in
 // the style of their neighbours, new objects (changes without Origin; the
 // changes of one object together) as new documents after the last object
-// of their kind. Refusals are *Error naming the file and line: a value
+// of their kind. Refusals are *Error naming the file and line: a number
+// that no spelling gives to kubectl and YAML 1.2 alike, a value
 // reached through a YAML alias or inside an anchor that an alias shares,
 // an object not where the reader found it (the file changed since), a new
 // object already in the files.
 func (ts *Set) Edits(changes []Change) (map[string][]Edit, error) {
 	ts.prefetch(changes)
 	r := &editRun{ts: ts, out: map[string][]Edit{}, byKey: map[string]*insertion{}, newChanges: map[ID][]Change{}}
+	for _, c := range changes {
+		if err := checkSpellings(c); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range changes {
 		var err error
 		if c.Origin == nil {

@@ -243,28 +243,30 @@ func (r *ClusterReader) readKRM(ctx context.Context, st *snapshot.State) error {
 		}
 		st.Projects = append(st.Projects, p)
 	}
-	if o := singleton(mncs, tenancy.KindManagedNodesConfig.Info().Singleton); o != nil {
+	if o := singleton(st, mncs, tenancy.KindManagedNodesConfig.Info().Singleton); o != nil {
 		if st.ManagedNodes, err = managedNodesOf(o); err != nil {
 			return r.wrap(ctx, "managednodesconfigs.kai.resources", err)
 		}
 	}
-	if o := singleton(krmcs, tenancy.KindKRMConfig.Info().Singleton); o != nil {
+	if o := singleton(st, krmcs, tenancy.KindKRMConfig.Info().Singleton); o != nil {
 		st.KRMConfig = krmConfigOf(o)
 	}
 	return nil
 }
 
-// singleton picks the object named name, else the only one, else nil.
-func singleton(items []unstructured.Unstructured, name string) *unstructured.Unstructured {
+// singleton picks the object named name (KRM's singleton), nil when there
+// is none; the others, which KRM ignores, are listed in st.Other as a git
+// snapshot lists them.
+func singleton(st *snapshot.State, items []unstructured.Unstructured, name string) *unstructured.Unstructured {
+	var found *unstructured.Unstructured
 	for i := range items {
 		if items[i].GetName() == name {
-			return &items[i]
+			found = &items[i]
+			continue
 		}
+		st.Other = append(st.Other, snapshot.OtherDocument{APIVersion: items[i].GetAPIVersion(), Kind: items[i].GetKind(), Name: items[i].GetName()})
 	}
-	if len(items) == 1 {
-		return &items[0]
-	}
-	return nil
+	return found
 }
 
 func (r *ClusterReader) pageSize() int64 {

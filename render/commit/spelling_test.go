@@ -1,0 +1,62 @@
+package commit
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/internal/plantest"
+	"github.com/krmplan/krmplan/render/yamledit"
+)
+
+const spellingBase = `apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata:
+  name: a
+spec:
+  parent: d
+  queues:
+    - name: a-p1
+      nodepool: p1
+      resources:
+        gpu: {deserved: 1, limit: 1}
+`
+
+// A splice never writes a spelling that kubectl (YAML 1.1) and YAML 1.2
+// read differently: new names that are a boolean or a number to one of
+// them are quoted, and the spliced file reads back as planned.
+func TestSpliceQuotesWhatYAML11ReadsOtherwise(t *testing.T) {
+	fx := plantest.PlanOn(t, plantest.Repo{"t.yaml": []byte(spellingBase)}, []string{"t.yaml"}, `project "a" {
+  queue "p2" {
+    name = "on"
+    gpu = { deserved = 0.0000001, limit = 1 }
+  }
+  queue "p3" {
+    name = "010"
+    gpu = { deserved = 0, limit = 1 }
+  }
+}`)
+	out, _ := spliced(t, fx, Options{})
+	got := string(out["t.yaml"])
+	for _, want := range []string{"    - name: \"on\"\n      nodepool: p2\n", "    - name: \"010\"\n      nodepool: p3\n", "deserved: 0.0000001,"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the spliced file has no %q:\n%s", want, got)
+		}
+	}
+}
+
+// A number that no spelling gives to kubectl and YAML 1.2 alike is
+// refused before anything is written: kubectl would send it rounded.
+func TestSpliceRefusesANumberKubectlRounds(t *testing.T) {
+	fx := plantest.PlanOn(t, plantest.Repo{"t.yaml": []byte(spellingBase)}, []string{"t.yaml"}, `project "a" {
+  queue "p1" {
+    gpu { limit = 0.30000000000000001 }
+  }
+}`)
+	_, err := Prepare(fx.Plan, fx.Repo, Options{})
+	var se *yamledit.Error
+	want := "t.yaml:11: gpu.limit of queue a-p1: 0.30000000000000001 cannot be written so that kubectl and YAML 1.2 read it alike: kubectl sends it as 0.3 (a float64 keeps 15 to 17 significant digits); plan a number with at most 15 significant digits"
+	if !errors.As(err, &se) || err.Error() != want {
+		t.Errorf("err = %v\nwant  %s", err, want)
+	}
+}

@@ -1,0 +1,252 @@
+package snapshot
+
+import (
+	"strings"
+
+	"github.com/krmplan/krmplan/internal/yamlsrc"
+	"github.com/krmplan/krmplan/snapshot/krmschema"
+	"github.com/krmplan/krmplan/tenancy"
+	"go.yaml.in/yaml/v3"
+)
+
+// head is what a document says it is, read from its own keys before
+// anything is expanded: apiVersion, kind and metadata.name, with the nodes
+// that hold them.
+type head struct {
+	apiVersion, kind, name string
+	versionAt, kindAt      *yaml.Node
+	hasQueues              bool // spec.queues is written: the shape of a KRM object
+}
+
+// peekHead reads the document's head from root's own keys (aliases
+// followed, merge keys not: a head hidden behind a merge key is caught
+// by read once the document is checked).
+func peekHead(root *yaml.Node) head {
+	h := head{versionAt: root, kindAt: root}
+	own := func(m *yaml.Node, key string) *yaml.Node {
+		m = deref(m)
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil
+		}
+		var v *yaml.Node // the last of a key written twice, as kubectl keeps it
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key && k.Tag != "!!merge" {
+				v = m.Content[i+1]
+			}
+		}
+		return v
+	}
+	text := func(n *yaml.Node) string {
+		if v := deref(n); v != nil && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+			return v.Value
+		}
+		return ""
+	}
+	if v := own(root, "apiVersion"); v != nil {
+		h.apiVersion, h.versionAt = text(v), v
+	}
+	if v := own(root, "kind"); v != nil {
+		h.kind, h.kindAt = text(v), v
+	}
+	h.name = text(own(own(root, "metadata"), "name"))
+	h.hasQueues = own(own(root, "spec"), "queues") != nil
+	return h
+}
+
+// checkHead refuses a document meant for KRM whose apiVersion or kind is
+// wrong or missing: kubectl sends such an object to another API, or none.
+func (r *docReader) checkHead(h head) error {
+	group, _, _ := strings.Cut(h.apiVersion, "/")
+	switch {
+	case h.apiVersion != tenancy.APIVersion && krmKind(h.kind) && meantForKRM(h.apiVersion):
+		if h.apiVersion == "" {
+			return r.errf(h.versionAt, "%s has no apiVersion; krmplan reads %s (KRM's only version)", h.kind, tenancy.APIVersion)
+		}
+		return r.errf(h.versionAt, "%s has apiVersion %s; krmplan reads %s (KRM's only version)", h.kind, h.apiVersion, tenancy.APIVersion)
+	case h.kind == "" && (strings.EqualFold(group, tenancy.Group) || (h.apiVersion == "" && h.hasQueues)):
+		what := "apiVersion " + h.apiVersion
+		if h.apiVersion == "" {
+			what = "spec.queues"
+		}
+		return r.errf(h.kindAt, "the document has %s but no kind; kubectl refuses a document without kind (Object 'Kind' is missing): write kind: %s",
+			what, strings.Join(krmKinds[:3], ", "))
+	case strings.EqualFold(group, tenancy.Group) && !krmKind(h.kind):
+		if k := strings.TrimSpace(h.kind); k != h.kind && krmKind(k) {
+			return r.errf(h.kindAt, "kind is %q, with spaces around %s; %s has no such kind: write kind: %s", h.kind, k, h.apiVersion, k)
+		}
+		if near := nearKRMKind(h.kind); near != "" {
+			return r.errf(h.kindAt, "%s has no kind %s (did you mean %s?); krmplan reads %s", h.apiVersion, h.kind, near, strings.Join(krmKinds, ", "))
+		}
+	}
+	return nil
+}
+
+// read checks one document as kubectl reads it (docCheck) and reads a KRM
+// object of it into t; another document is kept in t.Other.
+func (r *docReader) read(t *Parsed, root *yaml.Node) error {
+	r.values = map[string]tenancy.Pos{}
+	h := peekHead(root)
+	if err := r.checkHead(h); err != nil {
+		return err
+	}
+	known := h.apiVersion == tenancy.APIVersion && krmKind(h.kind)
+	schema, obj := krmschema.Any, objRef{}
+	if known {
+		schema, obj = krmschema.Kinds[h.kind], objRef{h.kind, h.name}
+		r.obj = obj
+	}
+	c := r.check
+	c.reset(known, obj, root.Line)
+	if err := c.document(root, schema); err != nil {
+		return err
+	}
+	r.shared = yamlsrc.SharedAnchors(root)
+	top, err := r.fields(root, "a document")
+	if err != nil {
+		return err
+	}
+	var meta, spec *yaml.Node
+	apiVersion, kind := "", ""
+	for _, kv := range top {
+		switch kv[0].Value {
+		case "apiVersion":
+			apiVersion, _ = r.str(kv[1], "apiVersion")
+		case "kind":
+			kind, _ = r.str(kv[1], "kind")
+		case "metadata":
+			meta = kv[1]
+		case "spec":
+			spec = kv[1]
+		}
+	}
+	if apiVersion != h.apiVersion || kind != h.kind {
+		return r.errf(root, "the document's apiVersion or kind comes from a merge key (<<); write both in the document itself")
+	}
+	if !known {
+		// Another kind (a Kustomization, a ConfigMap, another group's
+		// NodePool) is kept aside, with whatever name it has.
+		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: nameOf(meta), File: r.file, Line: root.Line})
+		return nil
+	}
+	m, err := r.meta(meta, root)
+	if err != nil {
+		return err
+	}
+	if m.Name == "" {
+		return r.errf(root, "the object has no metadata.name; kubectl refuses it (resource name may not be empty)")
+	}
+	r.obj = objRef{kind, m.Name}
+	return r.readKind(t, kind, m, spec, root)
+}
+
+// readKind reads the spec of a KRM object of kind into t.
+func (r *docReader) readKind(t *Parsed, kind string, m tenancy.Meta, spec, root *yaml.Node) error {
+	origin := &tenancy.Origin{File: r.file, Line: root.Line, Values: r.values}
+	switch kind {
+	case "NodePool":
+		p := tenancy.NodePool{Metadata: m, Origin: origin}
+		if err := r.nodePoolSpec(spec, &p.Spec); err != nil {
+			return err
+		}
+		t.NodePools = append(t.NodePools, p)
+	case "Department":
+		d := tenancy.Department{Metadata: m, Origin: origin}
+		if err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) { return false, nil }, &d.Spec.Queues); err != nil {
+			return err
+		}
+		t.Departments = append(t.Departments, d)
+	case "Project":
+		p := tenancy.Project{Metadata: m, Origin: origin}
+		if err := r.projectSpec(spec, root, &p); err != nil {
+			return err
+		}
+		t.Projects = append(t.Projects, p)
+	case "ManagedNodesConfig":
+		c := &tenancy.ManagedNodesConfig{Metadata: m, Origin: origin}
+		if err := r.managedNodes(spec, c); err != nil {
+			return err
+		}
+		return t.setSingleton(r, root, kind, m.Name, tenancy.KindManagedNodesConfig.Info().Singleton, func() { t.ManagedNodes = c })
+	case "KRMConfig":
+		c := &tenancy.KRMConfig{Metadata: m}
+		if err := r.krmConfig(spec, c); err != nil {
+			return err
+		}
+		return t.setSingleton(r, root, kind, m.Name, tenancy.KindKRMConfig.Info().Singleton, func() { t.KRMConfig = c })
+	}
+	return nil
+}
+
+// setSingleton keeps a ManagedNodesConfig or KRMConfig when it has the
+// name KRM reads (want), through set; another one is kept in t.Other,
+// where the checks say KRM ignores it. Duplicates reports a second one of
+// the name: both are the same cluster object.
+func (t *Parsed) setSingleton(r *docReader, root *yaml.Node, kind, name, want string, set func()) error {
+	if name != want {
+		t.Other = append(t.Other, OtherDocument{APIVersion: tenancy.APIVersion, Kind: kind, Name: name, File: r.file, Line: root.Line})
+		return nil
+	}
+	t.singletons = append(t.singletons, singletonDecl{kind: kind, name: name, origin: &tenancy.Origin{File: r.file, Line: root.Line}})
+	set()
+	return nil
+}
+
+// singletonDecl is where a ManagedNodesConfig or KRMConfig of the name KRM
+// reads is declared.
+type singletonDecl struct {
+	kind, name string
+	origin     *tenancy.Origin
+}
+
+func (r *docReader) projectSpec(spec, root *yaml.Node, p *tenancy.Project) error {
+	err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
+		var err error
+		switch k {
+		case "parent":
+			p.Spec.Parent, err = r.str(v, "/spec/parent")
+			r.pos("/spec/parent", v)
+		case "namespace":
+			p.Spec.Namespace, err = r.str(v, "/spec/namespace")
+			r.pos("/spec/namespace", v)
+		case "defaultNodePools":
+			p.Spec.DefaultNodePools, err = r.strList(v, "/spec/defaultNodePools")
+		default:
+			return false, nil
+		}
+		return true, err
+	}, &p.Spec.Queues)
+	if err != nil {
+		return err
+	}
+	if p.Spec.Parent == "" {
+		return r.errf(root, "the project has no spec.parent")
+	}
+	return nil
+}
+
+func (r *docReader) krmConfig(spec *yaml.Node, c *tenancy.KRMConfig) error {
+	if spec == nil {
+		return nil
+	}
+	kvs, err := r.fields(spec, "/spec")
+	if err != nil {
+		return err
+	}
+	for _, kv := range kvs {
+		if kv[0].Value != "global" {
+			continue
+		}
+		global, err := r.fields(kv[1], "/spec/global")
+		if err != nil {
+			return err
+		}
+		for _, g := range global {
+			if g[0].Value == "namespaceProjectLabelKey" {
+				if c.ProjectLabelKey, err = r.str(g[1], "/spec/global/namespaceProjectLabelKey"); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
