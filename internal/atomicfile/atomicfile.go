@@ -229,7 +229,7 @@ func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(er
 	if err = tmp.Close(); err != nil {
 		return fail(err)
 	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
+	if err = guard.rename(target); err != nil {
 		return fail(err)
 	}
 	// Make the rename itself durable; a file system that cannot sync a
@@ -258,10 +258,14 @@ var cleanupSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 // end the process as it would have (the exit status still says which
 // signal): Ctrl-C or kill during a write left a .NAME.tmp-* file.
 type signalGuard struct {
-	// mu is held while the temporary file is created, so that a signal
-	// that arrives meanwhile removes it once it exists.
+	// mu is held while the temporary file is created and while it is
+	// renamed: a signal that arrives meanwhile removes it once it exists,
+	// or finds it renamed. The signal's handler keeps mu until the signal
+	// ends the process, so that the write never goes on to its rename
+	// (and to an error about the file it removed); krmplan has no other
+	// receiver of these signals, which would keep the process alive.
 	mu   sync.Mutex
-	tmp  string // the temporary file, once created
+	tmp  string // the temporary file, from its creation to its rename
 	stop func()
 }
 
@@ -285,11 +289,10 @@ func removeOnSignal() *signalGuard {
 		defer close(finished)
 		select {
 		case sig := <-ch:
-			g.mu.Lock()
+			g.mu.Lock() // kept: the process ends by the signal
 			if g.tmp != "" {
 				os.Remove(g.tmp)
 			}
-			g.mu.Unlock()
 			// With no other receiver, Stop restores the signal's default
 			// action, and the signal sent again ends the process.
 			signal.Stop(ch)
@@ -305,6 +308,17 @@ func removeOnSignal() *signalGuard {
 		<-finished
 	}
 	return g
+}
+
+// rename renames the temporary file over target under the guard.
+func (g *signalGuard) rename(target string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := os.Rename(g.tmp, target); err != nil {
+		return err
+	}
+	g.tmp = ""
+	return nil
 }
 
 // create creates the temporary file (os.CreateTemp) under the guard.
