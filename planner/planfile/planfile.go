@@ -163,6 +163,9 @@ func Decode(name string, b []byte) (*planner.Plan, error) {
 	if f.Snapshot == nil {
 		return nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
 	}
+	if err := f.Snapshot.Check(); err != nil {
+		return nil, fmt.Errorf("%s: the plan's snapshot is not one krmplan takes: %w; make a new plan", name, err)
+	}
 	return fromFile(name, &f)
 }
 

@@ -11,6 +11,9 @@ import (
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
+	"github.com/krmplan/krmplan/profile"
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -144,6 +147,35 @@ func TestDecodeRefusesExtraPositions(t *testing.T) {
 	want := "plan.json: the plan's snapshot holds the position of Department/d /spec/queues/0/name, a value the plan neither changes nor points at; make a new plan"
 	if got := decodeErr(b); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// The plan's snapshot is read with the rules state.json is read with
+// (snapshot.State.Check): a repository profile whose placement leaves the
+// repository, or a node with a negative card count, edited into a plan and
+// its plan_id recomputed, is refused before anything is planned.
+func TestDecodeChecksTheSnapshot(t *testing.T) {
+	for _, c := range []struct {
+		edit func(s *snapshot.State)
+		want string
+	}{
+		{func(s *snapshot.State) {
+			s.Profile = &profile.Profile{File: ".krmplan.hcl", Placement: &profile.Placement{Project: "../elsewhere.yaml"}}
+		}, `its repository profile: .krmplan.hcl: placement project "../elsewhere.yaml" is not a clean path inside the repository, relative to its root`},
+		{func(s *snapshot.State) {
+			s.Nodes = []snapshot.Node{{Name: "n", GPUCapacity: quota.MustParse("-8")}}
+		}, "node n: gpuCapacity is -8; a card count cannot be negative"},
+	} {
+		p, _ := planAny(t, move)
+		c.edit(p.Snapshot)
+		b, err := planfile.Encode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "plan.json: the plan's snapshot is not one krmplan takes: " + c.want + "; make a new plan"
+		if got := decodeErr(b); got != want {
+			t.Errorf("\n got %s\nwant %s", got, want)
+		}
 	}
 }
 
