@@ -6,6 +6,7 @@
 package planner
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -117,16 +118,27 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 // check, the steps and their verified order. It is how a plan without a
 // desired file is made and re-verified (a plan between two git refs,
 // issue #16). The findings point at desired.hcl only for the values the
-// changes set (their Source); Desired is empty. An error is a change that
-// does not fit before (*tenancy.ApplyError).
+// changes set (their Source); Desired is empty. An error is a change
+// whose file cannot place its object, by the rules of desired.hcl's file =
+// (config.CheckPlacement), or a change that does not fit before
+// (*tenancy.ApplyError).
 func FromChanges(before *snapshot.State, changes []tenancy.Change) (*Plan, error) {
+	bx := tenancy.NewIndex(&before.Tenancy)
 	set := config.Ranges{}
+	read := readFiles(before)
 	for i := range changes {
-		if c := &changes[i]; c.Source != nil {
+		c := &changes[i]
+		if c.Source != nil {
 			set[c.Field] = *c.Source
 		}
+		if c.File == "" {
+			continue
+		}
+		if why := config.CheckPlacement(bx, read, c.Field.Object, c.File); why != "" {
+			return nil, fmt.Errorf("change %d (%s): %s", i+1, c.Describe(), why)
+		}
 	}
-	return build(before, tenancy.NewIndex(&before.Tenancy), changes, set)
+	return build(before, bx, changes, set)
 }
 
 // build is the plan of changes against before (bx indexes its tenancy);

@@ -64,7 +64,7 @@ func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 	if d.File == "" && d.Source == "" && len(d.Variables) == 0 {
 		p, err := planner.FromChanges(claimed.Snapshot, claimed.Changes)
 		if err != nil {
-			return nil, "the plan's changes do not apply to its snapshot: " + err.Error()
+			return nil, "the plan's changes cannot be planned against its snapshot: " + clip(err.Error(), 1000)
 		}
 		return p, ""
 	}

@@ -179,6 +179,40 @@ func TestDecodeChecksTheSnapshot(t *testing.T) {
 	}
 }
 
+// A plan without a desired file places its new objects where its changes
+// say: a file that desired.hcl's file = could not name (git's own data, a
+// file for an object that is already written elsewhere) is refused.
+func TestDecodeChecksThePlacementOfChanges(t *testing.T) {
+	made, _ := planAny(t, add)
+	for _, c := range []struct{ object, file, want string }{
+		{"e", ".git/x.yaml", `file = ".git/x.yaml": give a clean path relative to the repository root, such as "tenancy/projects.yaml" (a .git segment is git's own data, not a file of the repository)`},
+		{"a", "other.yaml", `Object already placed: Project/a is already written in t.yaml; file = "other.yaml" only places a new object (a plan never moves objects between files)`},
+	} {
+		p, err := planner.FromChanges(made.Snapshot, slices.Clone(made.Changes))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i := range p.Changes {
+			if p.Changes[i].Field.Object.Name == c.object {
+				p.Changes[i].File = c.file
+				n++
+			}
+		}
+		if n == 0 {
+			t.Fatalf("no change of %s", c.object)
+		}
+		file, err := planfile.Encode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "plan.json: the plan's changes cannot be planned against its snapshot: change "
+		if got := decodeErr(file); !strings.HasPrefix(got, want) || !strings.Contains(got, c.want+"; make a new plan") {
+			t.Errorf("%s in %s:\n got %s\nwant %s…%s; make a new plan", c.object, c.file, got, want, c.want)
+		}
+	}
+}
+
 // Variables of every type are re-evaluated from the values plan resolved:
 // the plan decodes to the same bytes; another value is refused.
 func TestDecodeReevaluatesVariables(t *testing.T) {
