@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/quota"
@@ -32,7 +33,7 @@ type Ranges map[tenancy.FieldAddr]tenancy.Location
 // must be where the next snapshot reads it back). With an error the
 // changes are not complete.
 func (o *Overlay) Changes(before *tenancy.Index, read []string) ([]tenancy.Change, Ranges, hcl.Diagnostics) {
-	d := &differ{x: before, read: readFolders(read), set: Ranges{}, byObject: map[tenancy.ObjectAddr]*objectChanges{}}
+	d := &differ{x: before, o: o, read: readFolders(read), set: Ranges{}, byObject: map[tenancy.ObjectAddr]*objectChanges{}}
 	for _, p := range o.NodePools {
 		d.nodePool(p)
 	}
@@ -43,15 +44,16 @@ func (o *Overlay) Changes(before *tenancy.Index, read []string) ([]tenancy.Chang
 		d.project(p)
 	}
 	if d.diags.HasErrors() {
-		return nil, d.set, d.diags
+		return nil, d.set, sortDiagnostics(o.File, d.diags)
 	}
 	d.diags = append(d.diags, d.place(o)...)
-	return d.list(), d.set, d.diags
+	return d.list(), d.set, sortDiagnostics(o.File, d.diags)
 }
 
 // differ collects the changes of one overlay, by object.
 type differ struct {
 	x        *tenancy.Index
+	o        *Overlay
 	read     folders // the snapshot's files and their folders
 	set      Ranges
 	diags    hcl.Diagnostics
@@ -61,7 +63,9 @@ type differ struct {
 // objectChanges are the changes of one object.
 type objectChanges struct {
 	addr    tenancy.ObjectAddr
-	exists  bool // the tenancy has the object
+	exists  bool      // the tenancy has the object
+	def     hcl.Range // the object's block header
+	unknown bool      // its name was said to be unknown (once per object)
 	changes []tenancy.Change
 }
 
@@ -89,8 +93,8 @@ func location(r hcl.Range) tenancy.Location {
 
 // begin returns the change list of object a, which exists in the tenancy
 // or not.
-func (d *differ) begin(a tenancy.ObjectAddr, exists bool) *objectChanges {
-	oc := &objectChanges{addr: a, exists: exists}
+func (d *differ) begin(a tenancy.ObjectAddr, exists bool, def hcl.Range) *objectChanges {
+	oc := &objectChanges{addr: a, exists: exists, def: def}
 	d.byObject[a] = oc
 	return oc
 }
@@ -167,11 +171,15 @@ func (d *differ) nodePool(p NodePool) {
 		return
 	}
 	if p.Name != "default" && (p.LabelKey == nil || p.LabelValue == nil) {
+		if msg, near := d.notInSnapshot(tenancy.KindNodePool, p.Name); near {
+			d.errorf(p.DefRange, "Unknown node pool", "%s A new node pool needs label_key and label_value.", msg)
+			return
+		}
 		d.errorf(p.DefRange, "Missing label pair", "node pool %q is not in the snapshot: a new node pool needs label_key and label_value.", p.Name)
 		return
 	}
 	d.mark(a.Field(tenancy.FieldName), p.DefRange)
-	oc := d.begin(a, false)
+	oc := d.begin(a, false, p.DefRange)
 	for _, l := range labels {
 		v := ""
 		if l.attr != nil && l.attr.Value != "" {
@@ -191,13 +199,17 @@ func (d *differ) department(dep Department) {
 	} else {
 		d.mark(a.Field(tenancy.FieldName), dep.DefRange)
 	}
-	d.queues(d.begin(a, existing != nil), qs, dep.Queues)
+	d.queues(d.begin(a, existing != nil, dep.DefRange), qs, dep.Queues)
 }
 
 func (d *differ) project(p Project) {
 	a := tenancy.KindProject.Object(p.Name)
 	existing := d.x.Project(p.Name)
 	if existing == nil && p.Department == nil {
+		if msg, near := d.notInSnapshot(tenancy.KindProject, p.Name); near {
+			d.errorf(p.DefRange, "Unknown project", "%s A new project needs department = \"<name>\".", msg)
+			return
+		}
 		d.errorf(p.DefRange, "Missing department", "project %q is not in the snapshot: a new project needs department = \"<name>\".", p.Name)
 		return
 	}
@@ -207,7 +219,7 @@ func (d *differ) project(p Project) {
 	} else {
 		d.mark(a.Field(tenancy.FieldName), p.DefRange)
 	}
-	oc := d.begin(a, existing != nil)
+	oc := d.begin(a, existing != nil, p.DefRange)
 	if p.Department != nil {
 		d.mark(a.Field(tenancy.FieldParent), p.Department.Range)
 		d.add(oc, a.Field(tenancy.FieldParent), nil, str(spec.Parent, oc.exists), tenancy.String(p.Department.Value))
@@ -252,8 +264,7 @@ func (d *differ) queues(oc *objectChanges, existing []tenancy.Queue, blocks []Qu
 		case !q.isNew:
 			was = existing[idx]
 		case b.Name == nil:
-			d.errorf(b.DefRange, "Missing queue name", "%s %q has no queue on node pool %q: a new queue needs name = \"<queue name>\".",
-				oc.addr.Kind, oc.addr.Name, b.Pool)
+			d.missingQueueName(oc, existing, b)
 			continue
 		default:
 			idx, next = next, next+1
@@ -277,6 +288,33 @@ func (d *differ) queues(oc *objectChanges, existing []tenancy.Queue, blocks []Qu
 			d.add(oc, q.addr.Field(tenancy.FieldPriority), q, before, tenancy.Int(b.Priority.Value))
 		}
 		d.quotas(oc, q, &was, &b)
+	}
+}
+
+// missingQueueName reports a queue block that names no queue of its object
+// and gives no name for a new one: with a "did you mean" when the object's
+// name is near one of the snapshot's (an object that is not there has no
+// queue), or the label is a queue's name or near a node pool's.
+func (d *differ) missingQueueName(oc *objectChanges, existing []tenancy.Queue, b Queue) {
+	if !oc.exists {
+		if msg, near := d.notInSnapshot(oc.addr.Kind, oc.addr.Name); near {
+			if !oc.unknown {
+				oc.unknown = true
+				d.errorf(oc.def, "Unknown "+oc.addr.Kind.Info().Word, "%s A new %s's queue needs name = \"<queue name>\".", msg, oc.addr.Kind.Info().Word)
+			}
+			return
+		}
+	}
+	switch hint := d.queueLabelHint(b.Pool, existing); {
+	case strings.HasPrefix(hint, "queue "):
+		d.errorf(b.DefRange, "Queue label is a queue name", "%s", hint)
+	case strings.HasSuffix(hint, "?"):
+		d.errorf(b.DefRange, "Unknown node pool", "%s (The label of a queue block is its node pool.)", hint)
+	case hint != "":
+		d.errorf(b.DefRange, "Unknown node pool", "%s: the label of a queue block is its node pool.", hint)
+	default:
+		d.errorf(b.DefRange, "Missing queue name", "%s %q has no queue on node pool %q: a new queue needs name = \"<queue name>\".",
+			oc.addr.Kind, oc.addr.Name, b.Pool)
 	}
 }
 

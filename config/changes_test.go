@@ -106,3 +106,62 @@ func TestChangesRefuseTwoBlocksOnOnePool(t *testing.T) {
 		t.Errorf("diagnostics: %v", diags)
 	}
 }
+
+// A name desired.hcl gives that the snapshot lacks, where a new object or
+// queue needs more than the block gives, is answered with the snapshot's
+// nearest name; a queue label that is a queue's name says the label is the
+// node pool, and which pool that queue is on.
+func TestChangesSuggestNames(t *testing.T) {
+	tn := changesTenancy
+	tn.NodePools = append(tn.NodePools, tenancy.NodePool{Metadata: tenancy.Meta{Name: "h200"}, Spec: tenancy.NodePoolSpec{LabelKey: "gpu", LabelValue: "h200"}})
+	tn.Projects = append(tn.Projects, tenancy.Project{Metadata: tenancy.Meta{Name: "pretraining"}, Spec: tenancy.ProjectSpec{Parent: "ml", Queues: []tenancy.Queue{
+		{Name: "pretraining-h200", NodePool: "h200"}}}})
+	for _, c := range []struct{ src, summary, detail string }{
+		{`project "pretrainig" {
+  queue "h200" {
+    gpu { deserved = 1 }
+  }
+}`, "Unknown project", `project "pretrainig" is not in the snapshot — did you mean "pretraining"? A new project needs department = "<name>".`},
+		{`project "pretraining" {
+  queue "pretraining-h200" {
+    gpu { deserved = 1 }
+  }
+}`, "Queue label is a queue name", `queue "pretraining-h200": the label is the node pool: did you mean queue "h200"?`},
+		{`project "p" {
+  queue "pretraining-h200" {
+    gpu { deserved = 1 }
+  }
+}`, "Queue label is a queue name", `queue "pretraining-h200": the label is the node pool: "pretraining-h200" is the queue of project pretraining on node pool "h200"`},
+		{`department "mll" {
+  queue "rtx" {
+    gpu { deserved = 1 }
+  }
+}`, "Unknown department", `department "mll" is not in the snapshot — did you mean "ml"? A new department's queue needs name = "<queue name>".`},
+		{`department "ml" {
+  queue "h20" {
+    gpu { deserved = 1 }
+  }
+}`, "Unknown node pool", `node pool "h20" does not exist — did you mean "h200"? (The label of a queue block is its node pool.)`},
+		{`department "ml" {
+  queue "a100" {
+    gpu { deserved = 1 }
+  }
+}`, "Unknown node pool", `node pool "a100" does not exist: the label of a queue block is its node pool.`},
+		{`department "ml" {
+  queue "h200" {
+    gpu { deserved = 1 }
+  }
+}`, "Missing queue name", `Department "ml" has no queue on node pool "h200": a new queue needs name = "<queue name>".`},
+		{`node_pool "h20" {}`, "Unknown node pool", `node pool "h20" is not in the snapshot — did you mean "h200"? A new node pool needs label_key and label_value.`},
+		{`project "research" {}`, "Missing department", `project "research" is not in the snapshot: a new project needs department = "<name>".`},
+	} {
+		ov, diags := Load("d.hcl", []byte(c.src), nil, nil)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		_, _, diags = ov.Changes(tenancy.NewIndex(&tn), nil)
+		if len(diags) != 1 || diags[0].Summary != c.summary || diags[0].Detail != c.detail {
+			t.Errorf("%s\n got %v\nwant %s: %s", c.src, diags, c.summary, c.detail)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/krmplan/krmplan/internal/nearname"
 	"github.com/krmplan/krmplan/quota"
 )
 
@@ -265,7 +266,7 @@ func (d *decoder) setKey(r quota.Resource, res *Resource, key string, keyRange h
 		slot = &res.OverQuotaWeight
 	default:
 		hint := ""
-		if s := suggest(key, ResourceKeys); s != "" {
+		if s := nearname.Nearest(key, ResourceKeys); s != "" {
 			hint = fmt.Sprintf(" Did you mean %q?", s)
 		}
 		d.diags = append(d.diags, &hcl.Diagnostic{

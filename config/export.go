@@ -23,47 +23,79 @@ import (
 // second queue of one object on the same pool cannot be written: it is
 // left out with a comment, and named in the returned warnings.
 func Export(s *tenancy.Tenancy, from ...string) ([]byte, []string) {
+	body, warnings := ExportObjects(s, nil)
+	return append([]byte(exportHeader(from)), body...), warnings
+}
+
+// ExportObjects writes the objects of t that only names (all of them when
+// only is nil) as desired.hcl blocks, formatted, without a header: each as
+// Export writes it, and with `file = "…"` where only gives a file (a new
+// object's placement). Planning the result against a tenancy sets each
+// named object to what t holds. The warnings are Export's.
+func ExportObjects(t *tenancy.Tenancy, only map[tenancy.ObjectAddr]string) ([]byte, []string) {
 	var warnings []string
 	f := hclwrite.NewEmptyFile()
 	body := f.Body()
-	for i := range s.NodePools {
-		np := &s.NodePools[i]
-		b := body.AppendNewBlock(tenancy.KindNodePool.Info().Block, []string{np.Metadata.Name}).Body()
+	block := func(k tenancy.Kind, name string) (*hclwrite.Body, bool) {
+		file, ok := only[k.Object(name)]
+		if only != nil && !ok {
+			return nil, false
+		}
+		b := body.AppendNewBlock(k.Info().Block, []string{name}).Body()
+		if file != "" {
+			b.SetAttributeValue("file", cty.StringVal(file))
+		}
+		return b, true
+	}
+	for i := range t.NodePools {
+		np := &t.NodePools[i]
+		b, ok := block(tenancy.KindNodePool, np.Metadata.Name)
+		if !ok {
+			continue
+		}
 		if np.Spec.LabelKey != "" || np.Spec.LabelValue != "" {
 			b.SetAttributeValue("label_key", cty.StringVal(np.Spec.LabelKey))
 			b.SetAttributeValue("label_value", cty.StringVal(np.Spec.LabelValue))
 		}
 		body.AppendNewline()
 	}
-	for i := range s.Departments {
-		d := &s.Departments[i]
-		b := body.AppendNewBlock(tenancy.KindDepartment.Info().Block, []string{d.Metadata.Name}).Body()
-		warnings = append(warnings, exportQueues(b, tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues)...)
-		body.AppendNewline()
-	}
-	for i := range s.Projects {
-		p := &s.Projects[i]
-		b := body.AppendNewBlock(tenancy.KindProject.Info().Block, []string{p.Metadata.Name}).Body()
-		b.SetAttributeValue("department", cty.StringVal(p.Spec.Parent))
-		if p.Spec.Namespace != "" {
-			b.SetAttributeValue("namespace", cty.StringVal(p.Spec.Namespace))
+	for i := range t.Departments {
+		d := &t.Departments[i]
+		if b, ok := block(tenancy.KindDepartment, d.Metadata.Name); ok {
+			warnings = append(warnings, exportQueues(b, tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues)...)
+			body.AppendNewline()
 		}
-		if p.Spec.DefaultNodePools != nil {
-			vals := make([]cty.Value, len(p.Spec.DefaultNodePools))
-			for j, n := range p.Spec.DefaultNodePools {
-				vals[j] = cty.StringVal(n)
-			}
-			if len(vals) == 0 {
-				b.SetAttributeValue("default_node_pools", cty.ListValEmpty(cty.String))
-			} else {
-				b.SetAttributeValue("default_node_pools", cty.ListVal(vals))
-			}
-		}
-		warnings = append(warnings, exportQueues(b, tenancy.KindProject, p.Metadata.Name, p.Spec.Queues)...)
-		body.AppendNewline()
 	}
-	out := append([]byte(exportHeader(from)), hclwrite.Format(f.Bytes())...)
-	return []byte(strings.TrimRight(string(out), "\n") + "\n"), warnings
+	for i := range t.Projects {
+		p := &t.Projects[i]
+		if b, ok := block(tenancy.KindProject, p.Metadata.Name); ok {
+			exportProject(b, p)
+			warnings = append(warnings, exportQueues(b, tenancy.KindProject, p.Metadata.Name, p.Spec.Queues)...)
+			body.AppendNewline()
+		}
+	}
+	return []byte(strings.TrimRight(string(hclwrite.Format(f.Bytes())), "\n") + "\n"), warnings
+}
+
+// exportProject writes a project's own attributes: its department, and
+// its namespace and defaultNodePools when set.
+func exportProject(b *hclwrite.Body, p *tenancy.Project) {
+	b.SetAttributeValue("department", cty.StringVal(p.Spec.Parent))
+	if p.Spec.Namespace != "" {
+		b.SetAttributeValue("namespace", cty.StringVal(p.Spec.Namespace))
+	}
+	if p.Spec.DefaultNodePools == nil {
+		return
+	}
+	vals := make([]cty.Value, len(p.Spec.DefaultNodePools))
+	for j, n := range p.Spec.DefaultNodePools {
+		vals[j] = cty.StringVal(n)
+	}
+	if len(vals) == 0 {
+		b.SetAttributeValue("default_node_pools", cty.ListValEmpty(cty.String))
+	} else {
+		b.SetAttributeValue("default_node_pools", cty.ListVal(vals))
+	}
 }
 
 func exportHeader(from []string) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/nearname"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -379,6 +380,30 @@ func (c *checker) fieldLoc(o *owner, qi int, r quota.Resource, field tenancy.Quo
 	return c.loc.at(o.field(qi, tenancy.QuotaFieldOf(r, field)))
 }
 
+// suggestion is `; did you mean "x"?` for the name of names nearest to
+// name, or "" when none is near.
+func suggestion(name string, names []string) string {
+	if dym := nearname.DidYouMean(name, names); dym != "" {
+		return "; " + dym
+	}
+	return ""
+}
+
+// poolSuggestion is the suggestion for an unknown node pool: the nearest
+// of the state's pools and "default"; or, when the name is a queue's,
+// what that queue is (a queue label is the node pool, not the queue).
+func (c *checker) poolSuggestion(name string) string {
+	for _, o := range c.owners() {
+		for _, q := range o.queues {
+			if q.Name == name && q.NodePool != name {
+				return fmt.Sprintf("; %q is the queue of %s %s on node pool %q: the label of a queue block is its node pool",
+					name, strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool)
+			}
+		}
+	}
+	return suggestion(name, append(c.x.Names(tenancy.KindNodePool), "default"))
+}
+
 // knownPool reports whether a node pool exists; "default" always does.
 func (c *checker) knownPool(name string) bool {
 	return name == "default" || c.x.NodePool(name) != nil
@@ -413,7 +438,7 @@ func (c *checker) checkQueues() {
 			q := &o.queues[qi]
 			if !c.knownPool(q.NodePool) {
 				c.add(Finding{Code: CodeUnknownPool, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
-					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", q.Name, q.NodePool),
+					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", q.Name, q.NodePool) + c.poolSuggestion(q.NodePool),
 					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
 			if prev, dup := seen[q.NodePool]; dup {
@@ -488,8 +513,9 @@ func (c *checker) checkParents() {
 			continue
 		}
 		c.add(Finding{Code: CodeUnknownParent, Level: LevelError, Object: p.addr,
-			Message: fmt.Sprintf("project %s: parent department %q does not exist; KRM's webhook rejects a project under an unknown department", p.addr.Name, p.parent),
-			Where:   c.loc.at(tenancy.KindProject.Object(p.addr.Name).Field(tenancy.FieldParent))})
+			Message: fmt.Sprintf("project %s: parent department %q does not exist; KRM's webhook rejects a project under an unknown department", p.addr.Name, p.parent) +
+				suggestion(p.parent, c.x.Names(tenancy.KindDepartment)),
+			Where: c.loc.at(tenancy.KindProject.Object(p.addr.Name).Field(tenancy.FieldParent))})
 	}
 }
 

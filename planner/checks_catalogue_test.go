@@ -243,6 +243,11 @@ var catalogueCases = []struct {
 			catProj("a", "d", "  defaultNodePools: [h100, a100]\n", catQ("a-q", "h100", catGPU("4", "4"))),
 		codes: []string{"default-pool-without-queue"},
 		want:  []string{"error default-pool-without-queue: project a: defaultNodePools lists node pool a100, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue"}},
+	{name: "defaultNodePools entry near the project's pool",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) +
+			catProj("a", "d", "  defaultNodePools: [h10]\n", catQ("a-q", "h100", catGPU("4", "4"))),
+		codes: []string{"default-pool-without-queue"},
+		want:  []string{`error default-pool-without-queue: project a: defaultNodePools lists node pool h10, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue; did you mean "h100"?`}},
 	{name: "queue name over 58 characters",
 		yaml:  catH100 + catDept("d", catQ(strings.Repeat("q", 59), "h100", catGPU("4", "4")), catQ(strings.Repeat("r", 58), "default", catGPU("0", "0"))),
 		codes: []string{"queue-name-too-long"},

@@ -214,9 +214,13 @@ func (c *checker) checkDefaultNodePools() {
 				continue
 			}
 			has[pool] = true // one finding per entry
+			var own []string
+			for _, q := range p.Spec.Queues {
+				own = append(own, q.NodePool)
+			}
 			c.add(Finding{Code: CodeDefaultPoolWithoutQueue, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name), Pool: pool,
 				Message: fmt.Sprintf("project %s: defaultNodePools lists node pool %s, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue",
-					p.Metadata.Name, pool),
+					p.Metadata.Name, pool) + suggestion(pool, own),
 				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldDefaultNodePools))})
 		}
 	}

@@ -53,7 +53,7 @@ func FromGit(src GitSource) (*State, error) {
 		return nil, err
 	}
 	var t Parsed
-	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
+	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit, RefName: refName(repo, ref)}}
 	for _, f := range files {
 		blob, err := readBlob(repo, f, ref)
 		if err != nil {
@@ -85,6 +85,22 @@ func FromGit(src GitSource) (*State, error) {
 	return st, nil
 }
 
+// refName is the full name of the ref that ref names now (refs/heads/main
+// for main, or for HEAD on that branch), or "" when ref names a fixed
+// commit (a commit id, main~1, a detached HEAD): what render follows to
+// see whether the ref moved. ref has resolved to a commit, so it is not an
+// option.
+func refName(repo gitcli.Repo, ref string) string {
+	if strings.HasPrefix(ref, "-") {
+		return ""
+	}
+	name, err := repo.Line("rev-parse", "--symbolic-full-name", ref)
+	if err != nil || !strings.HasPrefix(name, "refs/") || strings.ContainsAny(name, "\n") {
+		return ""
+	}
+	return name
+}
+
 // tenancyFiles resolves the given paths at commit into files with blob ids.
 func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]SourceFile, error) {
 	if len(paths) == 0 {
@@ -93,15 +109,10 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 	seen := map[string]bool{}
 	var files []SourceFile
 	for _, p := range paths {
-		rel := p
-		if filepath.IsAbs(p) {
-			r, err := filepath.Rel(top, p)
-			if err != nil || strings.HasPrefix(r, "..") {
-				return nil, fmt.Errorf("%s is outside the repository %s", p, top)
-			}
-			rel = r
+		rel, err := repoRelative(top, p)
+		if err != nil {
+			return nil, err
 		}
-		rel = strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/")
 		out, err := repo.Line("ls-tree", "-r", "-l", "--full-tree", commit, "--", rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
@@ -134,6 +145,20 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 		}
 	}
 	return files, nil
+}
+
+// repoRelative is the --tenancy path p relative to the repository's top
+// folder, slash-separated and clean; an absolute path must lie inside it.
+func repoRelative(top, p string) (string, error) {
+	rel := p
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(top, p)
+		if err != nil || strings.HasPrefix(r, "..") {
+			return "", fmt.Errorf("%s is outside the repository %s", p, top)
+		}
+		rel = r
+	}
+	return strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/"), nil
 }
 
 // Duplicates lists every object declared a second time (same kind and

@@ -66,6 +66,12 @@ type Source struct {
 	Ref    string       `json:"ref,omitempty"`
 	Commit string       `json:"commit,omitempty"`
 	Files  []SourceFile `json:"files,omitempty"`
+	// RefName is the full name of the ref that Ref named when it was read
+	// (refs/heads/main; HEAD on a branch is that branch): render resolves
+	// it again to catch a plan made before the ref moved. It is empty when
+	// Ref names a fixed commit, which does not move: a commit id, an
+	// expression such as main~1, a detached HEAD.
+	RefName string `json:"ref_name,omitempty"`
 }
 
 // SourceFile is one tenancy file at the snapshot's commit.

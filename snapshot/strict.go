@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/kubeyaml"
+	"github.com/krmplan/krmplan/internal/nearname"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/snapshot/krmschema"
 	"github.com/krmplan/krmplan/tenancy"
@@ -492,27 +493,11 @@ func (c *docCheck) unknownField(k *yaml.Node, written, key string, s *krmschema.
 	if key != written {
 		msg += fmt.Sprintf(" (kubectl reads the key as %q)", key)
 	}
-	if near := nearestName(written, s.Names()); near != "" {
+	if near := nearname.Nearest(written, s.Names()); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	msg += "; kubectl apply refuses it (strict field validation), and with --validate=warn the API server drops it"
 	return c.errf(k, "%s", msg)
-}
-
-// nearestName is the known name closest to name (a different case, or a
-// few letters off, in proportion to its length), or "".
-func nearestName(name string, known []string) string {
-	best, bestD := "", max(2, len(name)/3)+1
-	for _, k := range known {
-		d := editDistance(strings.ToLower(name), strings.ToLower(k))
-		if strings.EqualFold(name, k) {
-			d = 0
-		}
-		if d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
 }
 
 // written is n's text as the file has it, shortened for a message.

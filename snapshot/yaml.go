@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/kubeyaml"
+	"github.com/krmplan/krmplan/internal/nearname"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/tenancy"
@@ -483,40 +484,12 @@ func meantForKRM(apiVersion string) bool {
 		return true
 	}
 	g := strings.ToLower(group)
-	return strings.HasPrefix(g, "kai.") || editDistance(g, tenancy.Group) <= 3
+	return strings.HasPrefix(g, "kai.") || nearname.Distance(g, tenancy.Group) <= 3
 }
 
 // nearKRMKind returns the KRM kind that kind is a misspelling of (a
 // different case, or one or two letters off), or "".
-func nearKRMKind(kind string) string {
-	for _, k := range krmKinds {
-		if strings.EqualFold(kind, k) || editDistance(strings.ToLower(kind), strings.ToLower(k)) <= 2 {
-			return k
-		}
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func nearKRMKind(kind string) string { return nearname.Nearest(kind, krmKinds) }
 
 // nameOf is the name key of a mapping (the metadata of a document
 // krmplan does not read, a queue entry), or "" when it has none (a

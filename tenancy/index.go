@@ -50,6 +50,27 @@ func (x *Index) Position(o ObjectAddr) (i int, ok bool) {
 	return i, ok
 }
 
+// Names lists the names of the objects of kind k (a planned kind), in the
+// tenancy's order: the names a "did you mean" is chosen from.
+func (x *Index) Names(k Kind) []string {
+	var out []string
+	switch k {
+	case KindNodePool:
+		for i := range x.t.NodePools {
+			out = append(out, x.t.NodePools[i].Metadata.Name)
+		}
+	case KindDepartment:
+		for i := range x.t.Departments {
+			out = append(out, x.t.Departments[i].Metadata.Name)
+		}
+	case KindProject:
+		for i := range x.t.Projects {
+			out = append(out, x.t.Projects[i].Metadata.Name)
+		}
+	}
+	return out
+}
+
 // Has reports whether the tenancy has object o.
 func (x *Index) Has(o ObjectAddr) bool {
 	_, ok := x.pos[o]

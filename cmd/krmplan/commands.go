@@ -17,6 +17,7 @@ import (
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
+	"github.com/krmplan/krmplan/planner/split"
 	"github.com/krmplan/krmplan/render/commit"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/render/views"
@@ -91,12 +92,18 @@ func checkOut(c *cli.Context, inputs ...input) error {
 	if out == "" && c.IsSet("out") {
 		return cli.Exit("-o/--out: the file name is empty; name a file, or leave the option out", 1)
 	}
+	return checkWrite("--out "+out, out, inputs...)
+}
+
+// checkWrite refuses to write the file out when it is one of the inputs;
+// what names it in the refusal ("--out plan.json").
+func checkWrite(what, out string, inputs ...input) error {
 	if out == "" || out == "-" {
 		return nil
 	}
 	for _, in := range inputs {
 		if in.path != "" && in.path != "-" && samePath(out, in.path) {
-			return cli.Exit(fmt.Sprintf("--out %s is also the input %s; choose another file", out, in.what), 1)
+			return cli.Exit(fmt.Sprintf("%s is also the input %s; choose another file", what, in.what), 1)
 		}
 	}
 	return nil
@@ -152,7 +159,7 @@ func planCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "show what desired.hcl changes, with every check, and save the plan",
-		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--server-dry-run [--context C] ...]",
+		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--split-unsafe DIR] [--server-dry-run [--context C] ...]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "state", Usage: "the snapshot (state.json) to plan against (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "save the plan file here (written even with errors, marked not renderable)"},
@@ -163,6 +170,7 @@ func planCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "expect-no-changes", Usage: "exit 1 when there are changes (a drift gate)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 			&cli.BoolFlag{Name: "server-dry-run", Usage: "send every step to the API server with dryRun=All (in order, nothing persisted); a refusal is an error finding"},
+			&cli.StringFlag{Name: "split-unsafe", Usage: "when the steps have no safe order, write the two desired files that take the change into this folder (" + splitFirst + ", " + splitSecond + ")"},
 		}, kubeFlags("--server-dry-run: the kubeconfig context (default: the snapshot's context)")...),
 		Action: func(c *cli.Context) error { return runPlan(c, e) },
 	}
@@ -205,6 +213,9 @@ func runPlan(c *cli.Context, e *env) error {
 		notSaved()
 		return exitCode(1)
 	}
+	// A plan without a safe order is told the two plans that take it (in
+	// its unsafe-order finding, so before it is encoded).
+	remedy := split.Remedy(st, p)
 	if err := serverDryRun(c, e, p); err != nil {
 		return err
 	}
@@ -220,6 +231,11 @@ func runPlan(c *cli.Context, e *env) error {
 			return err
 		}
 		wrote(e, out, planSummary(p))
+	}
+	if dir := c.String("split-unsafe"); dir != "" {
+		if err := writeSplit(e, dir, p, remedy, file, c.String("state")); err != nil {
+			return err
+		}
 	}
 	switch {
 	case !p.Renderable():
@@ -255,6 +271,14 @@ func planArgs(c *cli.Context) (string, error) {
 		inputs = append(inputs, kubeconfigInputs(c.String("kubeconfig"))...)
 	} else if f := kubeFlagSet(c); f != "" {
 		return "", cli.Exit(f+" is for --server-dry-run: without it, plan reads no cluster", 1)
+	}
+	if dir := c.String("split-unsafe"); dir != "" {
+		first, second := splitPaths(dir)
+		for _, f := range []string{first, second} {
+			if err := checkWrite("--split-unsafe "+dir+" writes "+f+", which", f, inputs...); err != nil {
+				return "", err
+			}
+		}
 	}
 	return file, checkOut(c, inputs...)
 }

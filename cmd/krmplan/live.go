@@ -74,12 +74,14 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	defer cancel()
 	overlay := make(chan liveOverlay, 1)
 	go func() { overlay <- readOverlay(ctx, c, e, live) }()
-	st, err := snapshot.FromGit(snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")})
+	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")}
+	st, err := snapshot.FromGit(src)
 	if err != nil {
 		cancel()
 		<-overlay
 		return nil, cli.Exit(err.Error(), 1)
 	}
+	noteUncommitted(e, src, st)
 	o := <-overlay
 	if o.err != nil {
 		return nil, o.err
@@ -92,6 +94,21 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 		reportClusterData(e, o.data.Nodes, o.data.LiveQueues, o.data.Namespaces, o.data.NotRead)
 	}
 	return st, nil
+}
+
+// noteUncommitted says on stderr which tenancy files the work tree has
+// changed without committing them: the snapshot read the ref, so a person
+// who edited the file and forgot to commit would otherwise plan against
+// the old numbers without a word. A failing git status is a note too.
+func noteUncommitted(e *env, src snapshot.GitSource, st *snapshot.State) {
+	list, err := snapshot.WorkTreeChanges(src)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "Note: could not list the uncommitted changes of the tenancy files: %s\n", escape.Controls(err.Error()))
+		return
+	}
+	if n := snapshot.UncommittedNote(list, st.Source.Ref, st.Source.Commit); n != "" {
+		fmt.Fprintf(e.stderr, "Note: %s.\n", escape.Controls(n))
+	}
 }
 
 // liveOverlay is the cluster data of a git snapshot: from --cluster-data,

@@ -401,11 +401,16 @@ func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
 	if branch == "" {
 		branch = DefaultBranch(p)
 	}
+	p, moved, err := atTip(p, repo)
+	if err != nil {
+		return nil, err
+	}
+	src = p.Snapshot.Source
 	nb, err := checkBranch(repo, place, branch, src.Commit, opts.Force)
 	if err != nil {
 		return nil, err
 	}
-	sp, q, tree, err := stageTree(p, repo, opts)
+	sp, q, tree, err := stageTree(p, repo, opts, moved)
 	if err != nil {
 		return nil, err
 	}
@@ -475,12 +480,16 @@ func Diff(p *planner.Plan, opts Options) (*DiffResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, q, tree, err := stageTree(p, repo, opts)
+	p, moved, err := atTip(p, repo)
+	if err != nil {
+		return nil, err
+	}
+	sp, q, tree, err := stageTree(p, repo, opts, moved)
 	if err != nil {
 		return nil, err
 	}
 	defer q.close()
-	diff, err := q.diff(src.Commit, tree)
+	diff, err := q.diff(p.Snapshot.Source.Commit, tree)
 	if err != nil {
 		return nil, err
 	}
@@ -489,12 +498,16 @@ func Diff(p *planner.Plan, opts Options) (*DiffResult, error) {
 
 // stageTree splices the files at the snapshot's commit and writes them and
 // their tree into a quarantine object store: nothing reaches the
-// repository until the caller migrates it. The caller closes q.
-func stageTree(p *planner.Plan, repo gitcli.Repo, opts Options) (*SplicePlan, *quarantine, string, error) {
+// repository until the caller migrates it. The caller closes q. moved,
+// when not "", says where the splice starts (atTip): the first note.
+func stageTree(p *planner.Plan, repo gitcli.Repo, opts Options, moved string) (*SplicePlan, *quarantine, string, error) {
 	commit := p.Snapshot.Source.Commit
 	sp, err := Prepare(p, gitFiles{repo: repo, commit: commit}, opts)
 	if err != nil {
 		return nil, nil, "", err
+	}
+	if moved != "" {
+		sp.Notes = append([]string{moved}, sp.Notes...)
 	}
 	q, err := newQuarantine(repo)
 	if err != nil {
