@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/split"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -42,12 +43,16 @@ func (e *DiffersError) Error() string { return e.File + ": " + e.What + "; make 
 // (planner.FromChanges). The snapshot's values are read as at snapshot
 // time (quota numbers, whole numbers, strings: the file's decoding), and
 // every check runs again on the snapshot and the target, the names'
-// validity (invalid-name) among them. The server dry run's findings are
+// validity (invalid-name) among them, and an unsafe order's finding is
+// told its split (split.Remedy) as plan tells it. The server dry run's findings are
 // the only ones that cannot be made again: they are the file's, and only
 // ever block a render.
 func reverify(name string, claimed *planner.Plan, renderable bool) (*planner.Plan, error) {
 	p, what := rebuild(claimed)
 	if what == "" {
+		// As plan does: an unsafe order's finding names the two plans
+		// that take the change.
+		split.Remedy(claimed.Snapshot, p)
 		p.AddFindings(serverFindings(claimed.Findings)...)
 		what = differs(claimed, renderable, p)
 	}
