@@ -30,13 +30,19 @@ type StepAction string
 const (
 	StepPatch  StepAction = "patch"  // kubectl patch --type=json
 	StepCreate StepAction = "create" // kubectl create -f -
+	// StepDelete is the action of a rollback step (planner/rollback) that
+	// deletes an object the plan creates: kubectl delete, after a server
+	// dry run of its tests and with the object's uid as the deletion's
+	// precondition.
+	StepDelete StepAction = "delete"
 )
 
 // JSON-patch operation names (RFC 6902).
 const (
-	opTest    = "test"
-	opReplace = "replace"
-	opAdd     = "add"
+	OpTest    = "test"
+	OpReplace = "replace"
+	OpAdd     = "add"
+	OpRemove  = "remove"
 )
 
 var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseShrinkDepartments: 2, PhaseGrowDepartments: 3, PhaseGrowProjects: 4}
@@ -50,12 +56,13 @@ var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseShr
 // exists; moving such a project takes two plans.)
 var moveRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseGrowDepartments: 2, PhaseGrowProjects: 3, PhaseShrinkDepartments: 4}
 
-// Op is one JSON-patch (RFC 6902) operation. Value is always written, as
-// the "test" and "replace" operations require.
+// Op is one JSON-patch (RFC 6902) operation. Value is written whenever it
+// is set, as "test", "replace" and "add" require (a JSON null is the four
+// bytes null); a "remove" has none.
 type Op struct {
 	Op    string          `json:"op"`
 	Path  string          `json:"path"`
-	Value json.RawMessage `json:"value"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // Step is one command of the rendered change: a JSON patch of one object
@@ -192,17 +199,17 @@ func patchOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []ten
 			addedQueue[qi] = true
 			if len(bq) > 0 && len(addedQueue) == 1 {
 				last := a.Queue(len(bq) - 1)
-				ops = append(ops, Op{opTest, last.Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[last.Index].Name)})
+				ops = append(ops, Op{OpTest, last.Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[last.Index].Name)})
 			}
-			ops = append(ops, Op{opAdd, "/spec/queues/-", jsonValue(tq[qi])})
+			ops = append(ops, Op{OpAdd, "/spec/queues/-", jsonValue(tq[qi])})
 			continue
 		}
 		if qi >= 0 && !testedQueue[qi] {
 			testedQueue[qi] = true
-			ops = append(ops, Op{opTest, a.Queue(qi).Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[qi].Name)})
+			ops = append(ops, Op{OpTest, a.Queue(qi).Field(tenancy.FieldQueueName).Pointer(), jsonValue(bq[qi].Name)})
 		}
 		if !c.Before.IsNull() {
-			ops = append(ops, Op{opTest, path, c.Before.AppendJSON(nil)}, Op{opReplace, path, c.After.AppendJSON(nil)})
+			ops = append(ops, Op{OpTest, path, c.Before.AppendJSON(nil)}, Op{OpReplace, path, c.After.AppendJSON(nil)})
 			continue
 		}
 		// The field is absent. If its whole resource block is absent too,
@@ -211,11 +218,11 @@ func patchOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []ten
 			blockPath := a.Queue(qi).Pointer() + "/resources/" + string(r)
 			if !addedBlock[blockPath] {
 				addedBlock[blockPath] = true
-				ops = append(ops, Op{opAdd, blockPath, jsonValue(tq[qi].Resources.Get(r))})
+				ops = append(ops, Op{OpAdd, blockPath, jsonValue(tq[qi].Resources.Get(r))})
 			}
 			continue
 		}
-		ops = append(ops, Op{opAdd, path, c.After.AppendJSON(nil)})
+		ops = append(ops, Op{OpAdd, path, c.After.AppendJSON(nil)})
 	}
 	return ops
 }

@@ -376,19 +376,20 @@ func showCommand(e *env) *cli.Command {
 
 func renderCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "render",
-		Usage:     "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
-		UsageText: "render plan.json --format patch|splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--force] [--with-mirrors] [--git-repo DIR]",
-		Flags: []cli.Flag{
+		Name:  "render",
+		Usage: "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
+		UsageText: "render plan.json --format patch [--approve PLAN_ID] [-o FILE] [--context C] [--kubeconfig F] [--check-live]\n" +
+			"render plan.json --format splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--force] [--with-mirrors] [--git-repo DIR]",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "patch (a kubectl script), splice (a commit on a new branch) or diff (the splice's unified diff, no commit)"},
 			&cli.StringFlag{Name: "approve", Usage: "approve the plan with this id (the full id or its first 12+ hex digits)"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch, diff: write to this file (default: stdout)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch: write the script here and its rollback beside it (apply.sh, apply.rollback.sh); diff: write here (default: stdout)"},
 			&cli.StringFlag{Name: "branch", Usage: "splice: the new branch (default krmplan/<first 12 of the plan id>)"},
 			&cli.BoolFlag{Name: "force", Usage: "splice: move the branch to the new commit if it exists (never a branch checked out in a work tree)"},
 			&cli.BoolFlag{Name: "with-mirrors", Usage: "splice, diff: also rewrite the namespace ResourceQuotas that .krmplan.hcl names as mirrors"},
 			&cli.StringFlag{Name: "git-repo", Usage: "splice, diff: the repository to read the snapshot's commit from and to create the branch in (default: the repository the snapshot was taken from)"},
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
-		},
+		}, patchFlags()...),
 		Action: func(c *cli.Context) error { return runRender(c, e) },
 	}
 }
@@ -420,15 +421,7 @@ func runRender(c *cli.Context, e *env) error {
 	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force")}
 	switch c.String("format") {
 	case "patch":
-		sh, err := script.PatchScript(p)
-		if err != nil {
-			return cli.Exit("render refused: "+err.Error(), 1)
-		}
-		if err := writeOut(e, c.String("out"), sh, 0o755); err != nil {
-			return err
-		}
-		wrote(e, c.String("out"), patchSummary(p))
-		return nil
+		return renderPatch(c, e, p)
 	case "diff":
 		res, err := commit.Diff(p, opts)
 		if err != nil {
@@ -478,10 +471,42 @@ func renderArgs(c *cli.Context) (string, error) {
 		return "", cli.Exit("--force moves an existing branch to the splice's commit: use it with --format splice", 1)
 	case c.String("git-repo") != "" && format == "patch":
 		return "", cli.Exit("--git-repo is the repository of a splice: use it with --format splice or diff", 1)
+	case format != "patch" && (c.IsSet("context") || c.IsSet("kubeconfig") || c.Bool("check-live")):
+		return "", cli.Exit(fmt.Sprintf("%s names the cluster of a patch script: use it with --format patch", setFlag(c, "context", "kubeconfig", "check-live")), 1)
 	case c.String("out") != "" && format == "splice":
 		return "", cli.Exit("-o: a splice is a commit on a branch; use --format diff -o FILE for a patch file", 1)
 	}
-	return file, checkOut(c, input{"plan file", file})
+	if err := checkOut(c, input{"plan file", file}); err != nil {
+		return "", err
+	}
+	if out := c.String("out"); format == "patch" && out != "" && out != "-" {
+		if err := checkRollbackOut(c, file, out); err != nil {
+			return "", err
+		}
+	}
+	return file, nil
+}
+
+// checkRollbackOut refuses a patch script's -o whose rollback file
+// (script.RollbackPath) is the plan file or the -o file itself.
+func checkRollbackOut(c *cli.Context, plan, out string) error {
+	rb := script.RollbackPath(out)
+	for _, in := range []input{{"plan file", plan}, {"-o file", out}} {
+		if samePath(rb, in.path) {
+			return cli.Exit(fmt.Sprintf("-o %s: its rollback goes to %s, which is also the %s; choose another file", out, rb, in.what), 1)
+		}
+	}
+	return nil
+}
+
+// setFlag is "--" + the first of names that c sets.
+func setFlag(c *cli.Context, names ...string) string {
+	for _, n := range names {
+		if c.IsSet(n) {
+			return "--" + n
+		}
+	}
+	return ""
 }
 
 // spliceNotes prints a splice's notes and reminders on stderr (they are in

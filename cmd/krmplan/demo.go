@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/krmplan/krmplan/examples"
@@ -193,12 +194,36 @@ func demoSteps(e *env, sc scenario, noColor bool) error {
 	if err != nil {
 		return err
 	}
-	if err := step("Render it as kubectl patches in a verified order, shrinking first (approved by its id).", 0,
-		"render", "plan.json", "--format", "patch", "--approve", id[:12]); err != nil {
+	if err := step("Render it as kubectl patches in a verified order, shrinking first (approved by its id), with the\n# script that undoes them; a script names the kubeconfig context it runs against.", 0,
+		"render", "plan.json", "--format", "patch", "--approve", id[:12], "--context", "demo", "-o", "apply.sh"); err != nil {
+		return err
+	}
+	if err := showSteps(e, "apply.sh"); err != nil {
 		return err
 	}
 	return step("Or as one commit on a new branch that changes only those numbers.", 0,
 		"render", "plan.json", "--format", "splice", "--approve", id[:12])
+}
+
+// stepLine is a line of a patch script that shows a step: its comment
+// ("# 2/4 shrinking departments: Department vision") or its kubectl
+// command.
+var stepLine = regexp.MustCompile(`^(# [0-9]+/[0-9]+ |kubectl )`)
+
+// showSteps prints the steps of the patch script in file, as the grep
+// that the demo shows prints them.
+func showSteps(e *env, file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\n# Its steps: a comment and a kubectl command each (the rest reports a failure).\n$ grep -E '^(# [0-9]+/[0-9]+ |kubectl )' %s\n", file)
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if stepLine.MatchString(l) {
+			fmt.Fprint(e.stdout, l)
+		}
+	}
+	return nil
 }
 
 func planID(path string) (string, error) {

@@ -30,9 +30,10 @@ import (
 // from the project's test CRDs in testdata/crds, so kubectl validates
 // every manifest strictly against them, client-side), and GET, POST
 // (create) and JSON-patch PATCH of cluster-scoped kai.resources objects
-// kept in memory. It stands in for a kube-apiserver where only the
-// manifests and the JSON patches are under test; it runs no webhook and no
-// server-side validation.
+// kept in memory, with a patch's dry run (dryRun=All: applied, not kept)
+// and DELETE with a uid precondition (each object gets a uid). It stands
+// in for a kube-apiserver where only the manifests and the JSON patches
+// are under test; it runs no webhook and no server-side validation.
 
 // crdDir is the project's test CRDs, relative to cmd/krmplan.
 const crdDir = "../../testdata/crds"
@@ -44,6 +45,7 @@ type stubKind struct {
 
 type kubeStub struct {
 	mu      sync.Mutex
+	uids    int                       // the uids given so far
 	kinds   map[string]stubKind       // by plural
 	objects map[string]map[string]any // by plural + "/" + name
 	openapi []byte
@@ -169,12 +171,21 @@ func (s *kubeStub) seed(files ...string) error {
 			for plural, k := range s.kinds {
 				if k.kind == obj["kind"] {
 					name, _ := obj["metadata"].(map[string]any)["name"].(string)
+					s.giveUID(obj)
 					s.objects[plural+"/"+name] = obj
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// giveUID sets a new object's metadata.uid, a UUID as the API server's.
+func (s *kubeStub) giveUID(obj map[string]any) {
+	s.uids++
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		md["uid"] = fmt.Sprintf("00000000-0000-4000-8000-%012d", s.uids)
+	}
 }
 
 func (s *kubeStub) kubeconfig() string {
@@ -214,7 +225,7 @@ func (s *kubeStub) serve(w http.ResponseWriter, r *http.Request) {
 	case p == base:
 		var rs []any
 		for _, k := range s.kinds {
-			rs = append(rs, map[string]any{"name": k.plural, "singularName": k.singular, "namespaced": false, "kind": k.kind, "verbs": []string{"create", "get", "list", "patch"}})
+			rs = append(rs, map[string]any{"name": k.plural, "singularName": k.singular, "namespaced": false, "kind": k.kind, "verbs": []string{"create", "get", "list", "patch", "delete"}})
 		}
 		writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "kai.resources/v1alpha1", "resources": rs})
 	case p == "/openapi/v2":
@@ -251,8 +262,11 @@ func (s *kubeStub) serveObject(w http.ResponseWriter, r *http.Request, parts []s
 			status(w, 409, "AlreadyExists", fmt.Sprintf("%s.kai.resources %q already exists", k.plural, name))
 			return
 		}
+		s.giveUID(obj)
 		s.objects[k.plural+"/"+name] = obj
 		writeJSON(w, 201, obj)
+	case len(parts) == 2 && r.Method == http.MethodDelete:
+		s.delete(w, k.plural+"/"+parts[1], body)
 	case len(parts) == 2 && (r.Method == http.MethodGet || r.Method == http.MethodPatch):
 		key := k.plural + "/" + parts[1]
 		obj, ok := s.objects[key]
@@ -284,11 +298,41 @@ func (s *kubeStub) serveObject(w http.ResponseWriter, r *http.Request, parts []s
 			status(w, 500, "InternalError", err.Error())
 			return
 		}
-		s.objects[key] = next
+		if r.URL.Query().Get("dryRun") == "" {
+			s.objects[key] = next
+		}
 		writeJSON(w, 200, next)
 	default:
 		status(w, 405, "MethodNotAllowed", r.Method+" is not supported by the stub")
 	}
+}
+
+// delete deletes the object key when the DeleteOptions in body hold no
+// uid precondition or the object's uid.
+func (s *kubeStub) delete(w http.ResponseWriter, key string, body []byte) {
+	obj, ok := s.objects[key]
+	if !ok {
+		status(w, 404, "NotFound", key+" not found")
+		return
+	}
+	var opts struct {
+		Preconditions struct {
+			UID string `json:"uid"`
+		} `json:"preconditions"`
+	}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &opts); err != nil {
+			status(w, 400, "BadRequest", err.Error())
+			return
+		}
+	}
+	uid, _ := obj["metadata"].(map[string]any)["uid"].(string)
+	if want := opts.Preconditions.UID; want != "" && want != uid {
+		status(w, 409, "Conflict", fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s)", want, uid))
+		return
+	}
+	delete(s.objects, key)
+	writeJSON(w, 200, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Success"})
 }
 
 // dump writes every object as "Kind name <spec JSON>", sorted.

@@ -12,6 +12,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -95,13 +96,15 @@ func planSummary(p *planner.Plan) string {
 	return s
 }
 
-// patchSummary is "4 kubectl steps for plan 4ffa1175d2c7 (context prod)".
-func patchSummary(p *planner.Plan) string {
-	on := "the current kubectl context"
-	if ctx := p.Snapshot.Source.Context; ctx != "" {
-		on = "context " + ctx
-	}
-	return fmt.Sprintf("%s for plan %s (%s)", words.Count(len(p.Steps), "kubectl step"), words.ShortID(p.PlanID), on)
+// patchSummary is "2 kubectl steps for plan 4ffa1175d2c7 (context prod)".
+func patchSummary(p *planner.Plan, cl script.Cluster) string {
+	return fmt.Sprintf("%s for plan %s (context %s)", words.Count(len(p.Steps), "kubectl step"), words.ShortID(p.PlanID), cl.Context)
+}
+
+// rollbackSummary is "its rollback, 2 steps, last first (sh
+// apply.rollback.sh [N] undoes steps N down to 1)".
+func rollbackSummary(p *planner.Plan, path string) string {
+	return fmt.Sprintf("its rollback, %s, last first (sh %s [N] undoes steps N down to 1)", words.Count(len(p.Steps), "step"), path)
 }
 
 // diffSummary is "the splice of plan 4ffa1175d2c7, 2 files (apply it with

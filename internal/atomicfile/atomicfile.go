@@ -43,16 +43,43 @@ const maxLinks = 40
 // Errors name path as given, never the temporary file ("write
 // out/p.json: no such directory out"). On any error a regular target is
 // untouched and the temporary file removed.
-func Write(path string, data []byte, perm os.FileMode) (err error) {
-	fail := func(err error) error { return fmt.Errorf("write %s: %w", path, bare(err)) }
+func Write(path string, data []byte, perm os.FileMode) error {
 	if path == "" {
 		return errors.New("write: no file name")
 	}
+	fail := func(err error) error { return fmt.Errorf("write %s: %w", path, bare(err)) }
+	sp, err := locate(path)
+	if err != nil {
+		return fail(err)
+	}
+	if sp.into != "" {
+		return writeInto(sp.into, sp.flag, data, fail)
+	}
+	if sp.exists {
+		perm = sp.perm
+	}
+	return writeRename(sp.dir, sp.target, data, perm, fail)
+}
+
+// spot is where Write puts a path's bytes: into an open file (into, with
+// the open flags flag), or renamed over target in dir, a regular file
+// that exists (with mode perm) or not.
+type spot struct {
+	into   string
+	flag   int
+	dir    string
+	target string
+	exists bool
+	perm   os.FileMode
+}
+
+// locate finds where Write puts path's bytes (see Write).
+func locate(path string) (spot, error) {
 	if strings.HasSuffix(path, string(filepath.Separator)) {
 		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-			return fail(errors.New("is a directory"))
+			return spot{}, errors.New("is a directory")
 		}
-		return fail(errors.New("a file name cannot end in " + string(filepath.Separator)))
+		return spot{}, errors.New("a file name cannot end in " + string(filepath.Separator))
 	}
 	// What the kernel finds at path, following every link, including the
 	// "magic" ones of /proc (/dev/stdout -> /proc/self/fd/1 -> pipe:[…]),
@@ -61,38 +88,38 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 	if perr == nil {
 		switch {
 		case pfi.IsDir():
-			return fail(errors.New("is a directory"))
+			return spot{}, errors.New("is a directory")
 		case pfi.Mode()&fs.ModeSocket != 0:
-			return fail(errors.New("is a socket; write to a regular file, a device or a FIFO"))
+			return spot{}, errors.New("is a socket; write to a regular file, a device or a FIFO")
 		case !pfi.Mode().IsRegular():
-			return writeInto(path, os.O_WRONLY, data, fail) // a device, a FIFO
+			return spot{into: path, flag: os.O_WRONLY}, nil // a device, a FIFO
 		}
 	}
 	dir, base, err := resolve(path)
 	if err == errMagicLink {
 		// Append: the open file may be one the shell opened with >>, and
 		// a new open of it starts at offset 0.
-		return writeInto(path, os.O_WRONLY|os.O_APPEND, data, fail)
+		return spot{into: path, flag: os.O_WRONLY | os.O_APPEND}, nil
 	}
 	if err != nil {
-		return fail(err)
+		return spot{}, err
 	}
 	realDir, err := filepath.EvalSymlinks(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if perr == nil {
-			return writeInto(path, os.O_WRONLY|os.O_TRUNC, data, fail)
+			return spot{into: path, flag: os.O_WRONLY | os.O_TRUNC}, nil
 		}
-		return fail(fmt.Errorf("no such directory %s", dir))
+		return spot{}, fmt.Errorf("no such directory %s", dir)
 	case errors.Is(err, syscall.ENOTDIR):
-		return fail(fmt.Errorf("%s is not a directory", fileAbove(dir)))
+		return spot{}, fmt.Errorf("%s is not a directory", fileAbove(dir))
 	case err != nil:
-		return fail(err)
+		return spot{}, err
 	}
 	if fi, err := os.Stat(realDir); err != nil {
-		return fail(err)
+		return spot{}, err
 	} else if !fi.IsDir() {
-		return fail(fmt.Errorf("%s is not a directory", dir))
+		return spot{}, fmt.Errorf("%s is not a directory", dir)
 	}
 	target := filepath.Join(realDir, base)
 	fi, err := os.Lstat(target)
@@ -100,17 +127,17 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 	case perr == nil && (err != nil || !os.SameFile(pfi, fi)):
 		// A regular file that the links' text does not lead to: write it
 		// where the kernel finds it.
-		return writeInto(path, os.O_WRONLY|os.O_TRUNC, data, fail)
+		return spot{into: path, flag: os.O_WRONLY | os.O_TRUNC}, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return writeRename(realDir, target, data, perm, fail)
+		return spot{dir: realDir, target: target}, nil
 	case err != nil:
-		return fail(err)
+		return spot{}, err
 	case fi.Mode().IsRegular():
-		return writeRename(realDir, target, data, fi.Mode().Perm(), fail)
+		return spot{dir: realDir, target: target, exists: true, perm: fi.Mode().Perm()}, nil
 	case fi.IsDir():
-		return fail(errors.New("is a directory"))
+		return spot{}, errors.New("is a directory")
 	}
-	return writeInto(target, os.O_WRONLY, data, fail)
+	return spot{into: target, flag: os.O_WRONLY}, nil
 }
 
 // writeInto opens path with flag and writes data into it, as the shell's
@@ -199,46 +226,66 @@ func split(p string) (dir, base string) {
 
 // writeRename writes data to a temporary file in dir and renames it over
 // target.
-func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(error) error) (err error) {
+func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(error) error) error {
+	tmp, guard, err := stage(dir, target, data, perm)
+	if err != nil {
+		return fail(err)
+	}
+	defer guard.stop()
+	if err := guard.rename(target); err != nil {
+		os.Remove(tmp)
+		return fail(err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// stage writes data with mode perm to a new temporary file in dir, named
+// after target, synced and closed, and returns its name and the guard that
+// removes it on a signal until it is renamed (guard.rename) or the guard
+// stopped (removeOnSignal). On an error there is no temporary file, and
+// the guard is stopped.
+func stage(dir, target string, data []byte, perm os.FileMode) (tmpName string, guard *signalGuard, err error) {
 	// The signals are watched before the temporary file exists: a signal
 	// between its creation and the watch left it behind.
-	guard := removeOnSignal()
-	defer guard.stop()
+	guard = removeOnSignal()
 	tmp, err := guard.create(dir, "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
-		return fail(fmt.Errorf("cannot create a file in %s: %w", dir, bare(err)))
+		guard.stop()
+		return "", nil, fmt.Errorf("cannot create a file in %s: %w", dir, bare(err))
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			guard.stop()
 		}
 	}()
 	if afterCreate != nil {
 		afterCreate(tmp.Name())
 	}
 	if _, err = tmp.Write(data); err != nil {
-		return fail(err)
+		return "", nil, err
 	}
 	if err = tmp.Chmod(perm); err != nil {
-		return fail(err)
+		return "", nil, err
 	}
 	if err = tmp.Sync(); err != nil {
-		return fail(err)
+		return "", nil, err
 	}
 	if err = tmp.Close(); err != nil {
-		return fail(err)
+		return "", nil, err
 	}
-	if err = guard.rename(target); err != nil {
-		return fail(err)
-	}
-	// Make the rename itself durable; a file system that cannot sync a
-	// directory has still renamed.
+	return tmp.Name(), guard, nil
+}
+
+// syncDir makes the renames in dir durable; a file system that cannot sync
+// a directory has still renamed.
+func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // inCreate and afterCreate, when set (by a test), run once the temporary
@@ -262,8 +309,10 @@ type signalGuard struct {
 	// renamed: a signal that arrives meanwhile removes it once it exists,
 	// or finds it renamed. The signal's handler keeps mu until the signal
 	// ends the process, so that the write never goes on to its rename
-	// (and to an error about the file it removed); krmplan has no other
-	// receiver of these signals, which would keep the process alive.
+	// (and to an error about the file it removed). Every receiver of these
+	// signals in krmplan is a guard (WriteAll holds one per file), and each
+	// sends the signal on once its file is removed: the last one stopped
+	// restores the default action, and the signal ends the process.
 	mu   sync.Mutex
 	tmp  string // the temporary file, from its creation to its rename
 	stop func()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/testapiserver"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
 	"github.com/krmplan/krmplan/tenancy"
@@ -108,11 +109,7 @@ var additions = []tenancy.ObjectAddr{
 func TestAdditionsScript(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	t.Cleanup(func() {
-		for _, a := range additions {
-			_ = f.dyn.Resource(live.KindGVR(a.Kind)).Delete(ctx, a.Name, metav1.DeleteOptions{})
-		}
-	})
+	f.deleteAtCleanup(additions)
 	if _, err := f.dyn.Resource(live.GVRProject).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		t.Fatalf("the KRM CRDs are not served (did a test remove them before this one?): %v", err)
 	}
@@ -124,12 +121,44 @@ func TestAdditionsScript(t *testing.T) {
 	f.write("desired.hcl", additionsDesired)
 	f.must(f.krmplan("plan", "desired.hcl", "--state", "state.json", "--out", "plan.json", "--no-color"), 0, "plan")
 	id := f.plan("plan.json").PlanID
-	f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 0, "render patch")
+	before := f.specsOf(additions)
+	f.gitContext(id)
 	f.additionsScript(f.read("patch.sh"))
 
 	// The splice of the same plan: the branch holds what the cluster holds.
 	f.must(f.krmplan("render", "plan.json", "--format", "splice", "--approve", id, "--branch", "quota/additions"), 0, "render splice")
 	f.sameAsCluster(git("show", "quota/additions:tenancy.yaml"))
+
+	// The rollback deletes what the script created (its own, by the
+	// krmplan/plan annotation) and patches the rest back: the snapshot's
+	// objects, exactly.
+	r := f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.rollback.sh"), 0, "the rollback")
+	f.wantEqual("the rollback's kubectl output", r.stdout, "project.kai.resources/add-proj patched\nprojects.kai.resources/add-lab deleted\n"+
+		"departments.kai.resources/add-research deleted\ndepartment.kai.resources/add-dept patched\nnodepools.kai.resources/add-h200 deleted\n")
+	f.wantEqual("stderr's last line", lastLine(r.stderr), "krmplan: undone: steps 5 to 1: the cluster holds the snapshot's values for them again")
+	f.wantEqual("the objects after the rollback", f.specsOf(additions), before)
+}
+
+// gitContext renders the patch script of a git snapshot's plan: without a
+// context it is refused (it would run against whatever context is
+// current); with KRMPLAN_CONTEXT it names that context in its header and
+// in every kubectl call.
+func (f *fx) gitContext(id string) {
+	r := f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 1, "render patch without a context")
+	f.wantEqual("stderr", r.stderr, "Error: render refused: the snapshot (from git, without a live overlay) names no cluster context, "+
+		"and a patch script never runs against whatever context is current: pass --context NAME (or set KRMPLAN_CONTEXT=NAME), the kubeconfig context of the cluster to patch\n")
+	f.wantAbsent("render refused", "patch.sh", "patch.rollback.sh")
+	env := append(f.environ(f.env.Kubeconfig), "KRMPLAN_CONTEXT="+testapiserver.AdminContext)
+	f.must(f.exec(env, f.bin, "render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 0, "render patch with KRMPLAN_CONTEXT")
+	for _, name := range []string{"patch.sh", "patch.rollback.sh"} {
+		s := f.read(name)
+		f.wantLine(name+"'s header", s, "# cluster: every kubectl call runs with --context "+testapiserver.AdminContext+" ($KRMPLAN_CONTEXT at render)")
+		for _, line := range strings.Split(s, "\n") {
+			if l := strings.TrimSpace(line); strings.HasPrefix(l, "kubectl ") && !strings.HasPrefix(l, "kubectl --context '"+testapiserver.AdminContext+"' ") {
+				f.t.Errorf("%s: a kubectl call without --context %s: %s", name, testapiserver.AdminContext, line)
+			}
+		}
+	}
 }
 
 // additionsRepo commits additionsTenancy into a new repository, "repo",

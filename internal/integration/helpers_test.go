@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -389,4 +390,25 @@ func (f *fx) in(t *testing.T) *fx {
 	c := *f
 	c.t = t
 	return &c
+}
+
+// deleteAtCleanup deletes objs (those that exist) when the test ends: the
+// tests share one API server, and TestLive lists the whole cluster.
+func (f *fx) deleteAtCleanup(objs []tenancy.ObjectAddr) {
+	f.t.Cleanup(func() {
+		for _, a := range objs {
+			_ = f.dyn.Resource(live.KindGVR(a.Kind)).Delete(context.Background(), a.Name, metav1.DeleteOptions{})
+		}
+	})
+}
+
+// wantAbsent fails the test for each of the work folder's files names
+// that exists: a refused command writes nothing.
+func (f *fx) wantAbsent(why string, names ...string) {
+	f.t.Helper()
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(f.dir, name)); !errors.Is(err, fs.ErrNotExist) {
+			f.t.Errorf("%s, and %s: %v", why, name, err)
+		}
+	}
 }

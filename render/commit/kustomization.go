@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/render/yamledit"
+	"github.com/krmplan/krmplan/render/yamlremove"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -101,15 +102,10 @@ func (sp *splice) noteUnlisted(p string) error {
 // file that does not parse, resources that is not a list of strings, an
 // alias.
 func kustomizationEdits(file string, src []byte, names []string) ([]yamledit.Edit, error) {
-	f, err := yamledit.Parse(file, src)
+	f, root, err := kustomizationRoot(file, src)
 	if err != nil {
 		return nil, err
 	}
-	docs := f.Docs()
-	if len(docs) != 1 || docs[0].Root.Kind != yaml.MappingNode || docs[0].Root.Style&yaml.FlowStyle != 0 {
-		return nil, &yamledit.Error{File: file, Msg: "not one block mapping, as a kustomization is"}
-	}
-	root := docs[0].Root
 	ins := &listInsert{file: file, src: src, f: f, eol: eolOf(src)}
 	key, list := resourcesEntry(root)
 	if list == nil {
@@ -131,6 +127,59 @@ func kustomizationEdits(file string, src []byte, names []string) ([]yamledit.Edi
 		}
 	}
 	return edits, ins.check(edits)
+}
+
+// kustomizationRoot parses the kustomization file (bytes src): one block
+// mapping, its root.
+func kustomizationRoot(file string, src []byte) (*yamledit.File, *yaml.Node, error) {
+	f, err := yamledit.Parse(file, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	docs := f.Docs()
+	if len(docs) != 1 || docs[0].Root.Kind != yaml.MappingNode || docs[0].Root.Style&yaml.FlowStyle != 0 {
+		return nil, nil, &yamledit.Error{File: file, Msg: "not one block mapping, as a kustomization is"}
+	}
+	return f, docs[0].Root, nil
+}
+
+// kustomizationRemovals are the edits that take the files names (deleted
+// by a splice) out of the resources list of the kustomization file (bytes
+// src), the way kustomizationEdits adds them: each item that names one (as
+// "x" or "./x") goes with its own comments (yamlremove.RemoveItems), the
+// last leaving `resources: []`. A name it does not list is skipped; no
+// edit when it lists none. The result is checked by parsing it. Errors are
+// those of kustomizationEdits.
+func kustomizationRemovals(file string, src []byte, names []string) ([]yamledit.Edit, error) {
+	f, root, err := kustomizationRoot(file, src)
+	if err != nil {
+		return nil, err
+	}
+	key, list := resourcesEntry(root)
+	if list == nil {
+		return nil, nil
+	}
+	l := &listInsert{file: file, src: src, f: f, eol: eolOf(src)}
+	if err := l.read(key, list); err != nil {
+		return nil, err
+	}
+	var idx []int
+	var gone, kept []string
+	for i, h := range l.have {
+		if slices.Contains(names, path.Clean(h)) {
+			idx, gone = append(idx, i), append(gone, h)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	edits, err := yamlremove.RemoveItems(f, root, "resources", idx, strings.Join(gone, ", "))
+	if err != nil {
+		return nil, err
+	}
+	return edits, checkResources(file, src, edits, kept)
 }
 
 // resourcesEntry is the key and value of the root's resources entry.
@@ -304,19 +353,25 @@ func (l *listInsert) scalar(name string, nb *yaml.Node) string {
 // check splices the edits and parses the result: its resources must be
 // the list as it was with the names added, in place.
 func (l *listInsert) check(edits []yamledit.Edit) error {
-	out, err := yamledit.Splice(l.src, edits)
+	want := slices.Clone(l.have)
+	if l.sorted() {
+		slices.Sort(want)
+	}
+	return checkResources(l.file, l.src, edits, want)
+}
+
+// checkResources splices the edits into the kustomization file (bytes
+// src) and parses the result: its resources must be want.
+func checkResources(file string, src []byte, edits []yamledit.Edit, want []string) error {
+	out, err := yamledit.Splice(src, edits)
 	if err != nil {
 		return err
 	}
 	var got struct {
 		Resources []string `yaml:"resources"`
 	}
-	want := slices.Clone(l.have)
-	if l.sorted() {
-		slices.Sort(want)
-	}
 	if err := yaml.Unmarshal(out, &got); err != nil || !slices.Equal(got.Resources, want) {
-		return &yamledit.Error{File: l.file, Msg: fmt.Sprintf("the edited resources would read %q, not %q", got.Resources, want)}
+		return &yamledit.Error{File: file, Msg: fmt.Sprintf("the edited resources would read %q, not %q", got.Resources, want)}
 	}
 	return nil
 }

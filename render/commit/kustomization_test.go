@@ -90,23 +90,30 @@ func TestKustomizationEdits(t *testing.T) {
 	for _, c := range kustomizationCases {
 		t.Run(c.name, func(t *testing.T) {
 			edits, err := kustomizationEdits("kustomization.yaml", []byte(c.src), c.add)
-			if c.err != "" {
-				if err == nil || err.Error() != c.err {
-					t.Fatalf("err = %v, want %s", err, c.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := yamledit.Splice([]byte(c.src), edits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(out) != c.want {
-				t.Errorf("got\n%q\nwant\n%q", out, c.want)
-			}
+			checkKustomization(t, c.src, edits, err, c.want, c.err)
 		})
+	}
+}
+
+// checkKustomization checks the edits of a kustomization (bytes src), or
+// their error: the spliced bytes must be want, or the error wantErr.
+func checkKustomization(t *testing.T, src string, edits []yamledit.Edit, err error, want, wantErr string) {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || err.Error() != wantErr {
+			t.Fatalf("err = %v, want %s", err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := yamledit.Splice([]byte(src), edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != want {
+		t.Errorf("got\n%q\nwant\n%q", out, want)
 	}
 }
 

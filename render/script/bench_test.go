@@ -13,7 +13,7 @@ func BenchmarkRenderPatch(b *testing.B) {
 		p, _ := plantest.Generated(b, n)
 		b.ReportAllocs()
 		for b.Loop() {
-			script.PatchScript(p)
+			script.PatchScript(p, script.Options{Cluster: script.Cluster{Context: "prod"}})
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/escape"
@@ -42,54 +43,106 @@ func Approve(p *planner.Plan, approveID string, prompted bool) error {
 	return ErrNotApproved
 }
 
+// Cluster is where a script's kubectl calls go.
+type Cluster struct {
+	// Context is the kubeconfig context that every kubectl call names
+	// (--context): a script never runs against whatever context is
+	// current. Required.
+	Context string
+	// Kubeconfig is the kubeconfig file every call names (--kubeconfig);
+	// "" for kubectl's own ($KUBECONFIG, else ~/.kube/config).
+	Kubeconfig string
+	// From says in the header where Context comes from: "the snapshot's
+	// context", "--context at render".
+	From string
+}
+
+// Options are what a script needs beyond its plan.
+type Options struct {
+	Cluster Cluster
+	// Rollback is the rollback script's file as the scripts name it (the
+	// patch script's way on, the rollback's usage); "" when both are
+	// printed on stdout, one after the other.
+	Rollback string
+}
+
+// kubectl is the command line every kubectl call of the script starts
+// with: kubectl [--kubeconfig F] --context C. A context or kubeconfig that
+// holds a control character is refused: the script could not show it as
+// it is.
+func (o Options) kubectl() ([]word, error) {
+	c := o.Cluster
+	if c.Context == "" {
+		return nil, errors.New("no cluster context: a patch script names the context it runs against")
+	}
+	args := []word{"kubectl"}
+	for _, f := range []struct{ flag, value, what string }{{"--kubeconfig", c.Kubeconfig, "kubeconfig"}, {"--context", c.Context, "cluster context"}} {
+		if f.value == "" {
+			continue
+		}
+		if escape.Has(f.value) {
+			return nil, fmt.Errorf("the %s %q holds a control character: kubectl %s would get a name the script cannot show; use a name without one", f.what, f.value, f.flag)
+		}
+		args = append(args, word(f.flag), quoted(f.value))
+	}
+	return args, nil
+}
+
 // PatchScript returns the shell script of an approved plan: one kubectl
-// command per step, in the plan's verified order. Every patch tests the
-// queue name and the value as read before replacing it, so a value that
-// someone changed since the snapshot makes kubectl fail (422) and, with
-// `set -e`, the script stops there. It never tests resourceVersion.
+// command per step, in the plan's verified order, each announced on
+// stderr ("krmplan: step 2/4: shrinking departments: Department vision").
+// Every patch tests the queue name and the value as read before replacing
+// it, so a value that someone changed since the snapshot makes kubectl
+// refuse the step (422) and nothing of it is applied. The script then
+// stops with a report on stderr: each test of the step that fails now
+// (checked alone, with a server dry run) with the value the cluster holds,
+// which steps were applied, and the two ways on (plan again from a new
+// snapshot, or the rollback script undoing the steps applied); it exits
+// 10 + the step's number (250 for a step past 239), 0 when every step was
+// applied. It never tests resourceVersion. A new object gets the
+// annotation planner.CreatedByAnnotation with the plan id, by which its
+// rollback recognises it.
 //
 // Every byte that comes from the plan is data to sh (see shell.go):
 // comments are escaped, arguments single-quoted, object names validated.
 // It refuses (an error naming the step and the value) a step whose object
 // name is not a Kubernetes object name, whose kind or action is unknown,
 // whose patch or manifest is not JSON (a manifest must be the step's
-// object), and a cluster context with a control character, which the
+// object), and a context or kubeconfig with a control character, which the
 // script could not show as it is.
-func PatchScript(p *planner.Plan) ([]byte, error) {
-	kubectl := []word{"kubectl"}
-	if ctx := p.Snapshot.Source.Context; ctx != "" {
-		if escape.Has(ctx) {
-			return nil, fmt.Errorf("the snapshot's cluster context %q holds a control character: kubectl --context would get a name the script cannot show; use a context name without one", ctx)
-		}
-		kubectl = append(kubectl, "--context", quoted(ctx))
+func PatchScript(p *planner.Plan, o Options) ([]byte, error) {
+	kubectl, err := o.kubectl()
+	if err != nil {
+		return nil, err
 	}
 	var w shell
-	writeHeader(&w, p)
+	writeHeader(&w, p, o)
+	writePrelude(&w, p, o, kubectl, applyLibrary)
 	for n, st := range p.Steps {
 		w.blank()
-		w.comment(fmt.Sprintf("%d/%d %s: %s %s", n+1, len(p.Steps), st.Phase, st.Object.Kind, st.Object.Name))
-		if err := writeStep(&w, kubectl, p.Snapshot.Source.Context != "", st); err != nil {
+		if err := writeStep(&w, kubectl, p.PlanID, n+1, len(p.Steps), st); err != nil {
 			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
 		}
 	}
+	w.blank()
+	w.command("krmplan_say", shown("all "+words.Count(len(p.Steps), "step")+" applied"))
+	w.code("exit 0")
 	return w.b.Bytes(), nil
 }
 
-// writeHeader writes the script's comments about the plan, then set -eu.
-func writeHeader(w *shell, p *planner.Plan) {
-	src := p.Snapshot.Source
+// writeHeader writes the patch script's comments about the plan.
+func writeHeader(w *shell, p *planner.Plan, o Options) {
 	w.code("#!/bin/sh")
 	w.comment("krmplan patch script for plan " + p.PlanID)
-	switch src.Kind {
-	case "git":
-		w.comment(fmt.Sprintf("snapshot: git %s at %s (commit %s)", src.Repo, src.Ref, src.Commit))
-	default:
-		w.comment("snapshot: cluster context " + src.Context)
-	}
+	writeSource(w, p, o)
 	w.comment(words.Count(len(p.Steps), "step") + " in phases (new node pools, shrinking projects, shrinking departments,")
 	w.comment("growing departments, growing projects); every intermediate state was")
 	w.comment("verified against the checks. Each patch first tests the values it changes:")
-	w.comment("if one changed since the snapshot, kubectl fails and the script stops.")
+	w.comment("if one changed since the snapshot, kubectl refuses that step, and the script")
+	w.comment("stops and says which value changed, which steps were applied and how to go on.")
+	w.comment("Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239).")
+	w.comment("New objects get the annotation " + planner.CreatedByAnnotation + "=<plan id>: the rollback")
+	w.comment("script (" + rollbackName(o) + ") deletes only those.")
 	for _, f := range p.Findings {
 		if f.Code == planner.CodeGitOpsOwned {
 			w.comment("WARNING: " + f.Message)
@@ -98,50 +151,184 @@ func writeHeader(w *shell, p *planner.Plan) {
 	for _, r := range ProfileReminders(p) {
 		w.comment(r)
 	}
-	w.code("set -eu")
 }
 
-// writeStep writes the kubectl command of one step: kubectl create with
-// the manifest as a here-document, or kubectl patch with the JSON patch as
-// one quoted word. fieldManager adds --field-manager=krmplan to a patch
-// (a live snapshot names the manager in the object's managedFields).
-func writeStep(w *shell, kubectl []word, fieldManager bool, st planner.Step) error {
-	if !slices.Contains(tenancy.Planned, st.Object.Kind) {
-		return fmt.Errorf("kind %q is not a KRM kind krmplan renders (NodePool, Department, Project)", st.Object.Kind)
+// writeSource writes the comments on where the plan's values come from
+// and where the script's kubectl calls go.
+func writeSource(w *shell, p *planner.Plan, o Options) {
+	src := p.Snapshot.Source
+	switch src.Kind {
+	case "git":
+		w.comment(fmt.Sprintf("snapshot: git %s at %s (commit %s)", src.Repo, src.Ref, src.Commit))
+	default:
+		w.comment("snapshot: cluster context " + src.Context)
 	}
-	name, err := objectName(st.Object.Kind.String(), st.Object.Name)
+	on := "cluster: every kubectl call runs with --context " + o.Cluster.Context
+	if o.Cluster.Kubeconfig != "" {
+		on += " --kubeconfig " + o.Cluster.Kubeconfig
+	}
+	if o.Cluster.From != "" {
+		on += " (" + o.Cluster.From + ")"
+	}
+	w.comment(on)
+}
+
+// rollbackName is the rollback script as the scripts name it.
+func rollbackName(o Options) string {
+	if o.Rollback == "" {
+		return "printed after the patch script"
+	}
+	return o.Rollback
+}
+
+// writePrelude writes set -u, the variables the reports use, the kubectl
+// function with the cluster's flags, and the library with the script's
+// own part.
+func writePrelude(w *shell, p *planner.Plan, o Options, kubectl []word, own string) {
+	w.code("set -u")
+	w.blank()
+	w.code(fmt.Sprintf("krmplan_total=%d", len(p.Steps)))
+	w.assign("krmplan_replan", shown(replan(p, o)))
+	rb := "<the rollback script printed after this one>"
+	if o.Rollback != "" {
+		rb = string(quoted(o.Rollback))
+	}
+	w.assign("krmplan_rollback", shown(rb))
+	w.blank()
+	w.function("krmplan_kubectl", append(kubectl, `"$@"`)...)
+	w.blank()
+	w.b.WriteString(library)
+	w.blank()
+	w.b.WriteString(own)
+}
+
+// replan is the way on through a new plan: the commands that take a live
+// snapshot of the script's cluster and plan the desired file against it.
+func replan(p *planner.Plan, o Options) string {
+	snap := "krmplan snapshot"
+	if o.Cluster.Kubeconfig != "" {
+		snap += " --kubeconfig " + string(quoted(o.Cluster.Kubeconfig))
+	}
+	snap += " --context " + string(quoted(o.Cluster.Context)) + " -o state.json"
+	desired := "your desired file"
+	if p.Desired.File != "" {
+		desired = string(quoted(p.Desired.File))
+	}
+	return snap + ", then krmplan plan " + desired + " --state state.json --out plan.json"
+}
+
+// writeStep writes step n of total: its comment, its announcement and its
+// kubectl command (stepCommand) and, should kubectl refuse it, the report:
+// for a patch each test that fails now, for a create whether the object
+// exists; then the way on and the exit.
+func writeStep(w *shell, kubectl []word, planID string, n, total int, st planner.Step) error {
+	cmd, name, body, err := stepCommand(kubectl, planID, st)
 	if err != nil {
 		return err
 	}
-	switch st.Action {
-	case planner.StepCreate:
-		body, err := manifest(st)
+	plural := word(st.Object.Kind.Plural())
+	report := []word{"krmplan_absent", shown(objectWord(st.Object)), plural, name}
+	if st.Action == planner.StepPatch {
+		guards, err := guardArgs(st, "the snapshot", "the plan read")
 		if err != nil {
 			return err
 		}
-		w.hereDoc(body, append(kubectl, "create", "-f", "-")...)
-	case planner.StepPatch:
-		ops, err := json.Marshal(st.Ops)
-		if err == nil {
-			ops, err = asciiJSON(ops)
-		}
-		if err != nil {
-			return fmt.Errorf("the patch is not JSON: %w", err)
-		}
-		args := append(kubectl, "patch", word(st.Object.Kind.Plural()), name, "--type=json")
-		if fieldManager {
-			args = append(args, "--field-manager=krmplan")
-		}
-		w.command(append(args, "-p", quoted(string(ops)))...)
-	default:
-		return fmt.Errorf("action %q is neither %s nor %s", st.Action, planner.StepPatch, planner.StepCreate)
+		report = append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...)
 	}
+	w.comment(fmt.Sprintf("%d/%d %s: %s", n, total, st.Phase, objectWord(st.Object)))
+	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d: %s: %s", n, total, st.Phase, objectWord(st.Object))))
+	if body != nil {
+		w.hereDoc(body, cmd)
+	} else {
+		w.command(cmd...)
+	}
+	w.code("if [ $? -ne 0 ]; then")
+	w.depth++
+	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object))))
+	w.continued(report, 4, 3)
+	w.command("krmplan_failed", word(strconv.Itoa(n)))
+	w.depth--
+	w.code("fi")
 	return nil
 }
 
-// manifest is the new object of a create step as indented ASCII JSON. It
-// must be a JSON object of the step's kind and name.
-func manifest(st planner.Step) ([]byte, error) {
+// stepCommand is the kubectl command line of a step — kubectl create -f -
+// with the manifest (annotated with planID) as a here-document, whose body
+// it returns too, or kubectl patch with the JSON patch as one quoted word;
+// and the object's name as a word (validated).
+func stepCommand(kubectl []word, planID string, st planner.Step) (cmd []word, name word, body []byte, err error) {
+	if !planned(st.Object.Kind) {
+		return nil, "", nil, fmt.Errorf("kind %q is not a KRM kind krmplan renders (NodePool, Department, Project)", st.Object.Kind)
+	}
+	if name, err = objectName(st.Object.Kind.String(), st.Object.Name); err != nil {
+		return nil, "", nil, err
+	}
+	switch st.Action {
+	case planner.StepCreate:
+		if body, err = manifest(st, planID); err != nil {
+			return nil, "", nil, err
+		}
+		return append(kubectl, "create", "-f", "-"), name, body, nil
+	case planner.StepPatch:
+		ops, err := opsWord(st.Ops)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return append(kubectl, "patch", word(st.Object.Kind.Plural()), name, "--type=json", "--field-manager=krmplan", "-p", ops), name, nil, nil
+	}
+	return nil, "", nil, fmt.Errorf("action %q is neither %s nor %s", st.Action, planner.StepPatch, planner.StepCreate)
+}
+
+// Commands is the kubectl commands of p's patch script, for a view of the
+// plan: per step its comment and its command, kubectl with the
+// snapshot's context, or --context "$KRMPLAN_CONTEXT" when the snapshot
+// names none (the context render is given). The errors are PatchScript's.
+func Commands(p *planner.Plan) ([]byte, error) {
+	kubectl := []word{"kubectl", "--context", `"$KRMPLAN_CONTEXT"`}
+	if ctx := p.Snapshot.Source.Context; ctx != "" {
+		var err error
+		if kubectl, err = (Options{Cluster: Cluster{Context: ctx}}).kubectl(); err != nil {
+			return nil, err
+		}
+	}
+	var w shell
+	for n, st := range p.Steps {
+		cmd, _, body, err := stepCommand(kubectl, p.PlanID, st)
+		if err != nil {
+			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
+		}
+		if n > 0 {
+			w.blank()
+		}
+		w.comment(fmt.Sprintf("%d/%d %s: %s", n+1, len(p.Steps), st.Phase, objectWord(st.Object)))
+		if body != nil {
+			w.hereDoc(body, cmd)
+		} else {
+			w.command(cmd...)
+		}
+	}
+	return w.b.Bytes(), nil
+}
+
+// planned reports whether k is a kind a plan changes.
+func planned(k tenancy.Kind) bool { return slices.Contains(tenancy.Planned, k) }
+
+// opsWord is a JSON patch as one quoted word of ASCII JSON.
+func opsWord(ops []planner.Op) (word, error) {
+	b, err := json.Marshal(ops)
+	if err == nil {
+		b, err = asciiJSON(b)
+	}
+	if err != nil {
+		return "", fmt.Errorf("the patch is not JSON: %w", err)
+	}
+	return quoted(string(b)), nil
+}
+
+// manifest is the new object of a create step as indented ASCII JSON, with
+// the annotation planner.CreatedByAnnotation set to planID. It must be a
+// JSON object of the step's kind and name; its numbers keep their text.
+func manifest(st planner.Step, planID string) ([]byte, error) {
 	var obj struct {
 		Kind     string `json:"kind"`
 		Metadata struct {
@@ -154,13 +341,39 @@ func manifest(st planner.Step) ([]byte, error) {
 	if obj.Kind != st.Object.Kind.String() || obj.Metadata.Name != st.Object.Name {
 		return nil, fmt.Errorf("the manifest is %s %q, not the step's object", obj.Kind, obj.Metadata.Name)
 	}
-	compact, err := asciiJSON(st.Manifest)
+	annotated, err := annotate(st.Manifest, planID)
+	if err == nil {
+		annotated, err = asciiJSON(annotated)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the manifest is not JSON: %w", err)
 	}
 	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, compact, "", "  "); err != nil {
+	if err := json.Indent(&pretty, annotated, "", "  "); err != nil {
 		return nil, fmt.Errorf("the manifest is not JSON: %w", err)
 	}
 	return pretty.Bytes(), nil
+}
+
+// annotate is the manifest raw with metadata.annotations holding
+// planner.CreatedByAnnotation = planID; members in JSON's sorted order,
+// numbers as written.
+func annotate(raw json.RawMessage, planID string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	meta, ok := m["metadata"].(map[string]any)
+	if !ok {
+		return nil, errors.New("metadata is not an object")
+	}
+	ann, _ := meta["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+	}
+	ann[planner.CreatedByAnnotation] = planID
+	meta["annotations"] = ann
+	return json.Marshal(m)
 }

@@ -2,6 +2,9 @@ package script
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,7 +20,7 @@ func TestPatchScriptHeaderNamesGitOpsOwnedObjects(t *testing.T) {
 			{Code: "unassigned-share", Level: planner.LevelNote, Message: "not in the header"},
 		}}
 	script := render(t, p)
-	want := "# WARNING: project a is owned by Argo CD (argocd.argoproj.io/instance=t): a live patch to it is put back\nset -eu\n"
+	want := "# WARNING: project a is owned by Argo CD (argocd.argoproj.io/instance=t): a live patch to it is put back\nset -u\n"
 	if !strings.Contains(script, want) || strings.Contains(script, "not in the header") {
 		t.Errorf("script header:\n%s\nwant the line\n%s", script, want)
 	}
@@ -27,47 +30,128 @@ func TestPatchScriptHeaderNamesGitOpsOwnedObjects(t *testing.T) {
 	}
 }
 
-// render is PatchScript's script of p, which must render.
+// prod is the options of a script for context prod, whose rollback is
+// apply.rollback.sh.
+var prod = Options{Cluster: Cluster{Context: "prod", From: "the snapshot's context"}, Rollback: "apply.rollback.sh"}
+
+// render is PatchScript's script of p for context prod, which must
+// render.
 func render(t *testing.T, p *planner.Plan) string {
 	t.Helper()
-	b, err := PatchScript(p)
+	b, err := PatchScript(p, prod)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
 }
 
-// A plan whose ref, repository path and context hold newlines and shell
-// syntax: the header escapes them, the context is one quoted word, and a
-// queue name with a quote and non-ASCII text stays inside the patch's
-// single quotes, as \u escapes.
-func TestPatchScriptQuotesAndEscapesInput(t *testing.T) {
-	p := &planner.Plan{PlanID: strings.Repeat("b", 64),
+// hostilePlan is a plan whose ref, repository path, desired file and
+// phase hold newlines and shell syntax, and whose queue name holds a
+// quote, non-ASCII text and ESC.
+func hostilePlan() *planner.Plan {
+	return &planner.Plan{PlanID: strings.Repeat("b", 64),
 		Snapshot: &snapshot.State{Source: snapshot.Source{Kind: "git", Repo: "/srv/repo\ntouch pwned\n#", Ref: "HEAD^{/x\ntouch pwned}",
-			Commit: strings.Repeat("c", 40), Context: "it's $(touch pwned)\u2028"}},
+			Commit: strings.Repeat("c", 40)}},
+		Desired:  planner.Desired{File: "d'$(touch pwned)\n.hcl"},
 		Findings: []planner.Finding{{Code: planner.CodeGitOpsOwned, Message: "project a is owned by Argo CD (argocd.argoproj.io/instance=x\x1b[2K)"}},
 		Steps: []planner.Step{{Phase: planner.Phase("shrinking projects\n"), Action: planner.StepPatch, Object: tenancy.KindProject.Object("a"),
-			Ops: []planner.Op{{Op: "test", Path: "/spec/queues/0/name", Value: json.RawMessage(`"a'b é"`)}}}},
+			Ops: []planner.Op{{Op: "test", Path: "/spec/queues/0/name", Value: json.RawMessage(`"a'b é\u001b"`)}}}},
 	}
-	if _, err := PatchScript(p); err == nil || err.Error() != `the snapshot's cluster context "it's $(touch pwned)\u2028" holds a control character: kubectl --context would get a name the script cannot show; use a context name without one` {
+}
+
+// hostileOptions are a context and a kubeconfig with quotes and shell
+// syntax, and a rollback file with a quote.
+var hostileOptions = Options{Cluster: Cluster{Context: "it's $(touch pwned)", Kubeconfig: "/k'c", From: "--context at render"}, Rollback: "out/a'b.rollback.sh"}
+
+// The header escapes the input, the context and the kubeconfig are each
+// one quoted word, the reports' texts are quoted words with their control
+// characters escaped, and the queue name stays inside the patch's single
+// quotes, its non-ASCII text and ESC as \u escapes.
+func TestPatchScriptQuotesAndEscapesInput(t *testing.T) {
+	p := hostilePlan()
+	o := hostileOptions
+	o.Cluster.Context += "\u2028"
+	if _, err := PatchScript(p, o); err == nil || err.Error() != `the cluster context "it's $(touch pwned)\u2028" holds a control character: kubectl --context would get a name the script cannot show; use a name without one` {
 		t.Fatalf("a context with U+2028: %v", err)
 	}
-	p.Snapshot.Source.Context = "it's $(touch pwned)"
 	want := `#!/bin/sh
 # krmplan patch script for plan bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 # snapshot: git /srv/repo\ntouch pwned\n# at HEAD^{/x\ntouch pwned} (commit cccccccccccccccccccccccccccccccccccccccc)
+# cluster: every kubectl call runs with --context it's $(touch pwned) --kubeconfig /k'c (--context at render)
 # 1 step in phases (new node pools, shrinking projects, shrinking departments,
 # growing departments, growing projects); every intermediate state was
 # verified against the checks. Each patch first tests the values it changes:
-# if one changed since the snapshot, kubectl fails and the script stops.
+# if one changed since the snapshot, kubectl refuses that step, and the script
+# stops and says which value changed, which steps were applied and how to go on.
+# Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239).
+# New objects get the annotation krmplan/plan=<plan id>: the rollback
+# script (out/a'b.rollback.sh) deletes only those.
 # WARNING: project a is owned by Argo CD (argocd.argoproj.io/instance=x\x1b[2K)
-set -eu
+set -u
 
+krmplan_total=1
+` + replanLine + `
+` + rollbackLine + `
+
+krmplan_kubectl() { kubectl --kubeconfig '/k'\''c' --context 'it'\''s $(touch pwned)' "$@"; }
+
+` + library + "\n" + applyLibrary + `
 # 1/1 shrinking projects\n: Project a
-kubectl --context 'it'\''s $(touch pwned)' patch projects.kai.resources a --type=json --field-manager=krmplan -p '[{"op":"test","path":"/spec/queues/0/name","value":"a'\''b \u00e9"}]'
+krmplan_say 'step 1/1: shrinking projects\n: Project a'
+kubectl --kubeconfig '/k'\''c' --context 'it'\''s $(touch pwned)' patch projects.kai.resources a --type=json --field-manager=krmplan -p '[{"op":"test","path":"/spec/queues/0/name","value":"a'\''b \u00e9\u001b"}]'
+if [ $? -ne 0 ]; then
+	krmplan_say 'step 1/1 failed: kubectl refused the patch of Project a'
+	krmplan_guards 'Project a' projects.kai.resources a \
+		'[{"op":"test","path":"/spec/queues/0/name","value":"a'\''b \u00e9\u001b"}]' '{.spec.queues[0].name}' 'changed since the snapshot: the name of queue 0 (/spec/queues/0/name): the plan read a'\''b é\x1b'
+	krmplan_failed 1
+fi
+
+krmplan_say 'all 1 step applied'
+exit 0
 `
-	if got := render(t, p); got != want {
+	b, err := PatchScript(p, hostileOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != want {
 		t.Errorf("script:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// replanLine and rollbackLine are the report's variables of the hostile
+// plan: each a quoted word of a text that shell-quotes the names in it.
+const (
+	replanLine   = `krmplan_replan='krmplan snapshot --kubeconfig '\''/k'\''\'\'''\''c'\'' --context '\''it'\''\'\'''\''s $(touch pwned)'\'' -o state.json, then krmplan plan '\''d'\''\'\'''\''$(touch pwned)\n.hcl'\'' --state state.json --out plan.json'`
+	rollbackLine = `krmplan_rollback=''\''out/a'\''\'\'''\''b.rollback.sh'\'''`
+)
+
+// The report's variables hold, for sh, the texts a person reads: the
+// commands to copy, each name in them one quoted word.
+func TestReportVariablesReadAsText(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	file := filepath.Join(t.TempDir(), "vars.sh")
+	src := replanLine + "\n" + rollbackLine + "\nprintf '%s\\n' \"$krmplan_replan\" \"$krmplan_rollback\"\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("sh", file).Output()
+	want := `krmplan snapshot --kubeconfig '/k'\''c' --context 'it'\''s $(touch pwned)' -o state.json, then krmplan plan 'd'\''$(touch pwned)\n.hcl' --state state.json --out plan.json
+'out/a'\''b.rollback.sh'
+`
+	if err != nil || string(out) != want {
+		t.Errorf("sh printed %q, %v; want %q", out, err, want)
+	}
+}
+
+// A script names its context: without one it is refused.
+func TestPatchScriptNeedsAContext(t *testing.T) {
+	p := &planner.Plan{PlanID: strings.Repeat("b", 64), OrderVerified: true, Snapshot: &snapshot.State{Source: snapshot.Source{Kind: "git"}}}
+	for _, f := range []func(*planner.Plan, Options) ([]byte, error){PatchScript, RollbackScript} {
+		if _, err := f(p, Options{}); err == nil || err.Error() != "no cluster context: a patch script names the context it runs against" {
+			t.Errorf("no context: %v", err)
+		}
 	}
 }
 
@@ -95,7 +179,7 @@ func TestPatchScriptRefusesSteps(t *testing.T) {
 			`step 1/1 (Department "a"): the manifest is Department "d", not the step's object`},
 	} {
 		p := &planner.Plan{PlanID: strings.Repeat("a", 64), Snapshot: &snapshot.State{}, Steps: []planner.Step{tc.step}}
-		if _, err := PatchScript(p); err == nil || err.Error() != tc.want {
+		if _, err := PatchScript(p, prod); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v:\n got %v\nwant %s", tc.step, err, tc.want)
 		}
 	}
@@ -105,7 +189,7 @@ func TestPatchScriptRefusesSteps(t *testing.T) {
 // KRMPLAN_EOF gets a longer delimiter.
 func TestHereDocDelimiter(t *testing.T) {
 	var w shell
-	w.hereDoc([]byte("a\nKRMPLAN_EOF\nKRMPLAN_EOF_\nb"), "kubectl", "create", "-f", "-")
+	w.hereDoc([]byte("a\nKRMPLAN_EOF\nKRMPLAN_EOF_\nb"), []word{"kubectl", "create", "-f", "-"})
 	want := "kubectl create -f - <<'KRMPLAN_EOF__'\na\nKRMPLAN_EOF\nKRMPLAN_EOF_\nb\nKRMPLAN_EOF__\n"
 	if got := w.b.String(); got != want {
 		t.Errorf("here-document:\n%s\nwant:\n%s", got, want)

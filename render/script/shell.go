@@ -12,15 +12,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// This file is the only way input reaches the patch script. The script is
-// krmplan's own words (the constants of patch.go) and input in one of four
-// forms, each of which sh reads as data, never as code:
+// This file is the only way input reaches the scripts. A script is
+// krmplan's own words (the constants of patch.go, rollback.go and
+// report.go) and input in one of four forms, each of which sh reads as
+// data, never as code:
 //
 //   - a comment: one line, "# " and the text with every control character
 //     escaped (escape.Controls), so no newline in a ref, a path, a context
 //     or a message can end the comment;
 //   - a quoted word: single quotes, in which sh reads every byte as itself
-//     but the closing quote, and each ' written as '\'';
+//     but the closing quote, and each ' written as '\''; text the script
+//     prints for a person (shown) has its control characters escaped
+//     first, as a comment's;
 //   - a Kubernetes object name, validated as a DNS-1123 subdomain (lower
 //     case letters, digits, '-' and '.'), which sh reads as one plain word;
 //   - a here-document body after a quoted delimiter (<<'KRMPLAN_EOF'), in
@@ -35,8 +38,12 @@ import (
 // krmplan's constants, a quoted word or a validated name.
 type word string
 
-// shell is a patch script being written.
-type shell struct{ b bytes.Buffer }
+// shell is a script being written; depth is the indentation (tabs) of
+// the command lines it writes.
+type shell struct {
+	b     bytes.Buffer
+	depth int
+}
 
 // comment writes text as one comment line, every control character
 // escaped.
@@ -48,23 +55,54 @@ func (w *shell) comment(text string) {
 func (w *shell) blank() { w.b.WriteString("\n") }
 
 // code writes one of krmplan's own lines (a constant).
-func (w *shell) code(line string) { w.b.WriteString(line + "\n") }
+func (w *shell) code(line string) { w.b.WriteString(strings.Repeat("\t", w.depth) + line + "\n") }
 
 // command writes one command line of words.
 func (w *shell) command(ws ...word) {
+	w.b.WriteString(strings.Repeat("\t", w.depth))
+	w.words(ws)
+	w.b.WriteByte('\n')
+}
+
+// continued writes one command: its first words on the first line, then
+// per words on each line after a backslash-newline, one tab deeper (one
+// report argument triple a line).
+func (w *shell) continued(ws []word, first, per int) {
+	w.b.WriteString(strings.Repeat("\t", w.depth))
+	for n := min(first, len(ws)); len(ws) > n; n = min(per, len(ws)) {
+		w.words(ws[:n])
+		w.b.WriteString(" \\\n" + strings.Repeat("\t", w.depth+1))
+		ws = ws[n:]
+	}
+	w.words(ws)
+	w.b.WriteByte('\n')
+}
+
+// assign writes name=value, name one of krmplan's variables.
+func (w *shell) assign(name string, value word) {
+	w.b.WriteString(name + "=" + string(value) + "\n")
+}
+
+// function writes a one-line function: name() { words; }.
+func (w *shell) function(name string, ws ...word) {
+	w.b.WriteString(name + "() { ")
+	w.words(ws)
+	w.b.WriteString("; }\n")
+}
+
+func (w *shell) words(ws []word) {
 	for i, x := range ws {
 		if i > 0 {
 			w.b.WriteByte(' ')
 		}
 		w.b.WriteString(string(x))
 	}
-	w.b.WriteByte('\n')
 }
 
 // hereDoc writes a command whose standard input is body, a here-document
 // after a quoted delimiter: KRMPLAN_EOF, with as many _ appended as it
 // takes for no line of body to equal it. body is ASCII text.
-func (w *shell) hereDoc(body []byte, ws ...word) {
+func (w *shell) hereDoc(body []byte, cmd []word) {
 	delim := "KRMPLAN_EOF"
 	lines := strings.Split(string(body), "\n")
 	for taken := true; taken; {
@@ -77,7 +115,7 @@ func (w *shell) hereDoc(body []byte, ws ...word) {
 			}
 		}
 	}
-	w.command(append(ws, word("<<'"+delim+"'"))...)
+	w.command(append(cmd, word("<<'"+delim+"'"))...)
 	w.b.Write(body)
 	w.b.WriteString("\n" + delim + "\n")
 }
@@ -87,6 +125,11 @@ func (w *shell) hereDoc(body []byte, ws ...word) {
 func quoted(s string) word {
 	return word("'" + strings.ReplaceAll(s, "'", `'\''`) + "'")
 }
+
+// shown is text for a person as one quoted word: its control characters
+// escaped (escape.Controls), so that printing it moves no cursor and
+// colours nothing.
+func shown(s string) word { return quoted(escape.Controls(s)) }
 
 // objectName is the name of a Kubernetes object as a plain word. The API
 // server requires a custom resource's name to be a DNS-1123 subdomain, so

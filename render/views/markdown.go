@@ -250,7 +250,7 @@ func mdScript(p *planner.Plan) string {
 		return "<details>\n<summary>Rendered commands: none — render refuses a plan with errors</summary>\n\n" +
 			"Fix the " + words.Count(p.Summary.Errors, "error") + " above and plan again.\n\n</details>\n\n"
 	}
-	sh, err := script.PatchScript(p)
+	sh, err := script.Commands(p)
 	if err != nil {
 		return "<details>\n<summary>Rendered commands: none — render refuses this plan</summary>\n\n" + esc(err.Error()) + "\n\n</details>\n\n"
 	}

@@ -38,16 +38,16 @@ func lazyFile(path string, src []byte) *File {
 	f := newYAMLFile(path, src)
 	start := 0
 	for _, m := range append(yamlsrc.DocumentMarkers(src), len(src)) {
-		f.chunks = append(f.chunks, chunk{start: start, end: m, line: f.lineOf(start)})
+		f.chunks = append(f.chunks, chunk{start: start, end: m, line: f.LineOf(start)})
 		start = m
 	}
 	return f
 }
 
-// hasDirective reports a line that starts with "%" (%YAML, %TAG): a
+// HasDirective reports a line that starts with "%" (%YAML, %TAG): a
 // directive applies to the document after it, across a chunk's end, so a
 // file with one is parsed whole.
-func hasDirective(src []byte) bool {
+func HasDirective(src []byte) bool {
 	return bytes.HasPrefix(src, []byte("%")) || bytes.Contains(src, []byte("\n%"))
 }
 

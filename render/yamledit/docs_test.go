@@ -32,7 +32,7 @@ func TestChunkDocsFallback(t *testing.T) {
 	if !reflect.DeepEqual(got, []int{1, 1, 3, 3, 6, 6}) {
 		t.Errorf("lines %v", got)
 	}
-	if hasDirective([]byte("a: 1\n%YAML 1.2\n---\n")) != true || hasDirective([]byte("a: '%x'\n")) {
-		t.Error("hasDirective")
+	if HasDirective([]byte("a: 1\n%YAML 1.2\n---\n")) != true || HasDirective([]byte("a: '%x'\n")) {
+		t.Error("HasDirective")
 	}
 }

@@ -142,8 +142,8 @@ func syncAnnotationsOf(nb like) *tnode {
 		k, v := ann.Content[i], ann.Content[i+1]
 		for _, want := range syncAnnotations {
 			if k.Value == want && v.Kind == yaml.ScalarNode {
-				if end, err := nb.f.tokenEnd(v); err == nil {
-					am.put(k.Value, &tnode{kind: yaml.ScalarNode, raw: string(nb.f.src[nb.f.offset(v):end])})
+				if end, err := nb.f.TokenEnd(v); err == nil {
+					am.put(k.Value, &tnode{kind: yaml.ScalarNode, raw: string(nb.f.src[nb.f.Offset(v):end])})
 				}
 			}
 		}
@@ -178,7 +178,7 @@ func (ts *Set) placeDocument(f *File, kind string, lines []string, what string) 
 		} else if len(f.src) > 0 {
 			text = "---" + f.eol + text
 		}
-		return Edit{File: f.path, Line: f.lines() + 1, Start: len(f.src), End: len(f.src), New: text, What: what}, nil
+		return Edit{File: f.path, Line: f.Lines() + 1, Start: len(f.src), End: len(f.src), New: text, What: what}, nil
 	}
 	for _, d := range docs {
 		if d.kind == kind && d.apiVersion == ts.schema.APIVersion {
@@ -194,7 +194,7 @@ func (ts *Set) placeDocument(f *File, kind string, lines []string, what string) 
 	}
 	if after == nil {
 		first := docs[0]
-		at := f.lineStart(first.firstLine)
+		at := f.LineStart(first.firstLine)
 		return Edit{File: f.path, Line: first.firstLine, Start: at, End: at, New: strings.Join(append(lines, "---"), f.eol) + f.eol, What: what}, nil
 	}
 	return insertAfterLine(f, after.lastLine, append([]string{"---"}, lines...), what), nil

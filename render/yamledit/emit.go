@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/kubeyaml"
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -136,7 +137,7 @@ func valueGap(l like, k string) int {
 	if kn == nil || vn.Line != kn.Line {
 		return 1
 	}
-	target := l.f.offset(vn) - l.f.offset(kn) // the value's offset from its key
+	target := l.f.Offset(vn) - l.f.Offset(kn) // the value's offset from its key
 	return max(1, target-len(k)-1)
 }
 
@@ -144,7 +145,7 @@ func valueGap(l like, k string) int {
 // indented in the neighbour (2 when unknown; 0 for an indentless list).
 func childIndent(l like, k string) int {
 	kn, vn := entryOf(l, k)
-	if kn == nil || vn.Kind == yaml.AliasNode || isFlow(vn) {
+	if kn == nil || vn.Kind == yaml.AliasNode || yamlsrc.IsFlow(vn) {
 		return 2
 	}
 	first := vn // a block sequence's node is its first dash
@@ -154,7 +155,7 @@ func childIndent(l like, k string) int {
 	if first.Line == kn.Line {
 		return 2
 	}
-	return max(l.f.col(first)-l.f.col(kn), 0)
+	return max(l.f.Col(first)-l.f.Col(kn), 0)
 }
 
 // isQuotaMap reports a mapping that holds only quota fields.
@@ -174,7 +175,7 @@ func isQuotaMap(t *tnode) bool {
 // style, else flow for quota maps and lists of scalars.
 func wantsFlow(t *tnode, l like) bool {
 	if n := l.node(); n != nil && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) {
-		return isFlow(n)
+		return yamlsrc.IsFlow(n)
 	}
 	if isQuotaMap(t) {
 		return true
@@ -271,8 +272,8 @@ func blockSeq(t *tnode, l like, dashIndent int) []string {
 // dashGap is the number of spaces between an item's dash and its content
 // in the neighbour item il (1 when it cannot tell).
 func dashGap(il like) int {
-	t := il.f.lineText(il.n.Line)
-	c := min(max(il.f.col(il.n), 0), len(t))
+	t := il.f.LineText(il.n.Line)
+	c := min(max(il.f.Col(il.n), 0), len(t))
 	i := strings.LastIndex(t[:c], "-")
 	if i < 0 || strings.TrimSpace(t[i+1:c]) != "" {
 		return 1
@@ -285,15 +286,15 @@ func dashGap(il like) int {
 func flowText(t *tnode, l like) string {
 	n := l.node()
 	var inner, trail string
-	if n != nil && isFlow(n) && len(n.Content) > 0 {
+	if n != nil && yamlsrc.IsFlow(n) && len(n.Content) > 0 {
 		src := l.f.src
-		o := l.f.offset(n)
-		first := l.f.offset(n.Content[0])
+		o := l.f.Offset(n)
+		first := l.f.Offset(n.Content[0])
 		if first > o+1 && strings.Trim(string(src[o+1:first]), " ") == "" {
 			inner = string(src[o+1 : first])
 		}
-		if end, err := l.f.flowEnd(n); err == nil {
-			if lastEnd, err := l.f.nodeEnd(n.Content[len(n.Content)-1]); err == nil && lastEnd < end-1 && strings.Trim(string(src[lastEnd:end-1]), " ") == "" {
+		if end, err := l.f.FlowEnd(n); err == nil {
+			if lastEnd, err := l.f.NodeEnd(n.Content[len(n.Content)-1]); err == nil && lastEnd < end-1 && strings.Trim(string(src[lastEnd:end-1]), " ") == "" {
 				trail = string(src[lastEnd : end-1])
 			}
 		}
@@ -324,7 +325,7 @@ func flowText(t *tnode, l like) string {
 			b.WriteString(",")
 			spaces := 1
 			if kn, _ := exactKey(mapLike, k); kn != nil && kn.Line == n.Line {
-				want := l.f.offset(kn) - l.f.offset(n) // the key's column from the brace
+				want := l.f.Offset(kn) - l.f.Offset(n) // the key's column from the brace
 				spaces = max(1, want-b.Len())
 			}
 			b.WriteString(strings.Repeat(" ", spaces))
@@ -333,7 +334,7 @@ func flowText(t *tnode, l like) string {
 		cl := childLike(mapLike, k)
 		gap := 1 // in a flow map only the same key's spacing carries over
 		if kn, vn := exactKey(mapLike, k); kn != nil && vn.Line == kn.Line {
-			gap = max(1, mapLike.f.offset(vn)-mapLike.f.offset(kn)-len(k)-1)
+			gap = max(1, mapLike.f.Offset(vn)-mapLike.f.Offset(kn)-len(k)-1)
 		}
 		b.WriteString(k + ":" + strings.Repeat(" ", gap))
 		if v.kind == yaml.ScalarNode {

@@ -21,9 +21,9 @@ func AliasRefusal(file string, alias *yaml.Node, what, verb string) error {
 	return &Error{File: file, Line: alias.Line, Msg: fmt.Sprintf("%s is reached through the YAML alias *%s%s; splice does not %s a value shared through an anchor: edit it by hand, or render with --format patch", what, alias.Value, anchor, verb)}
 }
 
-// anchorRefusal refuses to edit or add inside an anchored node that an
+// AnchorRefusal refuses to edit (verb) or add inside an anchored node that an
 // alias shares: the aliases would change too.
-func anchorRefusal(file string, line int, anchor *yaml.Node, what, verb string) error {
+func AnchorRefusal(file string, line int, anchor *yaml.Node, what, verb string) error {
 	return &Error{File: file, Line: line, Msg: fmt.Sprintf("%s lies inside the YAML anchor &%s (line %d), which an alias shares: splice does not %s it, as every alias of it would change too; edit it by hand, or render with --format patch", what, anchor.Anchor, anchor.Line, verb)}
 }
 
@@ -191,7 +191,7 @@ func valueEdit(c Change, o *Origin, f *File, d *yamlDoc, last pathStep) (Edit, e
 		return Edit{}, &Error{File: o.File, Line: pos.Line, Msg: fmt.Sprintf("%s lies inside the YAML anchor &%s (line %d), which an alias shares: splice does not change it, as every alias of it would change too; edit it by hand, or render with --format patch", what, pos.Anchor, pos.AnchorLine)}
 	}
 	if a, shared := d.shared[deref(last.node)]; shared && last.alias == nil && !(ok && pos.Alias) {
-		return Edit{}, anchorRefusal(f.path, last.node.Line, a, what, "change")
+		return Edit{}, AnchorRefusal(f.path, last.node.Line, a, what, "change")
 	}
 	if ok && pos.Alias {
 		msg := fmt.Sprintf("%s is reached through the YAML alias %s", what, pos.Text)
@@ -207,8 +207,8 @@ func valueEdit(c Change, o *Origin, f *File, d *yamlDoc, last pathStep) (Edit, e
 	switch {
 	case n.Kind == yaml.ScalarNode:
 		if !ok {
-			start := f.offset(n)
-			end, err := f.tokenEnd(n)
+			start := f.Offset(n)
+			end, err := f.TokenEnd(n)
 			if err != nil || start < 0 {
 				return Edit{}, &Error{File: f.path, Line: n.Line, Msg: fmt.Sprintf("%s: cannot find the value's text; edit it by hand", what)}
 			}
@@ -224,9 +224,9 @@ func valueEdit(c Change, o *Origin, f *File, d *yamlDoc, last pathStep) (Edit, e
 		if err != nil {
 			return Edit{}, err
 		}
-		start := f.offset(n)
-		if isFlow(n) {
-			end, err := f.flowEnd(n)
+		start := f.Offset(n)
+		if yamlsrc.IsFlow(n) {
+			end, err := f.FlowEnd(n)
 			if err != nil {
 				return Edit{}, err
 			}
@@ -235,13 +235,13 @@ func valueEdit(c Change, o *Origin, f *File, d *yamlDoc, last pathStep) (Edit, e
 		if len(t.items) == 0 || len(n.Content) == 0 {
 			return Edit{}, &Error{File: o.File, Line: n.Line, Msg: fmt.Sprintf("%s: splice does not empty a block list; edit it by hand", what)}
 		}
-		last, err := f.itemLastLine(n, len(n.Content)-1)
+		last, err := f.ItemLastLine(n, len(n.Content)-1)
 		if err != nil {
 			return Edit{}, err
 		}
-		start = f.lineStart(n.Line)
-		end := f.lineNext(last)
-		text := strings.Join(blockSeq(t, like{f: f, n: n}, f.col(n)), f.eol)
+		start = f.LineStart(n.Line)
+		end := f.LineNext(last)
+		text := strings.Join(blockSeq(t, like{f: f, n: n}, f.Col(n)), f.eol)
 		if end > 0 && f.src[end-1] == '\n' {
 			text += f.eol
 		}
@@ -350,7 +350,7 @@ func (ts *Set) styleFor(f *File, m *yaml.Node, segs []string, k string) (like, e
 // insertAfterLine is an insertion of lines after line l of f (at the end
 // of the file, the file's missing final newline stays missing).
 func insertAfterLine(f *File, l int, lines []string, what string) Edit {
-	at := f.lineNext(l)
+	at := f.LineNext(l)
 	text := strings.Join(lines, f.eol) + f.eol
 	if at == len(f.src) && len(f.src) > 0 && f.src[len(f.src)-1] != '\n' {
 		text = f.eol + strings.Join(lines, f.eol)
@@ -367,7 +367,7 @@ func (ts *Set) insert(in *insertion) ([]Edit, error) {
 		return nil, AliasRefusal(f.path, parent.alias, "/"+strings.Join(in.segs, "/"), "add "+in.what+" to")
 	}
 	if a, shared := in.doc.shared[parent.node]; shared {
-		return nil, anchorRefusal(f.path, parent.node.Line, a, "/"+strings.Join(in.segs, "/"), "add "+in.what+" to")
+		return nil, AnchorRefusal(f.path, parent.node.Line, a, "/"+strings.Join(in.segs, "/"), "add "+in.what+" to")
 	}
 	n := parent.node
 	switch n.Kind {
@@ -398,9 +398,9 @@ func (ts *Set) appendItems(f *File, s *yaml.Node, in *insertion) ([]Edit, error)
 			l = nb
 		}
 	}
-	if isFlow(s) {
+	if yamlsrc.IsFlow(s) {
 		fl := l
-		if !isFlow(fl.n) {
+		if !yamlsrc.IsFlow(fl.n) {
 			fl = like{f: f, n: s}
 		}
 		parts := make([]string, 0, len(items.items))
@@ -408,29 +408,29 @@ func (ts *Set) appendItems(f *File, s *yaml.Node, in *insertion) ([]Edit, error)
 			parts = append(parts, flowText(it, itemLike(fl)))
 		}
 		if len(s.Content) == 0 {
-			at := f.offset(s) + 1
+			at := f.Offset(s) + 1
 			return []Edit{{File: f.path, Line: s.Line, Start: at, End: at, New: strings.Join(parts, ", "), What: in.what}}, nil
 		}
 		last := s.Content[len(s.Content)-1]
-		at, err := f.nodeEnd(last)
+		at, err := f.NodeEnd(last)
 		if err != nil {
 			return nil, err
 		}
-		end, err := f.flowEnd(s)
+		end, err := f.FlowEnd(s)
 		if err != nil {
 			return nil, err
 		}
 		sep := ", "
-		if f.lineOf(end-1) != f.lineOf(at) {
-			sep = "," + f.eol + strings.Repeat(" ", f.indent(f.lineOf(at)))
+		if f.LineOf(end-1) != f.LineOf(at) {
+			sep = "," + f.eol + strings.Repeat(" ", f.Indent(f.LineOf(at)))
 		}
-		return []Edit{{File: f.path, Line: f.lineOf(at), Start: at, End: at, New: sep + strings.Join(parts, sep), What: in.what}}, nil
+		return []Edit{{File: f.path, Line: f.LineOf(at), Start: at, End: at, New: sep + strings.Join(parts, sep), What: in.what}}, nil
 	}
-	lastLine, err := f.itemLastLine(s, len(s.Content)-1)
+	lastLine, err := f.ItemLastLine(s, len(s.Content)-1)
 	if err != nil {
 		return nil, err
 	}
-	lines := blockSeq(items, l, f.col(s))
+	lines := blockSeq(items, l, f.Col(s))
 	return []Edit{insertAfterLine(f, lastLine, lines, in.what)}, nil
 }
 
@@ -451,9 +451,9 @@ func (ts *Set) insertKey(f *File, m *yaml.Node, in *insertion) ([]Edit, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isFlow(m) {
+	if yamlsrc.IsFlow(m) {
 		fl := style
-		if !isFlow(fl.n) {
+		if !yamlsrc.IsFlow(fl.n) {
 			fl = like{f: f, n: m}
 		}
 		var val string
@@ -465,32 +465,32 @@ func (ts *Set) insertKey(f *File, m *yaml.Node, in *insertion) ([]Edit, error) {
 		entry := k + ": " + val
 		switch {
 		case len(keys) == 0:
-			at := f.offset(m) + 1
+			at := f.Offset(m) + 1
 			return []Edit{{File: f.path, Line: m.Line, Start: at, End: at, New: entry, What: in.what}}, nil
 		case pred >= 0:
-			at, err := f.nodeEnd(vnodes[pred])
+			at, err := f.NodeEnd(vnodes[pred])
 			if err != nil {
 				return nil, err
 			}
-			return []Edit{{File: f.path, Line: f.lineOf(at), Start: at, End: at, New: ", " + entry, What: in.what}}, nil
+			return []Edit{{File: f.path, Line: f.LineOf(at), Start: at, End: at, New: ", " + entry, What: in.what}}, nil
 		default:
-			at := f.offset(knodes[0])
+			at := f.Offset(knodes[0])
 			return []Edit{{File: f.path, Line: knodes[0].Line, Start: at, End: at, New: entry + ", ", What: in.what}}, nil
 		}
 	}
 	if len(keys) == 0 {
 		return nil, &Error{File: f.path, Line: m.Line, Msg: fmt.Sprintf("cannot add %s to an empty mapping; write it by hand", in.what)}
 	}
-	indent := f.col(knodes[0])
+	indent := f.Col(knodes[0])
 	lines := entryLines(k, v, style, indent)
 	first := knodes[0]
-	lt := f.lineText(first.Line)
-	onDash := strings.TrimSpace(lt[:min(max(f.col(first), 0), len(lt))]) != ""
+	lt := f.LineText(first.Line)
+	onDash := strings.TrimSpace(lt[:min(max(f.Col(first), 0), len(lt))]) != ""
 	if pred < 0 && onDash {
 		pred = 0 // never in front of the key that shares the line with "- "
 	}
 	if pred >= 0 {
-		l, err := f.entryLastLine(deref(m), indexOfKey(deref(m), knodes[pred]))
+		l, err := f.EntryLastLine(deref(m), indexOfKey(deref(m), knodes[pred]))
 		if err != nil {
 			return nil, err
 		}
@@ -504,10 +504,10 @@ func (ts *Set) insertKey(f *File, m *yaml.Node, in *insertion) ([]Edit, error) {
 		}
 	}
 	l := succ.Line
-	for l > 1 && strings.HasPrefix(strings.TrimLeft(f.lineText(l-1), " \t"), "#") && f.indent(l-1) == indent {
+	for l > 1 && strings.HasPrefix(strings.TrimLeft(f.LineText(l-1), " \t"), "#") && f.Indent(l-1) == indent {
 		l--
 	}
-	at := f.lineStart(l)
+	at := f.LineStart(l)
 	return []Edit{{File: f.path, Line: l, Start: at, End: at, New: strings.Join(lines, f.eol) + f.eol, What: in.what}}, nil
 }
 
@@ -596,7 +596,7 @@ func (ts *Set) addCreated(p string) {
 	if len(ts.order) > 0 {
 		eol = ts.files[ts.order[0]].eol
 	}
-	ts.files[p] = &File{path: p, li: yamlsrc.NewLineIndex(nil), eol: eol, chunks: []chunk{{line: 1, parsed: true}}}
+	ts.files[p] = &File{path: p, Text: yamlsrc.NewText(p, nil), eol: eol, chunks: []chunk{{line: 1, parsed: true}}}
 	ts.created[p] = true
 	ts.order = append(ts.order, p)
 	sort.Strings(ts.order)

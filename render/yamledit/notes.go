@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/krmplan/krmplan/internal/yamlsrc"
 )
 
 // CommentNotes finds the comments that sit on a changed line or just above
@@ -32,17 +34,17 @@ func CommentNotes(file string, src []byte, edits []Edit) []string {
 	for _, l := range lines {
 		es := byLine[l]
 		sort.Slice(es, func(i, j int) bool { return es[i].Start < es[j].Start })
-		text := f.lineText(l)
+		text := f.LineText(l)
 		var where, comment string
 		verb := "was"
-		if trail := contentTrail(text); trail > 0 {
+		if trail := yamlsrc.ContentTrail(text); trail > 0 {
 			if c := strings.TrimSpace(text[len(text)-trail:]); strings.HasPrefix(c, "#") {
 				where, comment = "the comment on the same line", c
 			}
 		}
 		if where == "" {
 			top := l
-			for top > 1 && strings.HasPrefix(strings.TrimLeft(f.lineText(top-1), " \t"), "#") {
+			for top > 1 && strings.HasPrefix(strings.TrimLeft(f.LineText(top-1), " \t"), "#") {
 				top--
 			}
 			switch {
@@ -53,7 +55,7 @@ func CommentNotes(file string, src []byte, edits []Edit) []string {
 			default:
 				where, verb = fmt.Sprintf("the comments on lines %d-%d", top, l-1), "were"
 			}
-			comment = strings.TrimSpace(f.lineText(l - 1))
+			comment = strings.TrimSpace(f.LineText(l - 1))
 		}
 		parts := make([]string, 0, len(es))
 		for i, e := range es {

@@ -128,6 +128,10 @@ type Set struct {
 	byKey map[ID]objEntry
 	// placed lists the new objects the splice writes, by file.
 	placed map[string][]ID
+	// removed marks the objects whose documents a removal takes out, and
+	// deleted the files it leaves without a document (Remove).
+	removed map[ID]bool
+	deleted map[string]bool
 }
 
 // NewSet reads the tenancy files paths (in the snapshot's order; src holds
@@ -140,11 +144,11 @@ type Set struct {
 // repository names one. Errors name the file and line of invalid YAML.
 func NewSet(schema Schema, paths []string, src map[string][]byte, known []Object, trusted bool, placement map[string]string) (*Set, error) {
 	s := &Set{schema: schema, placement: placement, files: map[string]*File{}, created: map[string]bool{},
-		byKey: map[ID]objEntry{}, placed: map[string][]ID{}}
+		byKey: map[ID]objEntry{}, placed: map[string][]ID{}, removed: map[ID]bool{}, deleted: map[string]bool{}}
 	lazy := map[string]bool{}
 	for _, p := range paths {
 		var f *File
-		if trusted && !hasDirective(src[p]) {
+		if trusted && !HasDirective(src[p]) {
 			f, lazy[p] = lazyFile(p, src[p]), true
 		} else {
 			var err error
@@ -185,3 +189,29 @@ func (s *Set) Created() []string {
 
 // IsCreated reports whether the edits create the file path.
 func (s *Set) IsCreated(path string) bool { return s.created[path] }
+
+// Locate returns the document of object id where a reader found it (o),
+// checked to be that object: a nil Doc when the file holds no such object
+// there any more (it changed since).
+func (ts *Set) Locate(id ID, o Origin) (*File, *Doc, error) {
+	e, ok := ts.byKey[id]
+	if !ok || e.file != o.File || e.line != o.Line {
+		return ts.files[o.File], nil, nil
+	}
+	f, d, err := ts.object(e)
+	if err != nil || d == nil {
+		return f, nil, err
+	}
+	return f, d.export(), nil
+}
+
+// Remove records that the splice takes the documents of ids out and
+// deletes the files deleted: Touched expects neither.
+func (ts *Set) Remove(ids []ID, deleted []string) {
+	for _, id := range ids {
+		ts.removed[id] = true
+	}
+	for _, p := range deleted {
+		ts.deleted[p] = true
+	}
+}

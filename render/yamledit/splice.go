@@ -15,6 +15,9 @@ type Edit struct {
 	Old        string // the bytes expected at Start..End
 	New        string // the replacement
 	What       string // for messages: "gpu.deserved of queue workspace-rtx"
+	// Cut marks a removal (package yamlremove): the spaces after it are
+	// not re-padded, as what followed the removed text moves up to its place.
+	Cut bool
 }
 
 // Error is a refusal to splice, naming the file and line (Line 0
@@ -95,7 +98,7 @@ func SpliceSpans(src []byte, edits []Edit) ([]byte, []Span, error) {
 		sp.OutEnd = len(out)
 		// Re-pad the run of spaces that follows, when it separates columns.
 		delta := len(e.New) - len(e.Old)
-		if delta == 0 || e.Start == e.End {
+		if delta == 0 || e.Start == e.End || e.Cut {
 			spans = append(spans, sp)
 			continue
 		}

@@ -52,8 +52,9 @@ type Run struct {
 // Touched cuts the spliced files out (by path; spans are the splice's, by
 // path) into what a check must parse: the runs of chunks that the spans
 // reach, each whole documents that parse alone, and the objects that must
-// be found in them (those the source had there, and the new objects the
-// edits placed in those files). Everything else of out is checked to be
+// be found in them (those the source had there but Remove did not take
+// out, and the new objects the edits placed in those files; a file that
+// Remove deletes is skipped). Everything else of out is checked to be
 // byte for byte the source's, so it holds the objects the reader found.
 // ok is false when it cannot vouch for that cheaply: a created file that
 // nothing was written to, an anchor in a touched chunk, an object without
@@ -63,6 +64,9 @@ func (ts *Set) Touched(out map[string][]byte, spans map[string][]Span) (runs []R
 	expected = map[ID]bool{}
 	for _, path := range ts.order {
 		f := ts.files[path]
+		if ts.deleted[path] {
+			continue // it held only objects that were removed
+		}
 		newSrc, edited := out[path], len(spans[path]) > 0
 		if !edited {
 			if ts.created[path] {
@@ -75,7 +79,7 @@ func (ts *Set) Touched(out map[string][]byte, spans map[string][]Span) (runs []R
 			return nil, nil, false
 		}
 		for _, e := range ts.index {
-			if e.file == path && touched[f.chunkOfLine(e.line)] {
+			if e.file == path && touched[f.chunkOfLine(e.line)] && !ts.removed[e.key()] {
 				if e.name == "" {
 					return nil, nil, false
 				}

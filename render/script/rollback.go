@@ -1,0 +1,145 @@
+package script
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/rollback"
+	"github.com/krmplan/krmplan/tenancy"
+)
+
+// RollbackPath is the file the rollback of a patch script written to path
+// goes to: beside it, apply.sh → apply.rollback.sh, any other name + ".rollback.sh".
+func RollbackPath(path string) string {
+	dir, base := filepath.Split(path)
+	return dir + strings.TrimSuffix(base, ".sh") + ".rollback.sh"
+}
+
+// Separator stands between the patch script of p and its rollback when
+// both are printed on stdout: comment lines. The patch script ends with
+// exit, so that sh never runs the rollback after it.
+func Separator(p *planner.Plan) []byte {
+	var w shell
+	w.blank()
+	w.comment("---- 8< ---- the rollback script of plan " + p.PlanID + " follows.")
+	w.comment("The patch script above ends at its exit: sh never reaches this line. render -o FILE")
+	w.comment("writes the two scripts to their own files, FILE and its .rollback.sh.")
+	w.blank()
+	return w.b.Bytes()
+}
+
+// RollbackScript returns the shell script that undoes the patch script of
+// p (PatchScript with the same options), step by step, last first, in the
+// order rollback.Steps verifies: `sh rollback.sh` undoes every step,
+// `sh rollback.sh N` undoes steps N down to 1 — what a patch script that
+// stopped at step N+1 applied. Each undo is announced ("krmplan: undoing
+// step 3/4: …"). A patch tests every value as the plan leaves it before it
+// puts back the snapshot's; a new object is deleted only when a server dry
+// run of its tests passes (it carries this plan's annotation and the
+// values the plan gave it), by its uid, so that an object someone created
+// under the same name is never deleted. On a refusal the script names the
+// values that changed since the patch script ran, which steps were undone
+// and which are still applied, and exits 10 + the step's number (250 past
+// 239); 0 when every step asked for was undone, 2 for a wrong argument.
+// Its input bytes go through shell.go as the patch script's do; the errors
+// are PatchScript's, and rollback.Steps'.
+func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
+	kubectl, err := o.kubectl()
+	if err != nil {
+		return nil, err
+	}
+	back, err := rollback.Steps(p)
+	if err != nil {
+		return nil, err
+	}
+	var w shell
+	writeRollbackHeader(&w, p, o)
+	writePrelude(&w, p, o, kubectl, rollbackLibrary)
+	total := len(back)
+	for i, st := range back {
+		n := total - i // the patch script's step it undoes
+		w.blank()
+		if err := writeUndo(&w, kubectl, n, total, st); err != nil {
+			return nil, fmt.Errorf("undoing step %d/%d (%s %q): %w", n, total, st.Object.Kind, st.Object.Name, err)
+		}
+	}
+	w.blank()
+	w.code(`krmplan_say "undone: $(krmplan_steps "$krmplan_from" 1): the cluster holds the snapshot's values for them again"`)
+	w.code("exit 0")
+	return w.b.Bytes(), nil
+}
+
+// writeRollbackHeader writes the rollback script's comments.
+func writeRollbackHeader(w *shell, p *planner.Plan, o Options) {
+	w.code("#!/bin/sh")
+	w.comment("krmplan rollback script for plan " + p.PlanID)
+	writeSource(w, p, o)
+	name := rollbackName(o)
+	if o.Rollback == "" {
+		name = "this script"
+	}
+	w.comment(fmt.Sprintf("It undoes the patch script's %s, the last first: sh %s undoes all", words.Count(len(p.Steps), "step"), name))
+	w.comment("of them; with N, steps N down to 1 (what the patch script applied when it stopped")
+	w.comment("at step N+1). The order was verified: each state it passes through is one the")
+	w.comment("patch script passes through. Each patch first tests the values the plan set;")
+	w.comment("a new object is deleted only while it carries the annotation " + planner.CreatedByAnnotation + "=" + p.PlanID[:min(12, len(p.PlanID))] + "…")
+	w.comment("and the plan's values (a server dry run of those tests), by its uid.")
+	w.comment("Exit code: 0 every step asked for undone; 10+N undoing step N failed (250 for")
+	w.comment("a step past 239); 2 a wrong argument.")
+}
+
+// writeUndo writes the undo of step n of total: its comment, its
+// announcement, the kubectl command — a patch, or krmplan_delete — and its
+// report, all inside an if that runs it only when n is among the steps to
+// undo.
+func writeUndo(w *shell, kubectl []word, n, total int, st planner.Step) error {
+	if !planned(st.Object.Kind) {
+		return fmt.Errorf("kind %q is not a KRM kind krmplan renders (NodePool, Department, Project)", st.Object.Kind)
+	}
+	name, err := objectName(st.Object.Kind.String(), st.Object.Name)
+	if err != nil {
+		return err
+	}
+	guards, err := guardArgs(st, "the patch script ran", "the plan set")
+	if err != nil {
+		return err
+	}
+	plural := word(st.Object.Kind.Plural())
+	var cmd []word
+	switch st.Action {
+	case planner.StepDelete:
+		tests, err := opsWord(planner.TestOps(st))
+		if err != nil {
+			return err
+		}
+		url := word("/apis/" + tenancy.APIVersion + "/" + st.Object.Kind.Info().Resource + "/" + string(name))
+		cmd = []word{"krmplan_delete", plural, name, url, tests}
+	case planner.StepPatch:
+		ops, err := opsWord(st.Ops)
+		if err != nil {
+			return err
+		}
+		cmd = append(kubectl, "patch", plural, name, "--type=json", "--field-manager=krmplan", "-p", ops)
+	default:
+		return fmt.Errorf("action %q is neither %s nor %s", st.Action, planner.StepPatch, planner.StepDelete)
+	}
+	w.comment(fmt.Sprintf("undo %d/%d %s: %s", n, total, st.Phase, objectWord(st.Object)))
+	w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
+	w.depth++
+	w.command("krmplan_say", shown(fmt.Sprintf("undoing step %d/%d: %s: %s", n, total, st.Phase, objectWord(st.Object))))
+	w.command(cmd...)
+	w.code("if [ $? -ne 0 ]; then")
+	w.depth++
+	w.command("krmplan_say", shown(fmt.Sprintf("undoing step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object))))
+	w.continued(append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...), 4, 3)
+	w.command("krmplan_failed", word(strconv.Itoa(n)))
+	w.depth--
+	w.code("fi")
+	w.depth--
+	w.code("fi")
+	return nil
+}
