@@ -23,11 +23,12 @@ func sameErrors(t *testing.T, all, errs []Finding) {
 
 // TestCheckErrorsIsCheckFiltered: the checks that checkErrors leaves out
 // make no error, on random messy tenancies and the targets of random
-// changes to them, whose errors are of every kind.
+// changes to them, whose errors are of every kind. 500 tenancies; 50
+// under -short.
 func TestCheckErrorsIsCheckFiltered(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	codes := map[string]bool{}
-	for i := 0; i < 500; i++ {
+	for i := 0; i < cases(500); i++ {
 		before := messyTenancy(t, r)
 		target, _, _, diags := applyOverlay(before, messyOverlay(r, before))
 		all := Check(before, nil)

@@ -164,10 +164,11 @@ func applyPatches(t *testing.T, before *snapshot.State, p *Plan) *snapshot.State
 // TestRandomMovesRenderInASafeOrder is the property of the render order:
 // for random valid tenancies and random valid targets, the plan is
 // renderable, its steps apply as JSON patches to the objects as read, every
-// prefix passes the checks, and the last state is the target.
+// prefix passes the checks, and the last state is the target. 300
+// tenancies; 30 under -short.
 func TestRandomMovesRenderInASafeOrder(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	for i := 0; i < 300; i++ {
+	for i := 0; i < cases(300); i++ {
 		nPools, nDepts, nProjs := 1+r.Intn(3), 1+r.Intn(3), 1+r.Intn(4)
 		from := randomSplit(r, nPools, nDepts, nProjs)
 		to := randomSplit(r, nPools, nDepts, nProjs)

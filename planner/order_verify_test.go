@@ -172,10 +172,11 @@ func messyOverlay(r *rand.Rand, s *snapshot.State) *config.Overlay {
 // against checking every intermediate state whole, on random messy
 // tenancies and changes, in the planned order and in shuffled orders (which
 // often break): the same verdict, and the same message when it refuses.
+// 2,000 tenancies; 200 under -short.
 func TestVerifyOrderAgreesWithWholeStates(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	refused, compared := 0, 0
-	for i := 0; i < 2000; i++ {
+	for i := 0; i < cases(2000); i++ {
 		before := messyTenancy(t, r)
 		read := string(before.Marshal())
 		target, changes, _, diags := applyOverlay(before, messyOverlay(r, before))
@@ -209,4 +210,15 @@ func TestVerifyOrderAgreesWithWholeStates(t *testing.T) {
 	if refused < compared/10 {
 		t.Fatalf("only %d of %d orders were refused: the cases do not exercise the refusals", refused, compared)
 	}
+}
+
+// cases is how many random cases a property test runs: n, or a tenth of
+// it under go test -short, which runs the whole suite in a few minutes.
+// The full count runs without -short (scripts/test, CI): the properties
+// keep their strength there, and -short is the quick loop while editing.
+func cases(n int) int {
+	if testing.Short() {
+		return n / 10
+	}
+	return n
 }

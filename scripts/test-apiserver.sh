@@ -4,8 +4,12 @@
 # value for KUBEBUILDER_ASSETS.
 #
 #   export KUBEBUILDER_ASSETS="$(scripts/test-apiserver.sh)"
+#   scripts/test-apiserver.sh --probe   # run the checks a build ends with (does each binary
+#                                       # run, etcd's version) on the cached folder and print
+#                                       # the VERSIONS report they make, without building;
+#                                       # exit 1 if the folder is not built yet
 #
-# stdout: only the folder. stderr: progress and errors. Exit 0 on success.
+# stdout: only the folder (--probe: the report). stderr: progress and errors. Exit 0 on success.
 #
 # Cache: ${KRMPLAN_APISERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/krmplan/apiserver}/<key>
 # with key = <k8s version>-<go version>-<goos>_<goarch>-<hash of tools go.mod + go.sum>.
@@ -14,6 +18,13 @@
 # takes 10 to 20 s. Concurrent runs build once (flock); the result is built in a
 # temporary folder and moved into place, so a half-built folder is never used.
 set -euo pipefail
+
+probe=
+case ${1-} in
+	"") ;;
+	--probe) probe=1 ;;
+	*) printf 'usage: scripts/test-apiserver.sh [--probe]\n' >&2; exit 2 ;;
+esac
 
 say() { printf 'test-apiserver: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -38,6 +49,29 @@ cache_root=${KRMPLAN_APISERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/krmplan/ap
 dir="$cache_root/$key"
 
 complete() { [[ -x $1/kube-apiserver && -x $1/etcd && -x $1/kubectl ]]; }
+
+# The checks a build ends with, on the binaries in folder $1: prints the VERSIONS report.
+# --probe runs this same function on the cached folder, so a loop over --probe exercises
+# the code a build runs (this is where a pipe into head once failed a third of the runs).
+versions() {
+	"$1/kube-apiserver" --version >/dev/null 2>&1 || die "the built kube-apiserver does not run"
+	"$1/kubectl" version --client >/dev/null 2>&1 || die "the built kubectl does not run"
+	echo "kubernetes $kv"
+	echo "go $gover $goos/$goarch"
+	echo "tools-module-hash $sum"
+	# The first line of etcd's version report, read whole: a pipe into head would
+	# close early and kill etcd with SIGPIPE, which pipefail turns into a failure.
+	local etcd_version
+	etcd_version=$("$1/etcd" --version 2>/dev/null) || die "the built etcd does not run"
+	printf '%s\n' "${etcd_version%%$'\n'*}"
+	echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+}
+
+if [[ -n $probe ]]; then
+	complete "$dir" || die "$dir is not built yet: run scripts/test-apiserver.sh first"
+	versions "$dir"
+	exit 0
+fi
 
 if complete "$dir"; then
 	printf '%s\n' "$dir"
@@ -83,17 +117,7 @@ build kube-apiserver "$ldflags" k8s.io/kubernetes/cmd/kube-apiserver
 build etcd "-s -w" go.etcd.io/etcd/server/v3
 build kubectl "$ldflags" k8s.io/kubernetes/cmd/kubectl
 
-"$tmp/kube-apiserver" --version >/dev/null 2>&1 || die "the built kube-apiserver does not run"
-{
-	echo "kubernetes $kv"
-	echo "go $gover $goos/$goarch"
-	echo "tools-module-hash $sum"
-	# The first line of etcd's version report, read whole: a pipe into head would
-	# close early and kill etcd with SIGPIPE, which pipefail turns into a failure.
-	etcd_version=$("$tmp/etcd" --version 2>/dev/null) || die "the built etcd does not run"
-	printf '%s\n' "${etcd_version%%$'\n'*}"
-	echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-} >"$tmp/VERSIONS"
+versions "$tmp" >"$tmp/VERSIONS"
 
 rm -rf "$dir" # a folder without all three binaries is not a cache hit
 mv -T "$tmp" "$dir" || die "cannot move the build into $dir"

@@ -18,8 +18,16 @@ import (
 
 // FormatVersion is the version of the state.json schema this package writes
 // and reads. 2: a value's position is one string (tenancy.Pos) and the
-// digest is over the file's bytes (State.Seal).
-const FormatVersion = 2
+// digest is over the file's bytes (State.Seal). 3: the position string
+// leaves out its end ("LINE:COLUMN START TEXT"; the end follows from the
+// text), and the file is laid out one object to a line
+// (jsonfile.MarshalLines). Decode reads both.
+const FormatVersion = 3
+
+// oldestFormat is the oldest state.json format Decode still reads: format
+// 2 differs from 3 only in the position strings, which tenancy.Pos reads
+// in both forms, and in layout.
+const oldestFormat = 2
 
 // State is one snapshot of a KRM tenancy (state.json). Lists are sorted by
 // name so that the same input always gives the same bytes.

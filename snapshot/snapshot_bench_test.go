@@ -1,7 +1,9 @@
 package snapshot_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/snapshot"
+	"go.yaml.in/yaml/v3"
 )
 
 // The benchmarks of this file measure the snapshot side of the main job on
@@ -106,4 +109,31 @@ func BenchmarkStateRead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPlainYAMLParse is the yardstick of the main job (scripts/bench):
+// one plain go.yaml.in/yaml/v3 parse of the same tenancy file, every
+// document decoded into a yaml.Node tree, with no checks and no model.
+func BenchmarkPlainYAMLParse(b *testing.B) {
+	sizes(b, func(b *testing.B, n int) {
+		src := tenancy(n).YAML()
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := plainParse(src); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func plainParse(src []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
 }

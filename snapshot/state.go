@@ -70,10 +70,12 @@ func (s *State) Seal() []byte {
 // it and writes the digest over it.
 var digestPlaceholder = "sha256:" + strings.Repeat("0", 64)
 
-// Marshal returns the state.json bytes of s: indented JSON with a final
-// newline, HTML characters as they are.
+// Marshal returns the state.json bytes of s: JSON one object to a line
+// (jsonfile.MarshalLines: each top-level member, and each element of a
+// top-level list, on its own line) with a final newline, HTML characters
+// as they are.
 func (s *State) Marshal() []byte {
-	b, err := jsonfile.Marshal(s)
+	b, err := jsonfile.MarshalLines(s)
 	if err != nil {
 		panic(fmt.Sprintf("snapshot: marshal: %v", err))
 	}
@@ -98,12 +100,12 @@ func Decode(name string, b []byte) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
-	switch s.FormatVersion {
-	case FormatVersion:
-	case 0:
+	switch {
+	case s.FormatVersion >= oldestFormat && s.FormatVersion <= FormatVersion:
+	case s.FormatVersion == 0:
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: it has no format_version", name)
 	default:
-		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d: take a new snapshot", name, s.FormatVersion, FormatVersion)
+		return nil, fmt.Errorf("%s: snapshot format_version %d, this krmplan reads %d to %d: take a new snapshot", name, s.FormatVersion, oldestFormat, FormatVersion)
 	}
 	if s.Digest == "" {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: it has no digest", name)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -50,7 +52,7 @@ func TestSealIsMarshal(t *testing.T) {
 	if got := s.Marshal(); !bytes.Equal(got, b) {
 		t.Fatalf("Seal and Marshal differ:\n%s\n---\n%s", b, got)
 	}
-	if !strings.HasPrefix(string(b), "{\n  \"format_version\": 2,\n  \"taken_at\": \"2026-11-30T10:00:00Z\",\n  \"digest\": \"sha256:") {
+	if !strings.HasPrefix(string(b), "{\n  \"format_version\": 3,\n  \"taken_at\": \"2026-11-30T10:00:00Z\",\n  \"digest\": \"sha256:") {
 		t.Fatalf("head:\n%s", b[:120])
 	}
 }
@@ -58,16 +60,34 @@ func TestSealIsMarshal(t *testing.T) {
 func TestPositionsAreStrings(t *testing.T) {
 	_, b := sealedState(t, "")
 	for _, want := range []string{
-		`"/spec/queues/0/resources/gpu/deserved": "11:28 200-201 3"`,
-		`"/spec/parent": "6:11 80-90 \"platform\""`,
-		`"/spec/queues/0/name": "9:13 120-132 \"a\\\"b\"é\t<&>"`,
-		`"/spec/queues/0/resources/gpu/limit": {`,
-		`"alias": true,`,
-		`"anchor": "w",`,
+		`"/spec/queues/0/resources/gpu/deserved":"11:28 200 3"`,
+		`"/spec/parent":"6:11 80 \"platform\""`,
+		`"/spec/queues/0/name":"9:13 120 \"a\\\"b\"é\t<&>"`,
+		`"/spec/queues/0/resources/gpu/limit":{"line":11,"column":40,"start":212,"end":217,"text":"*four","alias":true,"anchor_line":2}`,
+		`"/spec/queues/0/resources/gpu/overQuotaWeight":{"line":11,"column":60,"start":232,"end":233,"text":"1","anchor":"w","anchor_line":11}`,
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("state.json lacks %s:\n%s", want, b)
 		}
+	}
+}
+
+// TestOneObjectToALine: state.json is laid out one object to a line, so
+// that a project is one line to grep and a changed object one line of a
+// diff.
+func TestOneObjectToALine(t *testing.T) {
+	_, b := sealedState(t, "")
+	lines := strings.Split(string(b), "\n")
+	want := []string{"{", `  "format_version": 3,`, `  "taken_at": "",`}
+	if !reflect.DeepEqual(lines[:3], want) {
+		t.Errorf("head = %q, want %q", lines[:3], want)
+	}
+	i := slices.Index(lines, `  "projects": [`)
+	if i < 0 || !strings.HasPrefix(lines[i+1], `    {"metadata":{"name":"workspace"},"spec":{`) || lines[i+2] != "  ]," {
+		t.Errorf("the project is not one line of its own:\n%s", b)
+	}
+	if !slices.Contains(lines, `  "node_pools": [],`) || lines[len(lines)-1] != "" || lines[len(lines)-2] != "}" {
+		t.Errorf("empty lists and the end:\n%s", b)
 	}
 }
 
@@ -100,9 +120,9 @@ func TestDecodeRefusesChangedBytes(t *testing.T) {
 	_, b := sealedState(t, "2026-11-30T10:00:00Z")
 	const mismatch = "state.json: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot"
 	for name, edit := range map[string]func(string) string{
-		"a value":    func(s string) string { return strings.Replace(s, `"deserved": 3`, `"deserved": 2`, 1) },
-		"a position": func(s string) string { return strings.Replace(s, `"11:28 200-201 3"`, `"11:28 201-202 3"`, 1) },
-		"whitespace": func(s string) string { return strings.Replace(s, `"deserved": 3`, `"deserved":  3`, 1) },
+		"a value":    func(s string) string { return strings.Replace(s, `"deserved":3`, `"deserved":2`, 1) },
+		"a position": func(s string) string { return strings.Replace(s, `"11:28 200 3"`, `"11:28 201 3"`, 1) },
+		"whitespace": func(s string) string { return strings.Replace(s, `"deserved":3`, `"deserved": 3`, 1) },
 		"the digest": func(s string) string { return strings.Replace(s, `"sha256:`, `"sha256:0`, 1) },
 		"the members' order": func(s string) string {
 			return strings.Replace(s, "  \"taken_at\": \"2026-11-30T10:00:00Z\",\n  \"digest\"", "  \"digest\"", 1)
@@ -118,19 +138,27 @@ func TestDecodeRefusesChangedBytes(t *testing.T) {
 
 func TestDecodeRefusesOtherVersionAndBadPositions(t *testing.T) {
 	_, b := sealedState(t, "")
-	old := strings.Replace(string(b), `"format_version": 2`, `"format_version": 1`, 1)
-	if _, err := Decode("old.json", []byte(old)); err == nil || err.Error() != "old.json: snapshot format_version 1, this krmplan reads 2: take a new snapshot" {
-		t.Fatalf("version 1: %v", err)
+	for v, want := range map[string]string{
+		"1": "old.json: snapshot format_version 1, this krmplan reads 2 to 3: take a new snapshot",
+		"4": "old.json: snapshot format_version 4, this krmplan reads 2 to 3: take a new snapshot",
+	} {
+		old := strings.Replace(string(b), `"format_version": 3`, `"format_version": `+v, 1)
+		if _, err := Decode("old.json", []byte(old)); err == nil || err.Error() != want {
+			t.Errorf("version %s: %v", v, err)
+		}
 	}
 	for pos, want := range map[string]string{
-		`"11:28 200-201 3"`:  ``,
-		`"11:28 200-202 3"`:  `position "11:28 200-202 3": END-START is 2, but TEXT is 1 bytes long`,
-		`"11:28 200 3"`:      `position "11:28 200 3" is not "LINE:COLUMN START-END TEXT"`,
-		`"11 200-201 3"`:     `position "11 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
-		`"11:x 200-201 3"`:   `position "11:x 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
-		`"11:-2 200-201 3"`:  `position "11:-2 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
-		`"11:028 200-201 3"`: `position "11:028 200-201 3" is not "LINE:COLUMN START-END TEXT"`,
-		`7`:                  `a JSON number where an object belongs`,
+		`"11:28 200 3"`:       ``,
+		`"11:28 200-201 3"`:   ``, // format 2
+		`"11:28 200-202 3"`:   `position "11:28 200-202 3": END-START is 2, but TEXT is 1 bytes long`,
+		`"11:28 200"`:         `position "11:28 200" is not "LINE:COLUMN START TEXT"`,
+		`"11 200 3"`:          `position "11 200 3" is not "LINE:COLUMN START TEXT"`,
+		`"11:x 200 3"`:        `position "11:x 200 3" is not "LINE:COLUMN START TEXT"`,
+		`"11:-2 200 3"`:       `position "11:-2 200 3" is not "LINE:COLUMN START TEXT"`,
+		`"11:028 200 3"`:      `position "11:028 200 3" is not "LINE:COLUMN START TEXT"`,
+		`"11:28 200- 3"`:      `position "11:28 200- 3" is not "LINE:COLUMN START TEXT"`,
+		`"11:28 200-201-2 3"`: `position "11:28 200-201-2 3" is not "LINE:COLUMN START TEXT"`,
+		`7`:                   `a JSON number where an object belongs`,
 	} {
 		var p tenancy.Pos
 		err := json.Unmarshal([]byte(pos), &p)
@@ -143,5 +171,42 @@ func TestDecodeRefusesOtherVersionAndBadPositions(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %s", pos, err, want)
 		}
+	}
+}
+
+// TestDecodeReadsFormat2: a snapshot taken before format 3 (indented, with
+// "LINE:COLUMN START-END TEXT" positions) is still read, to the same state.
+func TestDecodeReadsFormat2(t *testing.T) {
+	s, _ := sealedState(t, "2026-11-30T10:00:00Z")
+	b, err := jsonfile.Marshal(s) // indented, as format 2 was written
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), `"format_version": 3`, `"format_version": 2`, 1)
+	for _, r := range [][2]string{
+		{`"11:28 200 3"`, `"11:28 200-201 3"`},
+		{`"6:11 80 \"platform\""`, `"6:11 80-90 \"platform\""`},
+		{`"9:13 120 \"a`, `"9:13 120-132 \"a`},
+	} {
+		if !strings.Contains(text, r[0]) {
+			t.Fatalf("no %s in\n%s", r[0], text)
+		}
+		text = strings.Replace(text, r[0], r[1], 1)
+	}
+	b = []byte(text)
+	sum, _, err := jsonfile.SumEmpty(b, "taken_at", "digest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jsonfile.Overwrite(b, jsonfile.Member{Name: "digest", Value: s.Digest}, "sha256:"+sum); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode("state.json", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.FormatVersion, s.Digest = 2, "sha256:"+sum
+	if !reflect.DeepEqual(got, s) {
+		t.Fatalf("format 2 decoded differs:\n%+v\n%+v", got.Projects[0].Origin, s.Projects[0].Origin)
 	}
 }

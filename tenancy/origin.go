@@ -37,7 +37,7 @@ func (o *Origin) Shift(lines, off int) {
 }
 
 // Pos is the position of one scalar value in a file. state.json writes it
-// as the string "LINE:COLUMN START-END TEXT" (MarshalJSON).
+// as the string "LINE:COLUMN START TEXT" (MarshalJSON).
 type Pos struct {
 	Line   int `json:"line"`   // 1-based
 	Column int `json:"column"` // 1-based, in bytes
@@ -58,21 +58,24 @@ type Pos struct {
 	AnchorLine int    `json:"anchor_line,omitempty"`
 }
 
-// A Pos is written in state.json as one string, "LINE:COLUMN START-END TEXT"
-// ("31:15 1214-1215 4": line 31, column 15, bytes 1214 up to 1215, written
-// as 4). A git snapshot holds a position for every value of the tenancy
-// (about 19 per project), so as an object of five members these were most
-// of state.json's bytes and of the time spent writing and reading it. A
-// position reached through a YAML alias or inside a shared anchor, rare,
-// keeps the object form with all its members (posObject).
+// A Pos is written in state.json as one string, "LINE:COLUMN START TEXT"
+// ("31:15 1214 4": line 31, column 15, from byte 1214, written as 4; it
+// ends at START plus the length of TEXT). A git snapshot holds a position
+// for every value of the tenancy (about 19 per project), so as an object of
+// five members these were most of state.json's bytes and of the time spent
+// writing and reading it. A position reached through a YAML alias or inside
+// a shared anchor, rare, keeps the object form with all its members
+// (posObject). Snapshots of format 2 wrote "LINE:COLUMN START-END TEXT";
+// that form is still read.
 
 // posObject is the object form of Pos: the same members, no methods.
 type posObject Pos
 
-// MarshalJSON writes p as "LINE:COLUMN START-END TEXT", or as an object
-// when it is an alias or lies inside an anchor.
+// MarshalJSON writes p as "LINE:COLUMN START TEXT", or as an object when
+// it is an alias, lies inside an anchor or does not end where its text
+// does.
 func (p Pos) MarshalJSON() ([]byte, error) {
-	if p.Alias || p.Anchor != "" || p.AnchorLine != 0 {
+	if p.Alias || p.Anchor != "" || p.AnchorLine != 0 || p.End != p.Start+len(p.Text) {
 		return json.Marshal(posObject(p))
 	}
 	b := make([]byte, 0, 32+len(p.Text))
@@ -81,16 +84,14 @@ func (p Pos) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendInt(b, int64(p.Column), 10)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(p.Start), 10)
-	b = append(b, '-')
-	b = strconv.AppendInt(b, int64(p.End), 10)
 	b = append(b, ' ')
 	b = append(b, p.Text...)
 	return jsonfile.AppendString(nil, string(b)), nil
 }
 
-// UnmarshalJSON reads either form MarshalJSON writes. A string that is not
-// "LINE:COLUMN START-END TEXT" with END = START + the length of TEXT is an
-// error quoting it.
+// UnmarshalJSON reads either form MarshalJSON writes, and the string of
+// format 2, "LINE:COLUMN START-END TEXT". A string that is neither, or
+// whose END is not START + the length of TEXT, is an error quoting it.
 func (p *Pos) UnmarshalJSON(b []byte) error {
 	if len(b) == 0 || b[0] != '"' {
 		var o posObject
@@ -114,27 +115,33 @@ func (p *Pos) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// parsePos reads "LINE:COLUMN START-END TEXT".
+// parsePos reads "LINE:COLUMN START TEXT" or "LINE:COLUMN START-END TEXT".
 func parsePos(s string) (Pos, error) {
 	bad := func() (Pos, error) {
-		return Pos{}, fmt.Errorf("position %q is not \"LINE:COLUMN START-END TEXT\"", s)
+		return Pos{}, fmt.Errorf("position %q is not \"LINE:COLUMN START TEXT\"", s)
 	}
 	lc, rest, ok1 := strings.Cut(s, " ")
 	se, text, ok2 := strings.Cut(rest, " ")
 	l, c, ok3 := strings.Cut(lc, ":")
-	st, en, ok4 := strings.Cut(se, "-")
-	if !ok1 || !ok2 || !ok3 || !ok4 {
+	st, en, dash := strings.Cut(se, "-")
+	if !ok1 || !ok2 || !ok3 {
 		return bad()
 	}
+	fields := []string{l, c, st}
+	if dash {
+		fields = append(fields, en)
+	}
 	var n [4]int
-	for i, f := range []string{l, c, st, en} {
+	for i, f := range fields {
 		v, err := strconv.Atoi(f)
 		if err != nil || v < 0 || (f != "0" && f[0] == '0') || f[0] == '+' {
 			return bad()
 		}
 		n[i] = v
 	}
-	if n[3]-n[2] != len(text) {
+	if !dash {
+		n[3] = n[2] + len(text)
+	} else if n[3]-n[2] != len(text) {
 		return Pos{}, fmt.Errorf("position %q: END-START is %d, but TEXT is %d bytes long", s, n[3]-n[2], len(text))
 	}
 	return Pos{Line: n[0], Column: n[1], Start: n[2], End: n[3], Text: text}, nil

@@ -38,20 +38,27 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.Join(c, nil), nil
 }
 
-// chunks is an io.Writer that keeps what is written in chunks of
-// chunkSize bytes, never copying what it already holds.
+// chunks is an io.Writer that keeps what is written in chunks, never
+// copying what it already holds: the first of firstChunk bytes, each next
+// one twice as large up to chunkSize. (A small file, as the tests marshal
+// by the thousand, then costs a few kB rather than a cleared megabyte.)
 type chunks [][]byte
 
-const chunkSize = 1 << 20
+const (
+	firstChunk = 4 << 10
+	chunkSize  = 1 << 20
+)
 
 func (c *chunks) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
-		if len(*c) == 0 || len((*c)[len(*c)-1]) == chunkSize {
-			*c = append(*c, make([]byte, 0, chunkSize))
+		if len(*c) == 0 {
+			*c = append(*c, make([]byte, 0, firstChunk))
+		} else if last := (*c)[len(*c)-1]; len(last) == cap(last) {
+			*c = append(*c, make([]byte, 0, min(chunkSize, 2*cap(last))))
 		}
 		last := &(*c)[len(*c)-1]
-		k := min(len(p), chunkSize-len(*last))
+		k := min(len(p), cap(*last)-len(*last))
 		*last = append(*last, p[:k]...)
 		p = p[k:]
 	}

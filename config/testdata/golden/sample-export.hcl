@@ -1,5 +1,5 @@
 # desired.hcl exported by krmplan from the snapshot
-# sha256:be28a092054430368d931a23e80c9f8a34c58d7860b91cf914193c968c2253c3
+# sha256:8531ec07938bb7f888399d7cb7e41f8b4944d9caef05d21c59dc4985d640cd9f
 # (git /repo at main, commit 0123456789ab).
 #
 # Every object and queue as it is: planning this file against the same
