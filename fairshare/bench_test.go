@@ -3,10 +3,9 @@ package fairshare
 import (
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/krmplan/krmplan/internal/cputime"
 	"github.com/krmplan/krmplan/quota"
 )
 
@@ -82,7 +81,7 @@ func BenchmarkDivide(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("projects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				for _, set := range [][]Pool{before, after} {
 					for _, p := range set {
@@ -95,16 +94,7 @@ func BenchmarkDivide(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*queues), "ns/queue")
 			// The machine may be shared: the process's CPU time per
 			// operation (GC included) is the steadier figure.
-			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			cputime.Report(b, cpu0)
 		})
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

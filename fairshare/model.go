@@ -181,9 +181,11 @@ func (s Share) FairShare() quota.Value { v, _ := krm(s.res, s.fair); return v }
 func (s Share) Guaranteed() quota.Value { v, _ := krm(s.res, s.guaranteed); return v }
 
 // OverQuota is what the queue got beyond Guaranteed: its over-quota rounds
-// and any leftover unit (FairShare − Guaranteed, exactly).
+// and any leftover unit (FairShare − Guaranteed, exactly, as plain
+// numbers: a negative deserved can make either -1, which is no limit
+// here).
 func (s Share) OverQuota() quota.Value {
-	return s.FairShare().Sub(s.Guaranteed())
+	return s.FairShare().Minus(s.Guaranteed())
 }
 
 // KAI returns the fair share as KAI's scheduler holds it: a float64 in its

@@ -345,3 +345,22 @@ func TestDivideConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestOverQuotaOfMinusOne: a negative deserved (KRM accepts one) can make
+// a fair share of exactly -1, which is a number here, not "unlimited":
+// b is guaranteed -2, gets 1 in the round and no leftover (a wins the
+// tie by name), so its share is -1 and its over-quota part 1.
+func TestOverQuotaOfMinusOne(t *testing.T) {
+	p := gpuPool(t, "1", "b d=-2 l=-1 w=1 full", "a d=0 l=-1 w=1 full")
+	if got := shares(t, p, quota.GPU); got != "b=-1~ a=2~" {
+		t.Fatalf("shares %s", got)
+	}
+	res, err := Divide(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Queues[0].Share.GPU
+	if g, o := s.Guaranteed().String(), s.OverQuota().String(); g != "-2" || o != "1" {
+		t.Errorf("b: guaranteed %s, over quota %s; want -2 and 1", g, o)
+	}
+}

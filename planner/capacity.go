@@ -47,7 +47,14 @@ func (pc *PoolCapacity) Schedulable() quota.Value { return *pc.Divided.GPU }
 // read. A pool named twice selects with its last entry; every entry's
 // label pair takes its nodes out of pool default. It is linear in the
 // nodes times their labels.
-func PoolCapacities(s *snapshot.State) map[string]*PoolCapacity {
+func PoolCapacities(s *snapshot.State) map[string]*PoolCapacity { return PoolCapacitiesOf(s, nil) }
+
+// PoolCapacitiesOf is PoolCapacities with only the pools in only counted
+// (nil counts every pool): the others have their Nodes and no figures
+// (Divided nil, Cards 0), which must not be read.
+// Counting reads every node's quantities, the costly part; finding each
+// pool's nodes is one pass over the nodes' labels.
+func PoolCapacitiesOf(s *snapshot.State, only map[string]bool) map[string]*PoolCapacity {
 	if !s.Read(snapshot.SourceNodes) {
 		return nil
 	}
@@ -93,8 +100,10 @@ func PoolCapacities(s *snapshot.State) map[string]*PoolCapacity {
 			out["default"].Nodes = append(out["default"].Nodes, n)
 		}
 	}
-	for _, pc := range out {
-		pc.count()
+	for name, pc := range out {
+		if only == nil || only[name] {
+			pc.count()
+		}
 	}
 	return out
 }

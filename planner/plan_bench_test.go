@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/cputime"
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
@@ -32,6 +33,7 @@ func BenchmarkPlan(b *testing.B) {
 			}
 			desired := t.MoveHCL(0)
 			b.ReportAllocs()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				ov, diags := config.LoadOrdered(gentenancy.MoveFile, desired, nil, nil)
 				if diags.HasErrors() {
@@ -48,6 +50,7 @@ func BenchmarkPlan(b *testing.B) {
 					b.Fatalf("the plan is not clean: renderable %v, verified %v, %d steps for %d moves", p.Renderable(), p.OrderVerified, len(p.Steps), len(t.Moves()))
 				}
 			}
+			cputime.Report(b, cpu0)
 		})
 	}
 }

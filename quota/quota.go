@@ -199,11 +199,7 @@ func (a Value) Add(b Value) Value {
 	if a.IsUnlimited() || b.IsUnlimited() {
 		return Unlimited
 	}
-	var r Value
-	if _, err := ctx.Add(&r.d, &a.d, &b.d); err != nil {
-		panic(fmt.Sprintf("quota: add %s + %s: %v", a, b, err))
-	}
-	return r
+	return a.Plus(b)
 }
 
 // Sub returns a-b for finite a and b. It panics on an unlimited operand,
@@ -212,11 +208,7 @@ func (a Value) Sub(b Value) Value {
 	if a.IsUnlimited() || b.IsUnlimited() {
 		panic("quota: Sub with an unlimited operand")
 	}
-	var r Value
-	if _, err := ctx.Sub(&r.d, &a.d, &b.d); err != nil {
-		panic(fmt.Sprintf("quota: sub %s - %s: %v", a, b, err))
-	}
-	return r
+	return a.Minus(b)
 }
 
 // String prints v without float artefacts and without trailing zeros:
@@ -285,6 +277,27 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	}
 	*v = p
 	return nil
+}
+
+// Plus and Minus are a+b and a−b as plain numbers, where -1 is minus one,
+// not unlimited: for amounts that are not quota fields, such as a fair
+// share, which negative guarantees (KRM accepts them) can make -1. They
+// are exact within ctx's 60 digits, far beyond the sums of a tenancy.
+func (a Value) Plus(b Value) Value {
+	var r Value
+	if _, err := ctx.Add(&r.d, &a.d, &b.d); err != nil {
+		panic(fmt.Sprintf("quota: add %s + %s: %v", a, b, err))
+	}
+	return r
+}
+
+// Minus is a−b as plain numbers; see Plus.
+func (a Value) Minus(b Value) Value {
+	var r Value
+	if _, err := ctx.Sub(&r.d, &a.d, &b.d); err != nil {
+		panic(fmt.Sprintf("quota: sub %s - %s: %v", a, b, err))
+	}
+	return r
 }
 
 // Sum adds values with -1 as +∞; the sum of nothing is 0.

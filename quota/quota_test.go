@@ -22,6 +22,29 @@ func TestExactSums(t *testing.T) {
 	}
 }
 
+// TestPlainArithmetic: Plus and Minus read -1 as minus one, where Add and
+// Sub read it as unlimited (Sub refuses it).
+func TestPlainArithmetic(t *testing.T) {
+	m1, two := MustParse("-1"), FromInt(2)
+	for _, tc := range []struct {
+		got  Value
+		want string
+	}{
+		{m1.Plus(two), "1"},
+		{MustParse("-3").Plus(two), "-1"},
+		{m1.Minus(two), "-3"},
+		{two.Minus(m1), "3"},
+		{MustParse("0.1").Plus(MustParse("0.2")), "0.3"},
+	} {
+		if s := tc.got.String(); s != tc.want {
+			t.Errorf("got %s, want %s", s, tc.want)
+		}
+	}
+	if got := m1.Add(two); !got.IsUnlimited() {
+		t.Errorf("Add(-1, 2) = %s, want unlimited", got)
+	}
+}
+
 func TestUnlimited(t *testing.T) {
 	s := Sum(FromInt(4), Unlimited, FromInt(1))
 	if !s.IsUnlimited() || Amount(GPU, s) != "unlimited" {

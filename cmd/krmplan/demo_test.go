@@ -25,8 +25,10 @@ func demo(t *testing.T, args ...string) (int, string) {
 }
 
 // TestDemo runs the 160-GPU demo end to end and checks what it shows:
-// the h100 pool 8 cards over (refused), the clean move in its four
-// phases, and the splice commit on a new branch with HEAD untouched.
+// the h100 pool 8 cards over (refused), where every queue still gets its
+// deserved; the clean move in its four phases, with the fair share it
+// moves (product-ml's search-ranking loses a card, vision's segmentation
+// gains one); and the splice commit on a new branch with HEAD untouched.
 func TestDemo(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	code, out := demo(t, "--dir", dir)
@@ -45,6 +47,18 @@ func TestDemo(t *testing.T) {
 		"\n# 3/4 growing or new departments: Department research\n",
 		"\n# 4/4 growing or new projects: Project foundation-models\n",
 		"\n-        gpu:    {deserved: 10,     limit: 10,  overQuotaWeight: 1}\n+        gpu:    {deserved: 6,      limit: 10,  overQuotaWeight: 1}\n",
+		// over-the-pool.hcl: 104 cards guaranteed on 96.
+		"\n    After the plan, the guarantees at the top of the pool add up to 104 cards, 8\n    more than the pool's 96: every queue still gets its deserved (KAI never\n    scales a guarantee down), and nothing is left to share over quota.\n",
+		"\n    research-h100                               28        43 ~\n",
+		// move-h100-cards.hcl: the queues it moves without changing them.
+		"\n    product-ml-h100                             16        15 ~ not in the plan\n" +
+			"      search-ranking-h100                        8         7 ~ not in the plan\n" +
+			"    research-h100                               28        32 ~\n" +
+			"      foundation-models-h100                    15        19 ~\n" +
+			"    vision-h100                                 17        14\n" +
+			"      detection-h100                            10         6\n" +
+			"      segmentation-h100                          3         4   not in the plan\n" +
+			"    The plan changes none of product-ml-h100, search-ranking-h100 and\n    segmentation-h100, but moves their fair share.\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo's output lacks %q", want)

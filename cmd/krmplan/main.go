@@ -87,6 +87,7 @@ func newApp(e *env) *cli.App {
 			renderCommand(e),
 			checkCommand(e),
 			exportCommand(e),
+			fairshareCommand(e),
 			demoCommand(e),
 		},
 	}

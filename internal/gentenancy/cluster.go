@@ -20,8 +20,14 @@ const (
 
 var gpuProduct = map[string]string{"h100": "NVIDIA-H100-80GB-HBM3", "a100": "NVIDIA-A100-SXM4-80GB"}
 
+// nodeCPU is the allocatable cpu of a node of each class, in cores (a DGX
+// H100 has 112, a DGX A100 128); every node has 1000G of allocatable
+// memory.
+var nodeCPU = map[string]string{"h100": "112", "a100": "128"}
+
 // ClusterData is what the tenancy's cluster reports, as `krmplan snapshot
-// --cluster-data` reads it: every node with its 8 cards (one a100 node per
+// --cluster-data` reads it: every node with its 8 cards, and its
+// allocatable cards, cpu and memory as a resource list (one a100 node per
 // cell not ready), a KAI Queue per queue with the tenancy's numbers and its
 // usage (status.allocated in Kubernetes quantities, non-preemptible usage
 // for the interactive projects), and the namespaces, labelled
@@ -31,7 +37,8 @@ func (t *Tenancy) ClusterData() *snapshot.ClusterData {
 	eight := quota.FromInt(CardsPerNode)
 	for _, n := range t.Nodes {
 		d.Nodes = append(d.Nodes, snapshot.Node{Name: n.Name, GPUCapacity: eight, GPUAllocatable: eight, Ready: n.Ready,
-			Labels: map[string]string{LabelKey: n.Pool, "kubernetes.io/hostname": n.Name, "nvidia.com/gpu.product": gpuProduct[n.Class]}})
+			Allocatable: snapshot.ResourceList{"nvidia.com/gpu": snapshot.Quantity(eight.String()), "cpu": snapshot.Quantity(nodeCPU[n.Class]), "memory": "1000G"},
+			Labels:      map[string]string{LabelKey: n.Pool, "kubernetes.io/hostname": n.Name, "nvidia.com/gpu.product": gpuProduct[n.Class]}})
 	}
 	deptQueue := map[string]string{} // department/pool → queue name
 	for _, dp := range t.Departments {

@@ -19,6 +19,7 @@ import (
 	"github.com/krmplan/krmplan/examples"
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/profile"
@@ -106,6 +107,38 @@ func Encode(t testing.TB, p *planner.Plan) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Demo returns a file of the 160-GPU demo (examples/demo): tenancy.yaml,
+// cluster-data.json, move-h100-cards.hcl or over-the-pool.hcl.
+func Demo(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(examples.Demo, path.Join("demo", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// DemoState is the demo as `krmplan snapshot --git-repo … --cluster-data
+// cluster-data.json` makes it: its tenancy as a git snapshot (State's
+// fixed source ids) with its cluster data laid over it.
+func DemoState(t testing.TB) *snapshot.State {
+	t.Helper()
+	s := State(t, "tenancy.yaml", Demo(t, "tenancy.yaml"))
+	var d snapshot.ClusterData
+	if err := jsonfile.DecodeStrict(Demo(t, "cluster-data.json"), &d); err != nil {
+		t.Fatal(err)
+	}
+	s.Overlay(&d)
+	s.Seal()
+	return s
+}
+
+// DemoPlan plans one of the demo's desired files (by base name).
+func DemoPlan(t testing.TB, name string) *planner.Plan {
+	t.Helper()
+	return Plan(t, DemoState(t), name, Demo(t, name))
 }
 
 // SamplePlan plans one of the sample's desired files (by base name).

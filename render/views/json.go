@@ -13,7 +13,7 @@ import (
 // JSONFormatVersion is the version of the documents that `--format json`
 // writes (docs/json-format.md). The minor number grows when a field is
 // added; the major number only when a field changes meaning or goes away.
-const JSONFormatVersion = "1.0"
+const JSONFormatVersion = "1.1"
 
 // PlanJSON is the document of `plan --format json` and `show --format
 // json`: a stable view of a plan for programs, shaped after Terraform's
@@ -33,6 +33,8 @@ type PlanJSON struct {
 	ResourceChanges []ResourceChange `json:"resource_changes"`
 	Diagnostics     []Diagnostic     `json:"diagnostics"`
 	Steps           []JSONStep       `json:"steps"`
+	// FairShare is the fair share the plan moves, under full demand.
+	FairShare *JSONPlanFairShare `json:"fair_share"`
 }
 
 // JSONSummary counts objects and diagnostics. Add and Change count objects,
@@ -182,6 +184,7 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 		ResourceChanges: []ResourceChange{},
 		Diagnostics:     DiagnosticsOf(p.Findings),
 		Steps:           []JSONStep{},
+		FairShare:       newPlanFairShare(p),
 	}
 	if out.Snapshot.NotRead == nil {
 		out.Snapshot.NotRead = []snapshot.NotRead{}

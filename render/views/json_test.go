@@ -125,7 +125,7 @@ func TestJSONDocumented(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []*planner.Plan{plantest.SamplePlan(t, "move-one-card.hcl"), plantest.SamplePlan(t, "oversubscribed.hcl")} {
+	for _, p := range []*planner.Plan{plantest.SamplePlan(t, "move-one-card.hcl"), plantest.SamplePlan(t, "oversubscribed.hcl"), plantest.DemoPlan(t, "move-h100-cards.hcl")} {
 		var v any
 		if err := json.Unmarshal(jsonOf(t, p), &v); err != nil {
 			t.Fatal(err)
@@ -139,6 +139,7 @@ func TestJSONDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	walk(check)
+	walk(fullFairShareDoc())
 	var missing []string
 	for k := range keys {
 		if !bytes.Contains(doc, []byte("`"+k+"`")) {

@@ -25,12 +25,13 @@ const MarkdownLimit = 65536
 const MarkerPrefix = "<!-- krmplan:plan-id="
 
 // Markdown writes the plan as a pull-request comment: the hidden plan-id
-// marker, a one-line verdict, the pool bars in a code block, a table of
-// the changes, the findings, and the rendered kubectl commands in a folded
-// <details> block. It has no colour. The result is always under
+// marker, a one-line verdict, the pool bars in a code block, the fair
+// share the plan moves (a table per pool whose division changes), a table
+// of the changes, the findings, and the rendered kubectl commands in a
+// folded <details> block. It has no colour. The result is always under
 // MarkdownLimit bytes: when the whole plan does not fit, the commands,
-// then changes, then findings, then the bars are left out, and the comment
-// says what was left out and how to see it.
+// then changes, then findings, then the bars and the fair share are left
+// out, and the comment says what was left out and how to see it.
 func Markdown(w io.Writer, p *planner.Plan) error {
 	_, err := w.Write(markdownBytes(p, MarkdownLimit))
 	return err
@@ -40,6 +41,7 @@ func Markdown(w io.Writer, p *planner.Plan) error {
 type mdParts struct {
 	head     string   // marker, title and verdict
 	bars     string   // the bars code block section, "" when none
+	fair     string   // the fair-share section, "" when none
 	rows     []string // the changes table rows
 	findings []string // one list item per finding
 	reminder string   // the repository profile's reminders, "" when none
@@ -118,12 +120,16 @@ func (m mdParts) assemble(nRows, nFind int, withBars, withScript bool) []byte {
 	if !withBars && m.bars != "" {
 		left = append(left, "the pool bars")
 	}
+	if !withBars && m.fair != "" {
+		left = append(left, "the fair-share preview")
+	}
 	if len(left) > 0 {
 		fmt.Fprintf(&b, "> [!NOTE]\n> Left out to stay under GitHub's limit of %s characters per comment: %s. "+
 			"`krmplan show plan.json` shows the whole plan.\n\n", thousands(MarkdownLimit), strings.Join(left, ", "))
 	}
 	if withBars {
 		b.WriteString(m.bars)
+		b.WriteString(m.fair)
 	}
 	if len(m.rows) > 0 {
 		b.WriteString("#### Changes\n\n| Object | Queue | Field | Before → After |\n| --- | --- | --- | --- |\n")
@@ -157,7 +163,7 @@ func (m mdParts) assemble(nRows, nFind int, withBars, withScript bool) []byte {
 }
 
 func markdownParts(p *planner.Plan) mdParts {
-	m := mdParts{head: mdHead(p), bars: mdBars(p), reminder: mdReminders(p), script: mdScript(p), foot: mdFoot(p)}
+	m := mdParts{head: mdHead(p), bars: mdBars(p), fair: mdFairShare(p), reminder: mdReminders(p), script: mdScript(p), foot: mdFoot(p)}
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		queue := ""

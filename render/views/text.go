@@ -54,13 +54,16 @@ func (s Style) paint(c *color.Color, text string) string {
 
 // Text writes the plan as `krmplan plan` shows it: the changes in
 // Terraform's grammar grouped by object and queue, the pool bars (each
-// pool whose division of cards changes, before and after), the findings
+// pool whose division of cards changes, before and after), the fair share
+// the plan moves (each pool whose division changes, under full demand),
+// the findings
 // with where they come from, then "Plan: N to add, N to change, 0 to
 // destroy." and the plan id.
 func Text(w io.Writer, p *planner.Plan, st Style) error {
 	var b bytes.Buffer
 	writeChanges(&b, p, st)
 	writeBars(&b, p, st)
+	writeFairShareChange(&b, p)
 	writeFindings(&b, p, st)
 	if rs := script.ProfileReminders(p); len(rs) > 0 {
 		for _, r := range rs {

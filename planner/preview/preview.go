@@ -1,0 +1,324 @@
+// Package preview is the fair-share preview: what every queue of every
+// node pool gets when KAI Scheduler's proportion plugin divides the pool
+// (package fairshare), worked out from a state. It builds fairshare's input
+// from the tenancy and the cluster data, per node pool:
+//
+//   - the queue tree as KRM builds it: a department's queue on the pool is
+//     a top-level queue; a project's queue on the pool is a child of its
+//     department's queue on that pool, and a root queue beside the
+//     departments when the project has no department (spec.parent "") or
+//     its department has no queue on the pool (KRM sets the KAI Queue's
+//     parentQueue only to a department queue of the same pool);
+//   - each queue's KAI Queue name (the entry's name; an empty name is
+//     KRM's derived one, <owner> on pool default and <owner>-<pool> on the
+//     others), its quota and priority as KRM copies them;
+//   - the queue's creation time from the live Queue of that name, where the
+//     snapshot read the Queues (the leftover step's tie-break);
+//   - the demand the preview assumes (Demand);
+//   - the pool's capacity as KAI counts it (planner.PoolCapacities), each
+//     resource unknown when the nodes were not read or give no figure.
+//
+// A state with errors is previewed all the same, as KAI would divide it:
+// of two queues of one name (one KAI Queue) the first is divided, a
+// department's or project's second queue on one pool is left out (KRM's
+// webhook refuses both), and a queue on a pool that does not exist is
+// left out. It does no I/O; the time is linear in the state's queues.
+package preview
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/krmplan/krmplan/fairshare"
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
+)
+
+// Demand is what the preview assumes each queue requests.
+type Demand string
+
+const (
+	// Full: every leaf queue (a project's queue, a root project's) demands
+	// without bound; a department's queue demands only through its
+	// projects, so a department with no project queue on the pool demands
+	// nothing (department queues run no workloads).
+	Full Demand = "full"
+	// Live: each leaf queue demands what its live Queue's status.requested
+	// says (it includes the running pods), summed into its department's
+	// queue as KAI sums requests; a department's own requested is not
+	// added. A leaf without a live Queue, or whose Queue has no requested,
+	// demands 0 (Queue.NoDemand says which).
+	Live Demand = "live"
+)
+
+// ParseDemand reads a --demand value: "full" or "live".
+func ParseDemand(s string) (Demand, error) {
+	switch Demand(s) {
+	case Full, Live:
+		return Demand(s), nil
+	}
+	return "", fmt.Errorf("--demand %s: use full or live", s)
+}
+
+// Preview is the fair share of every queue of the pools previewed.
+type Preview struct {
+	Demand Demand
+	// Pools are by name.
+	Pools []Pool
+	// AgesRead is whether the snapshot read the live Queues, which hold
+	// the queues' creation times, and Unaged counts the queues divided
+	// without a known age (no live Queue of the name, or one without a
+	// creationTimestamp). The leftover step breaks a tie among those by
+	// name (fairshare.Share.AgeTie marks the shares that could differ by
+	// one unit for that reason).
+	AgesRead bool
+	Unaged   int
+	// LeftOut says, for each queue entry that is not divided, why: a
+	// second queue of an object on one pool, a name another queue has, a
+	// pool that does not exist.
+	LeftOut []string
+}
+
+// Pool is one node pool's division.
+type Pool struct {
+	Name string
+	// NodesRead is whether the snapshot read the nodes; Nodes counts the
+	// pool's nodes, Ready or not.
+	NodesRead bool
+	Nodes     int
+	// Capacity is what KAI divides at the pool's top level: gpu in cards,
+	// cpu in millicores, memory in MB; nil where unknown, and Unknown then
+	// says why.
+	Capacity fairshare.PerResource[*quota.Value]
+	Unknown  fairshare.PerResource[string]
+	// Queues are the pool's queues in tree order: the departments' queues
+	// by name, each followed by its projects' queues by name, then the
+	// root project queues by name.
+	Queues []Queue
+	// input is what was divided, for Explain; kept by Of, not by OfPlan
+	// (a plan's preview explains nothing, and dropping it spares a copy of
+	// every queue's quota per pool).
+	input fairshare.Pool
+	// whole counts, per resource, the top-level queues that deserve -1.
+	whole fairshare.PerResource[int]
+}
+
+// Queue is one queue of a pool and its fair share.
+type Queue struct {
+	// Name is the KAI Queue's name.
+	Name string
+	// Kind is the owner's kind (KindDepartment or KindProject) and Owner
+	// its name.
+	Kind  tenancy.Kind
+	Owner string
+	// Parent is the parent queue's name, "" for a top-level queue (a
+	// department's, or a root project's).
+	Parent string
+	// Aged is set when the live Queue's creationTimestamp is known.
+	Aged bool
+	// NoDemand says, for a leaf queue under live demand that demands 0 for
+	// want of data, why ("no live Queue of this name"); "" otherwise.
+	NoDemand string
+	// Share is its fair share: per resource, and Dropped when KAI does not
+	// divide it.
+	Share fairshare.QueueShare
+}
+
+// Root reports whether q is a project's queue at the pool's top level.
+func (q *Queue) Root() bool { return q.Kind == tenancy.KindProject && q.Parent == "" }
+
+// KAIName is the name of the KAI Queue KRM makes of a queue entry: its
+// name, or when that is empty the one KRM derives, <owner> on pool
+// default and <owner>-<pool> on the others. (A name over 58 characters
+// gets a random suffix from KRM, which the preview cannot know: it uses
+// the name as written; the checks warn about it.)
+func KAIName(owner, pool, name string) string {
+	switch {
+	case name != "":
+		return name
+	case pool == "default":
+		return owner
+	}
+	return owner + "-" + pool
+}
+
+// Of previews the pools of s that only holds (every pool when only is
+// nil) under demand d. It returns an error for --demand live on a snapshot
+// that did not read the Queues (naming the reason), a value that is not a
+// Kubernetes quantity in a Queue's requested, and fairshare.Divide's
+// errors, naming the pool.
+func Of(s *snapshot.State, d Demand, only map[string]bool) (*Preview, error) {
+	return of(s, d, only, clusterOf(s, only), true)
+}
+
+// cluster is what the preview reads of a state's cluster data: the pools'
+// capacities (nil when the nodes were not read) and the live Queues by
+// name (nil when not read). A plan's snapshot and target have the same
+// cluster data, so their previews can share it.
+type cluster struct {
+	caps map[string]*planner.PoolCapacity
+	live map[string]*snapshot.LiveQueue
+}
+
+// clusterOf reads s's cluster data for the pools in only (nil: every pool).
+func clusterOf(s *snapshot.State, only map[string]bool) *cluster {
+	c := &cluster{caps: planner.PoolCapacitiesOf(s, only)}
+	if s.Read(snapshot.SourceQueues) {
+		c.live = make(map[string]*snapshot.LiveQueue, len(s.LiveQueues))
+		for i := range s.LiveQueues {
+			c.live[s.LiveQueues[i].Name] = &s.LiveQueues[i]
+		}
+	}
+	return c
+}
+
+// of is Of on cluster data c, clusterOf(s, only) or what a state with the
+// same cluster data gave; keep keeps each pool's input for Explain.
+func of(s *snapshot.State, d Demand, only map[string]bool, c *cluster, keep bool) (*Preview, error) {
+	if d == Live && !s.Read(snapshot.SourceQueues) {
+		return nil, fmt.Errorf("--demand live needs each Queue's status.requested, and the snapshot did not read the Queues (%s); take the snapshot with the cluster's Queues, or preview --demand full",
+			notReadReason(s, snapshot.SourceQueues))
+	}
+	b := &builder{s: s, d: d, only: only, live: c.live, keep: keep, pools: map[string][]entry{}}
+	b.collect()
+	out := &Preview{Demand: d, AgesRead: s.Read(snapshot.SourceQueues), LeftOut: b.leftOut}
+	for _, name := range b.poolNames {
+		pool, err := b.pool(name, c.caps)
+		if err != nil {
+			return nil, err
+		}
+		for i := range pool.Queues {
+			if !pool.Queues[i].Aged {
+				out.Unaged++
+			}
+		}
+		out.Pools = append(out.Pools, pool)
+	}
+	return out, nil
+}
+
+// notReadReason is why s did not read source what.
+func notReadReason(s *snapshot.State, what string) string {
+	for _, n := range s.NotRead {
+		if n.What == what {
+			return n.Reason
+		}
+	}
+	return "not read"
+}
+
+// entry is one queue as the builder found it: small, since a pool's
+// entries are appended one by one; its Queue is made after the division.
+type entry struct {
+	name, owner, parent string
+	kind                tenancy.Kind
+	tq                  *tenancy.Queue
+	// aged and noDemand are Queue.Aged and Queue.NoDemand, set by queue.
+	aged     bool
+	noDemand string
+}
+
+// builder collects the queues of every pool of one state.
+type builder struct {
+	s    *snapshot.State
+	d    Demand
+	only map[string]bool
+	live map[string]*snapshot.LiveQueue
+	// keep keeps each pool's input; otherwise scratch is reused for it.
+	keep      bool
+	scratch   []fairshare.Queue
+	pools     map[string][]entry
+	poolNames []string
+	leftOut   []string
+}
+
+// wanted reports whether pool is one to preview.
+func (b *builder) wanted(pool string) bool { return b.only == nil || b.only[pool] }
+
+// collect walks the departments, then the projects, once, placing each
+// queue in its pool's tree by KRM's rule. A queue's name is claimed
+// whichever pool it is on, so that only changes nothing about which of two
+// queues of one name is divided.
+func (b *builder) collect() {
+	known := map[string]bool{"default": true}
+	for i := range b.s.NodePools {
+		name := b.s.NodePools[i].Metadata.Name
+		if b.wanted(name) && !known[name] {
+			b.poolNames = append(b.poolNames, name)
+		}
+		known[name] = true
+	}
+	queues := 0
+	for i := range b.s.Departments {
+		queues += len(b.s.Departments[i].Spec.Queues)
+	}
+	for i := range b.s.Projects {
+		queues += len(b.s.Projects[i].Spec.Queues)
+	}
+	taken := make(map[string]owner, queues) // KAI Queue name → whose it is
+	deptQueue := make(map[[2]string]string, len(b.s.Departments))
+	var seen []string // the pools of the object's queues divided so far
+	add := func(kind tenancy.Kind, name, dept string, qs []tenancy.Queue) {
+		who := owner{kind, name}
+		seen = seen[:0]
+		for i := range qs {
+			tq := &qs[i]
+			pool, name := tq.NodePool, KAIName(name, tq.NodePool, tq.Name)
+			say := b.wanted(pool)
+			_, dup := taken[name]
+			switch {
+			case !known[pool]:
+				b.leftOutf(say, "%s: queue %s is on node pool %q, which does not exist", who, name, pool)
+				continue
+			case slices.Contains(seen, pool):
+				b.leftOutf(say, "%s: queue %s is its second queue on node pool %s (KRM's webhook refuses it); the first is divided", who, name, pool)
+				continue
+			case dup:
+				b.leftOutf(say, "%s: queue %s has the name of a queue of %s (one KAI Queue); that one is divided", who, name, taken[name])
+				continue
+			}
+			seen, taken[name] = append(seen, pool), who
+			parent := ""
+			if kind == tenancy.KindDepartment {
+				deptQueue[[2]string{who.name, pool}] = name
+			} else {
+				parent = deptQueue[[2]string{dept, pool}]
+			}
+			if !say {
+				continue
+			}
+			if _, ok := b.pools[pool]; !ok && pool == "default" && !slices.Contains(b.poolNames, pool) {
+				b.poolNames = append(b.poolNames, pool)
+			}
+			b.pools[pool] = append(b.pools[pool], entry{name: name, kind: kind, owner: who.name, parent: parent, tq: tq})
+		}
+	}
+	for i := range b.s.Departments {
+		d := &b.s.Departments[i]
+		add(tenancy.KindDepartment, d.Metadata.Name, "", d.Spec.Queues)
+	}
+	for i := range b.s.Projects {
+		p := &b.s.Projects[i]
+		add(tenancy.KindProject, p.Metadata.Name, p.Spec.Parent, p.Spec.Queues)
+	}
+	slices.Sort(b.poolNames)
+}
+
+// owner is the object a queue belongs to; it prints as "project llm".
+type owner struct {
+	kind tenancy.Kind
+	name string
+}
+
+func (o owner) String() string { return strings.ToLower(o.kind.String()) + " " + o.name }
+
+// leftOutf records a queue entry that is not divided, when say is set
+// (a queue on a pool outside only is no news).
+func (b *builder) leftOutf(say bool, format string, args ...any) {
+	if say {
+		b.leftOut = append(b.leftOut, fmt.Sprintf(format, args...))
+	}
+}
