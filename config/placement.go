@@ -57,18 +57,25 @@ func (d *differ) place(o *Overlay) hcl.Diagnostics {
 	return diags
 }
 
-// CheckPlacement says why file cannot place the object a (`file = "…"`
-// in desired.hcl, a change's file in plan.json), "" when it can: the rules
-// of place, against the snapshot's index x and the tenancy files it read.
-// A plan made from its changes (no desired file) is checked with it, so
-// that an edited plan.json cannot place an object where desired.hcl could
-// not (.git/x.yaml, tenancy/x.json).
-func CheckPlacement(x *tenancy.Index, read []string, a tenancy.ObjectAddr, file string) string {
-	summary, detail := placementProblem(x, readFolders(read), a, file)
-	if summary == "" {
-		return ""
+// CheckPlacements refuses the first change whose file cannot place its
+// object by the rules of desired.hcl's `file = "…"` (place), against the
+// snapshot's index x and the tenancy files it read: "change 3 (parent of
+// project e): Invalid file: file = ".git/x.yaml": …". A plan made from its
+// changes (no desired file) is checked with it, so that an edited
+// plan.json cannot place an object where desired.hcl could not
+// (.git/x.yaml, tenancy/x.json).
+func CheckPlacements(x *tenancy.Index, read []string, changes []tenancy.Change) error {
+	folders := readFolders(read)
+	for i := range changes {
+		c := &changes[i]
+		if c.File == "" {
+			continue
+		}
+		if summary, detail := placementProblem(x, folders, c.Field.Object, c.File); summary != "" {
+			return fmt.Errorf("change %d (%s): %s: %s", i+1, c.Describe(), summary, strings.TrimSuffix(detail, "."))
+		}
 	}
-	return summary + ": " + strings.TrimSuffix(detail, ".")
+	return nil
 }
 
 // placementProblem is the summary and detail of the diagnostic for file =

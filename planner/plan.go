@@ -6,7 +6,6 @@
 package planner
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -120,22 +119,17 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 // issue #16). The findings point at desired.hcl only for the values the
 // changes set (their Source); Desired is empty. An error is a change
 // whose file cannot place its object, by the rules of desired.hcl's file =
-// (config.CheckPlacement), or a change that does not fit before
+// (config.CheckPlacements), or a change that does not fit before
 // (*tenancy.ApplyError).
 func FromChanges(before *snapshot.State, changes []tenancy.Change) (*Plan, error) {
 	bx := tenancy.NewIndex(&before.Tenancy)
+	if err := config.CheckPlacements(bx, readFiles(before), changes); err != nil {
+		return nil, err
+	}
 	set := config.Ranges{}
-	read := readFiles(before)
 	for i := range changes {
-		c := &changes[i]
-		if c.Source != nil {
+		if c := &changes[i]; c.Source != nil {
 			set[c.Field] = *c.Source
-		}
-		if c.File == "" {
-			continue
-		}
-		if why := config.CheckPlacement(bx, read, c.Field.Object, c.File); why != "" {
-			return nil, fmt.Errorf("change %d (%s): %s", i+1, c.Describe(), why)
 		}
 	}
 	return build(before, bx, changes, set)
