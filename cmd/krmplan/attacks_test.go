@@ -165,12 +165,30 @@ var attackCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 // scripts: it runs PROGRAM, sends it SIGTERM as soon as its temporary file
 // for OUT (.OUT.tmp-*, in OUT's folder) appears, and exits 0 when one
 // appeared, the signal ended PROGRAM and no temporary file is left; else 1,
-// saying which did not hold.
+// saying which did not hold. The folder is polled, and on a loaded machine
+// a short write can end between two polls: a run that ends without a
+// temporary file seen is tried again (its OUT removed), up to
+// midwriteTries times.
 func midwrite(args []string, stderr io.Writer) int {
 	if len(args) < 2 {
 		fmt.Fprintln(stderr, "usage: midwrite OUT PROGRAM ARGS...")
 		return 2
 	}
+	for try := 1; ; try++ {
+		missed, code := midwriteOnce(args, stderr, try == midwriteTries)
+		if !missed || try == midwriteTries {
+			return code
+		}
+		os.Remove(args[0])
+	}
+}
+
+// midwriteTries is how many runs midwrite makes to catch a temporary file.
+const midwriteTries = 10
+
+// midwriteOnce is one run of midwrite; missed says that PROGRAM ended
+// before a temporary file was seen (said on stderr only when last).
+func midwriteOnce(args []string, stderr io.Writer, last bool) (missed bool, code int) {
 	dir, prefix := filepath.Dir(args[0]), "."+filepath.Base(args[0])+".tmp-"
 	temporary := func() []string {
 		var names []string
@@ -183,10 +201,11 @@ func midwrite(args []string, stderr io.Writer) int {
 		return names
 	}
 	cmd := exec.Command(args[1], args[2:]...)
-	cmd.Stderr = stderr
+	var out strings.Builder
+	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "midwrite: %v\n", err)
-		return 1
+		return false, 1
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -202,20 +221,25 @@ func midwrite(args []string, stderr io.Writer) int {
 			}
 		}
 	}
+	if seen == "" && !last {
+		return true, 1
+	}
+	fmt.Fprint(stderr, out.String())
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	left := temporary()
 	switch {
 	case seen == "":
-		fmt.Fprintf(stderr, "midwrite: %s ended (%v) before a temporary file for %s appeared\n", args[1], cmd.ProcessState, args[0])
+		fmt.Fprintf(stderr, "midwrite: %s ended (%v) before a temporary file for %s appeared, %d times\n", args[1], cmd.ProcessState, args[0], midwriteTries)
+		return true, 1
 	case !ws.Signaled() || ws.Signal() != syscall.SIGTERM:
 		fmt.Fprintf(stderr, "midwrite: %s was sent SIGTERM while %s existed, but ended with %v\n", args[1], seen, cmd.ProcessState)
 	case len(left) > 0:
 		fmt.Fprintf(stderr, "midwrite: SIGTERM while %s existed left %v\n", seen, left)
 	default:
 		fmt.Fprintf(stderr, "midwrite: SIGTERM while %s existed ended %s (%v); nothing was left\n", seen, args[1], cmd.ProcessState)
-		return 0
+		return false, 0
 	}
-	return 1
+	return false, 1
 }
 
 // errorFinding is an error finding of plan.json as Encode writes it, with
