@@ -210,7 +210,7 @@ func (d *differ) project(p Project) {
 			d.errorf(p.DefRange, "Unknown project", "%s A new project needs department = \"<name>\".", msg)
 			return
 		}
-		d.errorf(p.DefRange, "Missing department", "project %q is not in the snapshot: a new project needs department = \"<name>\".", p.Name)
+		d.errorf(p.DefRange, "Missing department", "project %q is not in the snapshot: a new project needs department = \"<name>\", or department = \"\" for a root project (no department: its queues are root queues beside the departments).", p.Name)
 		return
 	}
 	var spec tenancy.ProjectSpec
@@ -222,7 +222,7 @@ func (d *differ) project(p Project) {
 	oc := d.begin(a, existing != nil, p.DefRange)
 	if p.Department != nil {
 		d.mark(a.Field(tenancy.FieldParent), p.Department.Range)
-		d.add(oc, a.Field(tenancy.FieldParent), nil, str(spec.Parent, oc.exists), tenancy.String(p.Department.Value))
+		d.add(oc, a.Field(tenancy.FieldParent), nil, str(spec.Parent, oc.exists && !spec.ParentOmitted), tenancy.String(p.Department.Value))
 	}
 	if p.Namespace != nil {
 		d.mark(a.Field(tenancy.FieldNamespace), p.Namespace.Range)
@@ -269,12 +269,16 @@ func (d *differ) queues(oc *objectChanges, existing []tenancy.Queue, blocks []Qu
 		default:
 			idx, next = next, next+1
 		}
-		q.addr, q.name = oc.addr.Queue(idx), was.Name
+		q.addr = oc.addr.Queue(idx)
+		written := was.Name // the spec's name: "" lets KRM derive the Queue's
 		if b.Name != nil {
-			q.name = b.Name.Value
+			written = b.Name.Value
 			d.mark(q.addr.Field(tenancy.FieldQueueName), b.Name.Range)
 		}
-		d.add(oc, q.addr.Field(tenancy.FieldQueueName), q, str(was.Name, !q.isNew), tenancy.String(q.name))
+		// The changes name the queue by its KAI Queue's name, derived from
+		// the owner's for a queue without one (tenancy.QueueName).
+		q.name = tenancy.QueueName(oc.addr.Name, written, b.Pool)
+		d.add(oc, q.addr.Field(tenancy.FieldQueueName), q, str(was.Name, !q.isNew), tenancy.String(written))
 		if q.isNew {
 			d.mark(q.addr.Field(tenancy.FieldQueueNodePool), b.DefRange)
 			d.add(oc, q.addr.Field(tenancy.FieldQueueNodePool), q, tenancy.Null, tenancy.String(b.Pool))

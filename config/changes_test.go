@@ -153,7 +153,7 @@ func TestChangesSuggestNames(t *testing.T) {
   }
 }`, "Missing queue name", `Department "ml" has no queue on node pool "h200": a new queue needs name = "<queue name>".`},
 		{`node_pool "h20" {}`, "Unknown node pool", `node pool "h20" is not in the snapshot — did you mean "h200"? A new node pool needs label_key and label_value.`},
-		{`project "research" {}`, "Missing department", `project "research" is not in the snapshot: a new project needs department = "<name>".`},
+		{`project "research" {}`, "Missing department", `project "research" is not in the snapshot: a new project needs department = "<name>", or department = "" for a root project (no department: its queues are root queues beside the departments).`},
 	} {
 		ov, diags := Load("d.hcl", []byte(c.src), nil, nil)
 		if diags.HasErrors() {

@@ -106,8 +106,10 @@ type Project struct {
 	Name     string
 	DefRange hcl.Range // `project "name"`
 	// Department is the parent department (spec.parent); Namespace is
-	// spec.namespace (KRM's default is the project name); DefaultNodePools
-	// is spec.defaultNodePools. Nil keeps the snapshot's value.
+	// spec.namespace (KRM's default is <projectNamePrefix>-<project>,
+	// kai-<project> unless the KRMConfig sets another prefix);
+	// DefaultNodePools is spec.defaultNodePools. Nil keeps the snapshot's
+	// value.
 	Department, Namespace *Str
 	DefaultNodePools      *StrList
 	File                  *Str    // as NodePool.File

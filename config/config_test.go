@@ -533,10 +533,10 @@ tenant "x" {}`,
 	},
 	{
 		name: "empty names",
-		src:  "department \"\" {}\nproject \"p\" { department = \"\" }",
+		src:  "department \"\" {}\nproject \"p\" { department = \"\" }\nproject \"q\" { namespace = \"\" }",
 		want: []diag{
 			{"Invalid department name", 1, `""`},
-			{`Invalid value for "department"`, 2, `""`},
+			{`Invalid value for "namespace"`, 3, `""`},
 		},
 	},
 }

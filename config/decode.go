@@ -84,7 +84,9 @@ func (d *decoder) project(b *hcl.Block) (Project, bool) {
 	ok := d.checkLabel("project", b, false)
 	content, diags := b.Body.Content(projectSchema)
 	d.add(diags)
-	p.Department = d.str(content.Attributes, "department", false)
+	// department = "" is a root project: KRM's spec.parent "" (or absent),
+	// whose queues are root queues beside the departments.
+	p.Department = d.str(content.Attributes, "department", true)
 	p.Namespace = d.str(content.Attributes, "namespace", false)
 	p.File = d.str(content.Attributes, "file", false)
 	if attr, found := content.Attributes["default_node_pools"]; found {

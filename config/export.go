@@ -126,7 +126,14 @@ func exportQueues(b *hclwrite.Body, kind tenancy.Kind, owner string, qs []tenanc
 		}
 		seen[q.NodePool] = q.Name
 		qb := b.AppendNewBlock("queue", []string{q.NodePool}).Body()
-		qb.SetAttributeValue("name", cty.StringVal(q.Name))
+		if q.Name != "" {
+			qb.SetAttributeValue("name", cty.StringVal(q.Name))
+		} else {
+			// No name: KRM derives the Queue's, and a queue block without
+			// name keeps the snapshot's (none).
+			qb.AppendUnstructuredTokens(hclwrite.Tokens{{Type: hclsyntax.TokenComment,
+				Bytes: []byte(fmt.Sprintf("# no name: KRM names its Queue %s\n", q.KAIName(owner)))}})
+		}
 		if q.Priority != nil {
 			qb.SetAttributeValue("priority", cty.NumberIntVal(int64(*q.Priority)))
 		}

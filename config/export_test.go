@@ -178,3 +178,39 @@ spec:
 	}
 	roundTrip(t, s)
 }
+
+// TestExportRootProject: a project without spec.parent exports as
+// department = "", which desired.hcl reads as a root project again, and a
+// queue without a name exports without one (a comment says KRM's name for
+// it); the export plans no change; a project block setting department = "" moves a
+// project out of its department.
+func TestExportRootProject(t *testing.T) {
+	s := plantest.State(t, "t.yaml", []byte(`apiVersion: kai.resources/v1alpha1
+kind: Department
+metadata: {name: d}
+spec:
+  queues:
+  - {name: d-q, nodepool: default, resources: {gpu: {deserved: 2, limit: 2}}}
+---
+apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata: {name: r}
+spec:
+  parent: d
+  queues:
+  - {name: r-q, nodepool: default, resources: {gpu: {deserved: 1, limit: 1}}}
+`))
+	s.Projects[0].Spec.Parent = ""         // a root project
+	s.Projects[0].Spec.Queues[0].Name = "" // KRM derives its name
+	s.Seal()
+	out := roundTrip(t, s)
+	if !strings.Contains(string(out), "project \"r\" {\n  department = \"\"\n  queue \"default\" {\n    # no name: KRM names its Queue r\n") {
+		t.Errorf("the root project's export:\n%s", out)
+	}
+	s.Projects[0].Spec.Parent = "d"
+	s.Seal()
+	p := plantest.Plan(t, s, "d.hcl", []byte("project \"r\" {\n  department = \"\"\n}\n"))
+	if len(p.Changes) != 1 || p.Changes[0].Field.Field != tenancy.FieldParent || p.Changes[0].After.String() != `""` {
+		t.Errorf("changes %+v", p.Changes)
+	}
+}

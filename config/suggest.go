@@ -58,14 +58,14 @@ func (d *differ) queueNamed(name string) (owner, pool string, ok bool) {
 	t := d.x.Tenancy()
 	for i := range t.Departments {
 		for _, q := range t.Departments[i].Spec.Queues {
-			if q.Name == name {
+			if q.KAIName(t.Departments[i].Metadata.Name) == name {
 				return "department " + t.Departments[i].Metadata.Name, q.NodePool, true
 			}
 		}
 	}
 	for i := range t.Projects {
 		for _, q := range t.Projects[i].Spec.Queues {
-			if q.Name == name {
+			if q.KAIName(t.Projects[i].Metadata.Name) == name {
 				return "project " + t.Projects[i].Metadata.Name, q.NodePool, true
 			}
 		}

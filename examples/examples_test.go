@@ -121,7 +121,7 @@ func TestDemoTenancy(t *testing.T) {
 	}
 	var unlabelled []string
 	for _, p := range st.Projects {
-		if labelled[p.NamespaceName()] != p.Metadata.Name {
+		if labelled[p.NamespaceName(st.KRMConfig.NamePrefix())] != p.Metadata.Name {
 			unlabelled = append(unlabelled, p.Metadata.Name)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/nearname"
+	"github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -111,11 +112,36 @@ type owner struct {
 	addr   tenancy.ObjectAddr
 	queues []tenancy.Queue
 	parent string // projects only
+	// names are the KAI Queue names of the queues (tenancy.QueueName), made
+	// only when a queue has no name of its own: nil means each is its Name.
+	names []string
 }
 
 func newOwner(kind tenancy.Kind, name string, queues []tenancy.Queue, parent string) *owner {
-	return &owner{addr: kind.Object(name), queues: queues, parent: parent}
+	o := &owner{addr: kind.Object(name), queues: queues, parent: parent}
+	for i := range queues {
+		if queues[i].Name == "" {
+			o.names = make([]string, len(queues))
+			for j := range queues {
+				o.names[j] = queues[j].KAIName(name)
+			}
+			break
+		}
+	}
+	return o
 }
+
+// name is the KAI Queue name of the owner's qi-th queue: the one the
+// findings name it by, and the live Queues are matched by.
+func (o *owner) name(qi int) string {
+	if o.names == nil {
+		return o.queues[qi].Name
+	}
+	return o.names[qi]
+}
+
+// name is the KAI Queue name of the queue.
+func (k ownedQueue) name() string { return k.o.name(k.i) }
 
 // field is the address of field f of the owner's qi-th queue.
 func (o *owner) field(qi int, f tenancy.Field) tenancy.FieldAddr { return o.addr.Queue(qi).Field(f) }
@@ -151,13 +177,14 @@ type checker struct {
 	// children maps a department and a pool to its projects' queues there.
 	children map[onPool][]ownedQueue
 	// Filled by index: the node pools of s that before lacks; the queues at
-	// the top of each pool (each department's queue there, then the project
-	// queues whose department has none there); those project queues; and,
-	// when the nodes were read, each pool's nodes and cards.
+	// the top of each pool (each department's queue there, then the queues
+	// of root projects, which have no department, and the project queues
+	// whose department has none there); those last project queues
+	// (orphans); and, when the nodes were read, each pool's nodes and cards.
 	newPools map[string]bool
 	top      map[string][]ownedQueue
 	orphans  []ownedQueue
-	caps     map[string]*PoolCapacity // nil when the nodes were not read
+	caps     map[string]*capacity.Pool // nil when the nodes were not read
 }
 
 // Check runs every check on the state s and returns the findings sorted:
@@ -266,12 +293,16 @@ var checks = []check{
 	{(*checker).checkQueueNameLength, false},
 	{(*checker).checkNames, true},
 	{(*checker).checkIgnoredSingletons, false},
+	// checks_advice.go
+	{(*checker).checkUnitSlips, false},
+	{(*checker).checkPriorityWithoutGuarantee, false},
 	// checks_cluster.go
 	{(*checker).checkPoolNodes, false},
 	{(*checker).checkNewPools, false},
 	{(*checker).checkProjectNamespaces, false},
 	{(*checker).checkLiveQueues, false},
 	{(*checker).checkGitOps, false}, // checks_gitops.go
+	{(*checker).checkKustomizePatches, false},
 }
 
 func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker {
@@ -327,7 +358,8 @@ func (c *checker) index() {
 		}
 	}
 	for _, p := range c.projs {
-		if _, ok := c.depts[p.parent]; !ok {
+		root := p.parent == ""
+		if _, ok := c.depts[p.parent]; !ok && !root {
 			continue // unknown-parent
 		}
 		for qi := range p.queues {
@@ -336,11 +368,13 @@ func (c *checker) index() {
 				continue
 			}
 			oq := ownedQueue{p, qi, q}
-			c.orphans = append(c.orphans, oq)
+			if !root {
+				c.orphans = append(c.orphans, oq) // project-outside-department
+			}
 			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
 		}
 	}
-	c.caps = PoolCapacities(c.s)
+	c.caps = capacity.Pools(c.s)
 }
 
 // poolNames lists the node pools of the state by name, and "default" when a
@@ -394,8 +428,8 @@ func suggestion(name string, names []string) string {
 // what that queue is (a queue label is the node pool, not the queue).
 func (c *checker) poolSuggestion(name string) string {
 	for _, o := range c.owners() {
-		for _, q := range o.queues {
-			if q.Name == name && q.NodePool != name {
+		for qi, q := range o.queues {
+			if o.name(qi) == name && q.NodePool != name {
 				return fmt.Sprintf("; %q is the queue of %s %s on node pool %q: the label of a queue block is its node pool",
 					name, strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool)
 			}
@@ -435,18 +469,18 @@ func (c *checker) checkQueues() {
 	for _, o := range c.owners() {
 		seen := map[string]string{}
 		for qi := range o.queues {
-			q := &o.queues[qi]
+			q, name := &o.queues[qi], o.name(qi)
 			if !c.knownPool(q.NodePool) {
-				c.add(Finding{Code: CodeUnknownPool, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
-					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", q.Name, q.NodePool) + c.poolSuggestion(q.NodePool),
+				c.add(Finding{Code: CodeUnknownPool, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", name, q.NodePool) + c.poolSuggestion(q.NodePool),
 					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
 			if prev, dup := seen[q.NodePool]; dup {
-				c.add(Finding{Code: CodeTwoQueuesOnePool, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
-					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool, prev, q.Name),
+				c.add(Finding{Code: CodeTwoQueuesOnePool, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool, prev, name),
 					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
-			seen[q.NodePool] = q.Name
+			seen[q.NodePool] = name
 			for _, r := range quota.Resources {
 				c.checkResource(o, qi, q, r)
 			}
@@ -456,7 +490,8 @@ func (c *checker) checkQueues() {
 
 func (c *checker) checkResource(o *owner, qi int, q *tenancy.Queue, r quota.Resource) {
 	// Made per finding: most queues have none.
-	base := func() Finding { return Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r)} }
+	name := o.name(qi)
+	base := func() Finding { return Finding{Object: o.addr, Queue: name, Pool: q.NodePool, Resource: string(r)} }
 	bad := false
 	for _, f := range tenancy.QuotaFields {
 		v, omitted := value(q, r, f)
@@ -468,10 +503,10 @@ func (c *checker) checkResource(o *owner, qi int, q *tenancy.Queue, r quota.Reso
 		switch {
 		case f == tenancy.OverQuotaWeight:
 			fd.Code = CodeNegativeWeight
-			fd.Message = fmt.Sprintf("%s: %s overQuotaWeight is %s; a weight cannot be negative", q.Name, r, v)
+			fd.Message = fmt.Sprintf("%s: %s overQuotaWeight is %s; a weight cannot be negative", name, r, v)
 		case !v.IsUnlimited():
 			fd.Code = CodeNegativeValue
-			fd.Message = fmt.Sprintf("%s: %s %s is %s; the only negative value KRM understands is -1 (unlimited)", q.Name, r, f, v)
+			fd.Message = fmt.Sprintf("%s: %s %s is %s; the only negative value KRM understands is -1 (unlimited)", name, r, f, v)
 		default:
 			continue
 		}
@@ -498,18 +533,20 @@ func (c *checker) checkResource(o *owner, qi int, q *tenancy.Queue, r quota.Reso
 		limitText = fmt.Sprintf("its own limit of 0 (the %s limit is omitted, and KRM reads an omitted limit as 0, a ceiling of zero, not as unconstrained; write -1 for no ceiling)", r)
 	}
 	if deserved.IsUnlimited() {
-		f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), above %s", q.Name, r, limitText)
+		f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), above %s", name, r, limitText)
 	} else {
-		f.Message = fmt.Sprintf("%s: the %s guarantee of %s is above %s — %s of it can never be used", q.Name, r, quota.Amount(r, deserved), limitText, quota.Amount(r, deserved.Sub(limit)))
+		f.Message = fmt.Sprintf("%s: the %s guarantee of %s is above %s — %s of it can never be used", name, r, quota.Amount(r, deserved), limitText, quota.Amount(r, deserved.Sub(limit)))
 	}
 	c.add(f)
 }
 
 // checkParents: a project whose parent department does not exist; KRM's
-// webhook rejects it.
+// webhook rejects it. A project without a parent (spec.parent absent or
+// "") is valid: a root project, whose queues are root queues beside the
+// departments (krm-facts 4).
 func (c *checker) checkParents() {
 	for _, p := range c.projs {
-		if _, ok := c.depts[p.parent]; ok {
+		if _, ok := c.depts[p.parent]; ok || p.parent == "" {
 			continue
 		}
 		c.add(Finding{Code: CodeUnknownParent, Level: LevelError, Object: p.addr,
@@ -519,8 +556,15 @@ func (c *checker) checkParents() {
 	}
 }
 
-// checkQueueNames: queue names are cluster-wide, so two objects naming the
-// same queue would share one KAI Queue.
+// checkQueueNames: KAI Queue names are cluster-wide, and two queue entries
+// (of two objects, or of one) cannot both have a Queue of one name. The
+// name is the entry's, or the one KRM derives for an entry without a name
+// (tenancy.QueueName), so <owner>-<pool> can collide with a name written
+// elsewhere. KRM does not share the Queue: it creates the Queue of the
+// entry it reconciles first, and gives the other one the name with "-" and
+// 4 random characters (krm-facts 3), which nothing in the spec predicts.
+// Within one object there is no suffix: KRM finds its own Queue of that
+// name by name and writes both entries to it.
 func (c *checker) checkQueueNames() {
 	type use struct {
 		o  *owner
@@ -529,9 +573,10 @@ func (c *checker) checkQueueNames() {
 	first := map[string]use{}
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
-			prev, dup := first[q.Name]
+			name := o.name(qi)
+			prev, dup := first[name]
 			if !dup {
-				first[q.Name] = use{o, qi}
+				first[name] = use{o, qi}
 				continue
 			}
 			var where string
@@ -540,8 +585,24 @@ func (c *checker) checkQueueNames() {
 			} else {
 				where = strings.ToLower(prev.o.addr.Kind.String()) + " " + prev.o.addr.Name
 			}
-			c.add(Finding{Code: CodeDuplicateQueueName, Level: LevelError, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
-				Message: fmt.Sprintf("%s: the queue name is also used by %s; queue names are cluster-wide, so both would share one queue", q.Name, where),
+			var derived []string
+			for _, u := range []use{prev, {o, qi}} {
+				if uq := &u.o.queues[u.qi]; uq.Name == "" {
+					derived = append(derived, fmt.Sprintf("%s %s's queue on %s has no name, so KRM names it %s", strings.ToLower(u.o.addr.Kind.String()), u.o.addr.Name, uq.NodePool, name))
+				}
+			}
+			why := ""
+			if len(derived) > 0 {
+				why = " (" + strings.Join(derived, "; ") + ")"
+			}
+			what := fmt.Sprintf("queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (%s-xxxx)", name)
+			if prev.o == o {
+				// KRM suffixes a name only when another object's Queue has
+				// it; its own Queue of that name is found by name and reused.
+				what = "KRM adds no suffix within one object (it suffixes a name only when another object's Queue has it), so both entries would be written to one Queue, each reconcile overwriting the other's"
+			}
+			c.add(Finding{Code: CodeDuplicateQueueName, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
+				Message: fmt.Sprintf("%s: the queue name is also used by %s%s; %s", name, where, why, what),
 				Where:   append(c.loc.at(o.field(qi, tenancy.FieldQueueName)), c.loc.at(prev.o.field(prev.qi, tenancy.FieldQueueName))...)})
 		}
 	}
@@ -552,7 +613,7 @@ func (c *checker) checkNamespaces() {
 	first := map[string]string{}
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
-		ns := p.NamespaceName()
+		ns := p.NamespaceName(c.s.KRMConfig.NamePrefix())
 		if prev, dup := first[ns]; dup {
 			c.add(Finding{Code: CodeSharedNamespace, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name),
 				Message: fmt.Sprintf("project %s: namespace %s is already the namespace of project %s; a namespace belongs to one project", p.Metadata.Name, ns, prev),
@@ -583,13 +644,20 @@ func (c *checker) checkProjectsFitDepartment() {
 	}
 }
 
+// fitDepartment compares the projects' guarantees of r on one pool with
+// their department's. Each unlimited (-1) project guarantee under a finite
+// department is its own unlimited-under-finite error, so every one is
+// named; the sum is then unlimited and not compared. A department
+// guarantee that is negative (and not -1) is negative-value's alone: no
+// arithmetic is done on it.
 func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []ownedQueue, r quota.Resource) {
 	have, _ := value(dq, r, tenancy.Deserved)
-	if have.IsUnlimited() {
-		return
+	if have.IsNegative() {
+		return // unlimited holds anything; another negative is negative-value
 	}
-	base := Finding{Level: LevelError, Object: dept.addr, Queue: dq.Name, Pool: dq.NodePool, Resource: string(r)}
-	sum := quota.Zero
+	dname := dept.name(qi)
+	base := Finding{Level: LevelError, Object: dept.addr, Queue: dname, Pool: dq.NodePool, Resource: string(r)}
+	sum, unlimited := quota.Zero, false
 	for _, k := range kids {
 		v, _ := value(k.q, r, tenancy.Deserved)
 		if v.IsNegative() && !v.IsUnlimited() {
@@ -598,21 +666,22 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []o
 		if v.IsUnlimited() {
 			f := base
 			f.Code = CodeUnlimitedUnderFinite
-			f.Object, f.Queue = k.o.addr, k.q.Name
-			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.q.Name, r, dq.Name, quota.Amount(r, have))
+			f.Object, f.Queue = k.o.addr, k.name()
+			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.name(), r, dname, quota.Amount(r, have))
 			f.Where = append(c.fieldLoc(k.o, k.i, r, tenancy.Deserved), c.fieldLoc(dept, qi, r, tenancy.Deserved)...)
 			c.add(f)
-			return
+			unlimited = true
+			continue
 		}
 		sum = sum.Add(v)
 	}
-	if sum.Cmp(have) <= 0 {
+	if unlimited || sum.Cmp(have) <= 0 {
 		return
 	}
 	f := base
 	f.Code = CodeProjectsOverDepartment
 	f.Message = fmt.Sprintf("%s: the projects are guaranteed %s in total, but the department only has %s — %s of those guarantees cannot be met",
-		dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
+		dname, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
 	f.Where = append(c.fieldLoc(dept, qi, r, tenancy.Deserved), c.guaranteesLoc(kids, r)...)
 	c.add(f)
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,39 @@ func catNode(name, pool string, cards string, ready, cordoned bool) snapshot.Nod
 // list (its capacity the same), with pressure conditions.
 func catListNode(name, pool string, alloc snapshot.ResourceList, pressure map[string]string) snapshot.Node {
 	return snapshot.Node{Name: name, Labels: map[string]string{"gpu": pool}, Allocatable: alloc, Capacity: alloc, Ready: true, Pressure: pressure}
+}
+
+// catNoName clears the names of the queues of each object named (a
+// department, or a project): KRM derives their Queues' names.
+func catNoName(names ...string) func(*snapshot.State) {
+	clear := func(qs []tenancy.Queue) {
+		for i := range qs {
+			qs[i].Name = ""
+		}
+	}
+	return func(s *snapshot.State) {
+		for i := range s.Departments {
+			if slices.Contains(names, s.Departments[i].Metadata.Name) {
+				clear(s.Departments[i].Spec.Queues)
+			}
+		}
+		for i := range s.Projects {
+			if slices.Contains(names, s.Projects[i].Metadata.Name) {
+				clear(s.Projects[i].Spec.Queues)
+			}
+		}
+	}
+}
+
+// catRoot makes the projects named root projects: spec.parent "".
+func catRoot(names ...string) func(*snapshot.State) {
+	return func(s *snapshot.State) {
+		for i := range s.Projects {
+			if slices.Contains(names, s.Projects[i].Metadata.Name) {
+				s.Projects[i].Spec.Parent = ""
+			}
+		}
+	}
 }
 
 func catNodes(ns ...snapshot.Node) func(*snapshot.State) {
@@ -180,6 +214,65 @@ var catalogueCases = []struct {
 			catProj("b", "d", "", catQ("b-q", "h100", catGPU("100000", "-1"))),
 		codes: []string{"projects-over-department", "unlimited-under-finite", "unassigned-share", "project-limit-over-department"}},
 
+	// Queue names as KRM derives them for an entry without a name
+	// (krm-facts 3): <owner> on the default pool, else <owner>-<pool>.
+	{name: "a derived queue name colliding with a written one",
+		yaml: catH100 + catDept("research", catQ("unnamed", "h100", catGPU("4", "4")), catQ("unnamed-too", "default", catGPU("0", "0"))) +
+			catProj("p", "research", "", catQ("research-h100", "h100", catGPU("2", "4"))) + catProj("q", "research", "", catQ("research", "h100", catGPU("0", "0"))),
+		mods:  []func(*snapshot.State){catNoName("research")},
+		codes: []string{"duplicate-queue-name", "two-queues-one-pool"},
+		want: []string{
+			"error duplicate-queue-name: research: the queue name is also used by department research (department research's queue on default has no name, so KRM names it research); queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (research-xxxx)",
+			"error duplicate-queue-name: research-h100: the queue name is also used by department research (department research's queue on h100 has no name, so KRM names it research-h100); queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (research-h100-xxxx)",
+		}},
+	{name: "one object's two queues of one name",
+		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("0", "0")), catQ("d-q", "default", catGPU("0", "0"))),
+		codes: []string{"duplicate-queue-name"},
+		want: []string{
+			"error duplicate-queue-name: d-q: the queue name is also used by the same department; KRM adds no suffix within one object (it suffixes a name only when another object's Queue has it), so both entries would be written to one Queue, each reconcile overwriting the other's",
+		}},
+	{name: "a derived queue name over 58 characters",
+		yaml:  catDept(strings.Repeat("d", 55), catQ("unnamed", "h100", catGPU("0", "0"))) + catH100,
+		mods:  []func(*snapshot.State){catNoName(strings.Repeat("d", 55))},
+		codes: []string{"queue-name-too-long"},
+		want:  []string{"warning queue-name-too-long: " + strings.Repeat("d", 55) + "-h100: the queue has no name, and the one KRM derives (" + strings.Repeat("d", 55) + "-h100) is 60 characters; KRM cuts a queue name over 58 characters to 58 and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says"}},
+
+	{name: "a derived queue name over 58 characters on the default pool",
+		yaml:  catDept(strings.Repeat("e", 59), catQ("unnamed", "default", catGPU("0", "0"))),
+		mods:  []func(*snapshot.State){catNoName(strings.Repeat("e", 59))},
+		codes: []string{"queue-name-too-long"},
+		want:  []string{"warning queue-name-too-long: " + strings.Repeat("e", 59) + ": the queue has no name, and the one KRM derives (" + strings.Repeat("e", 59) + ") is 59 characters; KRM cuts a queue name over 58 characters to 58 and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says"}},
+
+	// Advisory notes.
+	{name: "a project's cpu in cores among siblings in millicores",
+		yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 40000, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: 8000, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("b", "d", "", catQ("b-q", "default", catCPUOnly("{deserved: 16000, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("c", "d", "", catQ("c-q", "default", catCPUOnly("{deserved: 8, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("e", "d", "", catQ("e-q", "default", catCPUOnly("{deserved: 4000, limit: -1, overQuotaWeight: 1}"))),
+		codes: []string{"unit-slip"},
+		want:  []string{"note unit-slip: c-q: the cpu deserved of 8 millicores is about 1/500 of the median of the 4 queues under department queue d-q (4000 millicores); cpu is in millicores (1000 per core), so a value written in cores is 1000 times too small"}},
+	{name: "a department's memory in KB at the top of a pool",
+		yaml: catDept("a", catQ("a-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: -1, limit: -1}, memory: {deserved: 512000, limit: 512000000000, overQuotaWeight: 1}}")) +
+			catDept("b", catQ("b-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: -1, limit: -1}, memory: {deserved: 256000, limit: 512000, overQuotaWeight: 1}}")) +
+			catDept("c", catQ("c-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: -1, limit: -1}, memory: {deserved: 1024000, limit: 1024000, overQuotaWeight: 1}}")),
+		codes: []string{"unit-slip"},
+		want:  []string{"note unit-slip: a-q: the memory limit of 512000000000 MB is about 500000 times the median of the 3 queues at the top of node pool default (1024000 MB); memory is in MB (10^6 bytes), so a value written in GB is 1000 times too small, one in KB 1000 times too large"}},
+	{name: "siblings a factor of 100 apart, and two values alone, are no slip",
+		yaml: catDept("d", catQ("d-q", "default", catCPUOnly("{deserved: 40000, limit: -1, overQuotaWeight: 1}"))) +
+			catProj("a", "d", "", catQ("a-q", "default", catCPUOnly("{deserved: 100, limit: 8, overQuotaWeight: 1}"))) +
+			catProj("b", "d", "", catQ("b-q", "default", catCPUOnly("{deserved: 1000, limit: 8000, overQuotaWeight: 1}"))) +
+			catProj("c", "d", "", catQ("c-q", "default", catCPUOnly("{deserved: 10000, limit: -1, overQuotaWeight: 1}"))),
+		codes: []string{"unit-slip"}},
+	{name: "a high priority without a guarantee",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "8"))) +
+			catProj("a", "d", "", "    - {name: a-q, nodepool: h100, priority: 200, resources: "+catGPU("0", "8")+"}\n") +
+			catProj("b", "d", "", "    - {name: b-q, nodepool: h100, priority: 100, resources: "+catGPU("0", "8")+"}\n") +
+			catProj("c", "d", "", "    - {name: c-q, nodepool: h100, priority: 300, resources: "+catGPU("0", "0")+"}\n") +
+			catProj("e", "d", "", "    - {name: e-q, nodepool: h100, priority: 150, resources: "+catGPU("4", "8")+"}\n"),
+		codes: []string{"priority-without-guarantee"},
+		want:  []string{"note priority-without-guarantee: a-q: priority 200 puts this queue before its lower-priority siblings for idle cards only: with a gpu guarantee of 0 it never reclaims cards another queue uses within its guarantee (KAI lets a queue that asks beyond its own guarantee reclaim only from queues above their fair share), and non-preemptible workloads never run in it (they must fit in the guarantee)"}},
+
 	// Omitted fields.
 	{name: "omitted cpu limit and omitted memory block",
 		yaml:  catDept("d", catQ("d-q", "default", "{gpu: {deserved: 0, limit: 0}, cpu: {deserved: 0, overQuotaWeight: 1}}")),
@@ -226,10 +319,24 @@ var catalogueCases = []struct {
 		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "8"))),
 		codes: []string{"project-limit-over-department"},
 		want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit of 8 cards is above department queue d-q's limit of 4 cards; the department wins, so this queue never gets more than 4 cards"}},
+	// -1 is how a project says "up to the department": the department caps
+	// it, and that is normal (issue 11 item 5).
 	{name: "unlimited project limit under a finite department limit",
 		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "-1"))),
-		codes: []string{"project-limit-over-department"},
-		want:  []string{"warning project-limit-over-department: a-q: the project's gpu limit is unlimited (-1), above department queue d-q's limit of 6 cards; the department wins, so this queue never gets more than 6 cards"}},
+		codes: []string{"project-limit-over-department"}},
+	{name: "every unlimited project guarantee under a finite department is named",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("-1", "-1"))) +
+			catProj("b", "d", "", catQ("b-q", "h100", catGPU("2", "6"))) + catProj("c", "d", "", catQ("c-q", "h100", catGPU("-1", "-1"))),
+		codes: []string{"unlimited-under-finite", "projects-over-department"},
+		want: []string{
+			"error unlimited-under-finite: a-q: the gpu guarantee is unlimited (-1), but department queue d-q only has 4 cards to share",
+			"error unlimited-under-finite: c-q: the gpu guarantee is unlimited (-1), but department queue d-q only has 4 cards to share",
+		}},
+	{name: "a negative department guarantee gets the negative-value error alone",
+		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("-4", "6"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("2", "6"))) +
+			catProj("b", "d", "", catQ("b-q", "h100", catGPU("-1", "-1"))),
+		codes: []string{"unlimited-under-finite", "projects-over-department", "negative-value", "unassigned-share", "pool-over-capacity", "deserved-over-limit"},
+		want:  []string{"error negative-value: d-q: gpu deserved is -4; the only negative value KRM understands is -1 (unlimited)"}},
 	{name: "project limit under an omitted department gpu limit",
 		yaml:  catH100 + catDept("d", catQ("d-q", "h100", catGPUOnly("{deserved: 0, overQuotaWeight: 1}"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("0", "2"))),
 		codes: []string{"project-limit-over-department"},
@@ -251,7 +358,7 @@ var catalogueCases = []struct {
 	{name: "queue name over 58 characters",
 		yaml:  catH100 + catDept("d", catQ(strings.Repeat("q", 59), "h100", catGPU("4", "4")), catQ(strings.Repeat("r", 58), "default", catGPU("0", "0"))),
 		codes: []string{"queue-name-too-long"},
-		want:  []string{"warning queue-name-too-long: " + strings.Repeat("q", 59) + ": the queue name is 59 characters; KRM appends a random suffix to a queue name over 58 characters, so the scheduler's queue will not be called what the file says"}},
+		want:  []string{"warning queue-name-too-long: " + strings.Repeat("q", 59) + ": the queue name is 59 characters; KRM cuts a queue name over 58 characters to 58 and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says"}},
 
 	// Pool capacity.
 	{name: "departments guaranteed 24 cards on a pool of 16",
@@ -298,6 +405,18 @@ var catalogueCases = []struct {
 		mods:  []func(*snapshot.State){catSixteen},
 		codes: []string{"pool-over-capacity"},
 		want:  []string{"error pool-over-capacity: pool a100: departments and project queues outside a department are guaranteed 1 card, the pool has 0 cards — 1 card over"}},
+	// A project without spec.parent is a root project (krm-facts 4): its
+	// queues are root queues beside the departments, counted in the pool's
+	// guarantees, in no department's sum, and not a finding themselves.
+	{name: "a project without a parent is a root project at the pool's top",
+		yaml: catH100 + catDept("a", catQ("a-h100", "h100", catGPU("8", "16"))) +
+			catProj("p", "a", "", catQ("p-h100", "h100", catGPU("6", "12"))) + catProj("r", "a", "", catQ("r-h100", "h100", catGPU("10", "12"))),
+		mods:  []func(*snapshot.State){catSixteen, catRoot("r")},
+		codes: []string{"pool-over-capacity", "unknown-parent", "project-outside-department", "projects-over-department", "unassigned-share"},
+		want: []string{
+			"error pool-over-capacity: pool h100: departments and project queues outside a department are guaranteed 18 cards, the pool has 16 cards — 2 cards over",
+			"note unassigned-share: a-h100: the projects are guaranteed 6 cards of the department's 8 cards — 2 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
+		}},
 	{name: "pool default is the nodes of no other pool",
 		yaml:  catH100 + catDept("a", catQ("a-h100", "h100", catGPU("16", "16")), catQ("a-default", "default", catGPU("2", "2"))),
 		mods:  []func(*snapshot.State){catNodes(catNode("gpu-1", "h100", "16", true, false), catNode("gpu-9", "", "1.5", true, false), catNode("gpu-x", "other", "0.5", true, false))},
@@ -357,29 +476,51 @@ var catalogueCases = []struct {
 
 	// Namespaces.
 	{name: "namespaces missing, unlabelled, labelled for another project",
-		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
-			catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "", catQ("c-q", "default", catGPU("0", "0"))) +
-			catProj("e", "d", "", catQ("e-q", "default", catGPU("0", "0"))),
-		mods:  []func(*snapshot.State){catNamespaces(catNS("team-b", "team", "b"), catNS("c", "kai/project", "a"), catNS("e", "kai/project", "e"))},
+		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "  namespace: team-a\n", catQ("a-q", "default", catGPU("0", "0"))) +
+			catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "  namespace: team-c\n", catQ("c-q", "default", catGPU("0", "0"))) +
+			catProj("e", "d", "  namespace: team-e\n", catQ("e-q", "default", catGPU("0", "0"))),
+		mods:  []func(*snapshot.State){catNamespaces(catNS("team-b", "team", "b"), catNS("team-c", "kai/project", "a"), catNS("team-e", "kai/project", "e"))},
 		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
 		want: []string{
-			"warning namespace-missing: project a: namespace a does not exist; KRM accepts the project, but its workloads need that namespace, labelled kai/project=a",
+			"warning namespace-missing: project a: namespace team-a does not exist; KRM accepts the project, but its workloads need that namespace, labelled kai/project=a",
 			"warning namespace-not-labelled: project b: namespace team-b is not labelled kai/project=b; KRM binds a namespace to its project by that label",
-			"warning namespace-labelled-other-project: project c: namespace c is labelled kai/project=a, which binds it to project a, not to c",
+			"warning namespace-labelled-other-project: project c: namespace team-c is labelled kai/project=a, which binds it to project a, not to c",
 		}},
-	{name: "the KRMConfig's project label key",
+	// Without spec.namespace, KRM names the namespace kai-<project>,
+	// creates it and labels it itself (krm-facts 1): the bare project name
+	// is not the project's namespace.
+	{name: "the default namespace kai-<project>",
 		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
-			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
-		mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
+			catProj("b", "d", "", catQ("b-q", "default", catGPU("0", "0"))) + catProj("c", "d", "", catQ("c-q", "default", catGPU("0", "0"))) +
+			catProj("e", "d", "", catQ("e-q", "default", catGPU("0", "0"))),
+		mods: []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"), catNS("kai-b"), catNS("kai-c", "kai/project", "a"),
+			catNS("kai-e", "kai/project", "e"))},
 		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
-		want:  []string{"warning namespace-not-labelled: project a: namespace a is not labelled example.com/project=a; KRM binds a namespace to its project by that label"}},
+		want: []string{
+			"warning namespace-missing: project a: namespace kai-a (KRM's name for a project without spec.namespace) does not exist; KRM creates it when it reconciles the project, so it has not yet",
+			"warning namespace-not-labelled: project b: namespace kai-b is not labelled kai/project=b; KRM takes over a namespace of its default name when it reconciles the project, labelling it and dropping the namespace's other labels",
+			"warning namespace-labelled-other-project: project c: namespace kai-c is labelled kai/project=a; KRM takes over a namespace of its default name for project c and rewrites its labels, so project a loses it",
+		}},
+	{name: "the KRMConfig's project label key, namespace prefix and createNamespaces",
+		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
+			catProj("b", "d", "", catQ("b-q", "default", catGPU("0", "0"))) +
+			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n",
+		mods: []func(*snapshot.State){catNamespaces(catNS("team-a", "kai/project", "a")), func(s *snapshot.State) {
+			off := false
+			s.KRMConfig.ProjectNamePrefix, s.KRMConfig.CreateNamespaces = "team", &off
+		}},
+		codes: []string{"namespace-missing", "namespace-not-labelled", "namespace-labelled-other-project"},
+		want: []string{
+			"warning namespace-not-labelled: project a: namespace team-a is not labelled example.com/project=a, and the KRMConfig turns createNamespaces off, so KRM does not label it; KRM binds a namespace to its project by that label",
+			"warning namespace-missing: project b: namespace team-b (KRM's name for a project without spec.namespace) does not exist, and the KRMConfig turns createNamespaces off, so KRM will not create it; create it labelled example.com/project=b, or set spec.namespace",
+		}},
 	// Only the singletons KRM reads count: a KRMConfig of another name
 	// sets nothing (the default key kai/project stays), and is a warning.
 	{name: "a KRMConfig and a ManagedNodesConfig of other names",
 		yaml: catDept("d", catQ("d-q", "default", catGPU("0", "0"))) + catProj("a", "d", "", catQ("a-q", "default", catGPU("0", "0"))) +
 			"---\napiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm}\nspec: {global: {namespaceProjectLabelKey: example.com/project}}\n" +
 			"---\napiVersion: kai.resources/v1alpha1\nkind: ManagedNodesConfig\nmetadata: {name: gpu-nodes}\nspec: {}\n",
-		mods:  []func(*snapshot.State){catNamespaces(catNS("a", "kai/project", "a"))},
+		mods:  []func(*snapshot.State){catNamespaces(catNS("kai-a", "kai/project", "a"))},
 		codes: []string{"namespace-not-labelled", "singleton-ignored"},
 		want: []string{
 			"warning singleton-ignored: KRMConfig krm is ignored: KRM reads only the KRMConfig named krm-config",
@@ -397,7 +538,7 @@ var catalogueCases = []struct {
 		}},
 	{name: "sources read, nothing to say",
 		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
-		mods: []func(*snapshot.State){catSixteen, catNamespaces(catNS("a", "kai/project", "a")),
+		mods: []func(*snapshot.State){catSixteen, catNamespaces(catNS("kai-a", "kai/project", "a")),
 			catQueues(snapshot.LiveQueue{Name: "d-q"}, snapshot.LiveQueue{Name: "a-q"})},
 		codes: []string{"queues-not-read", "namespaces-not-read", "pool-cards-unknown", "live-queue-missing", "usage-over-limit"}},
 }
@@ -458,6 +599,20 @@ func TestCatalogueLiveQueueChecks(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n got %q\nwant %q", got, want)
+	}
+
+	// A Queue under KRM's manual-override label: its numbers differ on
+	// purpose; the KRMConfig may name another key.
+	aq.Labels = map[string]string{"kai.resources/resource-manual-override": "TRUE"}
+	s = catState(t, yaml, catQueues(dq, aq))
+	got = catOnly(Check(s, nil), "live-queue-differs", "manual-override")
+	want = []string{"note manual-override: a-q: the scheduler's Queue carries kai.resources/resource-manual-override=TRUE, so KRM no longer writes it from the spec: its numbers are the ones set by hand, and a change to this queue in the source does not reach the scheduler until the label is removed"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("manual override:\n got %q\nwant %q", got, want)
+	}
+	s.KRMConfig = &tenancy.KRMConfig{ManualOverrideLabelKey: "example.com/hands-off"}
+	if got := catOnly(Check(s, nil), "manual-override"); len(got) != 0 {
+		t.Errorf("another override key: %q", got)
 	}
 
 	bad := catLive(t, "d-q", "{}", map[string]string{"nvidia.com/gpu": "lots"}, nil)
@@ -594,11 +749,11 @@ func TestCatalogueNodeSelector(t *testing.T) {
 		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "Gt", Values: []string{"2"}}, false},
 		{tenancy.NodeSelectorRequirement{Key: "gpu", Operator: "Matches"}, false},
 	} {
-		if got := selects([]tenancy.NodeSelectorTerm{{MatchExpressions: []tenancy.NodeSelectorRequirement{tc.req}}}, labels); got != tc.want {
+		if got := tenancy.SelectsNode([]tenancy.NodeSelectorTerm{{MatchExpressions: []tenancy.NodeSelectorRequirement{tc.req}}}, labels); got != tc.want {
 			t.Errorf("%+v: got %v, want %v", tc.req, got, tc.want)
 		}
 	}
-	if selects([]tenancy.NodeSelectorTerm{{}}, labels) {
+	if tenancy.SelectsNode([]tenancy.NodeSelectorTerm{{}}, labels) {
 		t.Error("a term without expressions matched")
 	}
 }
@@ -609,7 +764,7 @@ func TestCatalogueCleanStateIsQuiet(t *testing.T) {
 		catProj("a", "d", "  defaultNodePools: [h100]\n", catQ("a-q", "h100", catGPU("10", "16"))) + catProj("b", "d", "  namespace: team-b\n", catQ("b-q", "h100", catGPU("6", "8")))
 	s := catState(t, yaml,
 		catNodes(catNode("gpu-1", "h100", "8", true, false), catNode("gpu-2", "h100", "8", true, false), catNode("cpu-1", "", "0", false, true)),
-		catNamespaces(catNS("a", "kai/project", "a"), catNS("team-b", "kai/project", "b")),
+		catNamespaces(catNS("kai-a", "kai/project", "a"), catNS("team-b", "kai/project", "b")),
 		catQueues(catLive(t, "d-q", catGPU("16", "16"), map[string]string{"nvidia.com/gpu": "16", "cpu": "96", "memory": "512Gi"}, nil),
 			catLive(t, "a-q", catGPU("10", "16"), map[string]string{"nvidia.com/gpu": "12"}, map[string]string{"nvidia.com/gpu": "10"}),
 			catLive(t, "b-q", catGPU("6", "8"), nil, nil)))
@@ -704,7 +859,7 @@ func TestCatalogueInvalidNames(t *testing.T) {
 		catProj("p", "d", "  namespace: Team_P\n", catQ("p-q", "h100", catGPU("1", "1")))
 	s := mustState(t, yaml)
 	want := []string{
-		`error invalid-name: project ok.dotted: namespace "ok.dotted" (the project name: KRM's default when spec.namespace is empty) is not a valid namespace name: must not contain dots`,
+		`error invalid-name: project ok.dotted: namespace "kai-ok.dotted" (KRM's default when spec.namespace is empty: kai-<project>) is not a valid namespace name: must not contain dots`,
 		`error invalid-name: project p: namespace "Team_P" is not a valid namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
 		`error invalid-name: node pool bad.pool: spec.labelKey "gpu class" is not a valid label key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
 		`error invalid-name: node pool bad.pool: spec.labelValue "a/b" is not a valid label value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,

@@ -8,7 +8,6 @@ package planner
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/krmplan/krmplan/quota"
@@ -20,7 +19,7 @@ import (
 const maxNamesListed = 10
 
 // cardsOf returns the pool's cards, Ready or not, and those schedulable
-// right now (PoolCapacity). A pool no node carries has 0 of both.
+// right now (capacity.Pool). A pool no node carries has 0 of both.
 func (c *checker) cardsOf(pool string) (total, schedulable quota.Value) {
 	pc := c.caps[pool]
 	if pc == nil {
@@ -34,7 +33,7 @@ func (c *checker) cardsOf(pool string) (total, schedulable quota.Value) {
 // fit in the pool's cards. KRM accepts any guarantee; KAI's scheduler then
 // cannot give every department its guarantee when the pool is busy. A
 // guarantee of -1 on a pool with a known card count is over it too.
-// Cards are counted as KAI counts them (PoolCapacity: nvidia.com/gpu +
+// Cards are counted as KAI counts them (capacity.Pool: nvidia.com/gpu +
 // amd.com/gpu + N per nvidia.com/mig-<N>g.<M>gb instance). Guarantees
 // above the pool's cards (all its nodes, Ready or not) are an error.
 // Guarantees that fit those cards but not the cards schedulable right now
@@ -57,7 +56,7 @@ func (c *checker) poolOverCapacity(pool string) {
 		}
 		orphans = orphans || t.o.addr.Kind == tenancy.KindProject
 		if v.IsUnlimited() {
-			unlimited = append(unlimited, t.q.Name)
+			unlimited = append(unlimited, t.name())
 		}
 		sum = sum.Add(v)
 	}
@@ -120,9 +119,9 @@ func (c *checker) checkPoolNodes() {
 			if l.IsNegative() || l.Cmp(cards) <= 0 {
 				continue
 			}
-			c.add(Finding{Code: CodeDepartmentLimitOverPool, Level: LevelWarning, Object: t.o.addr, Queue: t.q.Name, Pool: pool, Resource: string(quota.GPU),
+			c.add(Finding{Code: CodeDepartmentLimitOverPool, Level: LevelWarning, Object: t.o.addr, Queue: t.name(), Pool: pool, Resource: string(quota.GPU),
 				Message: fmt.Sprintf("%s: the department's gpu limit of %s is above the %s of pool %s — %s of it can never be reached",
-					t.q.Name, quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
+					t.name(), quota.Amount(quota.GPU, l), quota.Amount(quota.GPU, cards), pool, quota.Amount(quota.GPU, l.Sub(cards))),
 				Where: c.fieldLoc(t.o, t.i, quota.GPU, tenancy.Limit)})
 		}
 	}
@@ -164,7 +163,7 @@ func (c *checker) checkNewPools() {
 		}
 		var outside []string
 		for _, n := range pc.Nodes {
-			if !selects(mn.Terms, n.Labels) {
+			if !tenancy.SelectsNode(mn.Terms, n.Labels) {
 				outside = append(outside, n.Name)
 			}
 		}
@@ -178,80 +177,22 @@ func (c *checker) checkNewPools() {
 	}
 }
 
-// selects reports whether a node with labels matches a node selector: at
-// least one term whose expressions all match (Kubernetes' semantics; a term
-// without expressions matches nothing).
-func selects(terms []tenancy.NodeSelectorTerm, labels map[string]string) bool {
-	for _, t := range terms {
-		if len(t.MatchExpressions) == 0 {
-			continue
-		}
-		all := true
-		for _, e := range t.MatchExpressions {
-			if !matchesRequirement(e, labels) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return true
-		}
-	}
-	return false
-}
-
-func matchesRequirement(e tenancy.NodeSelectorRequirement, labels map[string]string) bool {
-	v, has := labels[e.Key]
-	in := func() bool {
-		for _, x := range e.Values {
-			if x == v {
-				return true
-			}
-		}
-		return false
-	}
-	switch e.Operator {
-	case "In":
-		return has && in()
-	case "NotIn":
-		return !has || !in()
-	case "Exists":
-		return has
-	case "DoesNotExist":
-		return !has
-	case "Gt", "Lt":
-		if !has || len(e.Values) != 1 {
-			return false
-		}
-		a, err1 := strconv.ParseInt(v, 10, 64)
-		b, err2 := strconv.ParseInt(e.Values[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		return (e.Operator == "Gt" && a > b) || (e.Operator == "Lt" && a < b)
-	}
-	return false
-}
-
-// projectLabelKey is the namespace label that binds a namespace to its
-// project: the KRMConfig's, else kai/project.
-func (c *checker) projectLabelKey() string {
-	if c.s.KRMConfig != nil && c.s.KRMConfig.ProjectLabelKey != "" {
-		return c.s.KRMConfig.ProjectLabelKey
-	}
-	return tenancy.DefaultProjectLabelKey
-}
-
 // checkProjectNamespaces, for every project when the namespaces were read:
 // KRM accepts a project whose namespace is missing, carries no project
 // label, or is labelled for another project; KRM binds a namespace to a
-// project by that label, so the project's workloads do not land in its
-// queues until the namespace exists with <key>=<project>.
+// project by that label (KRMConfig's namespaceProjectLabelKey, default
+// kai/project), so the project's workloads do not land in its queues
+// until the namespace exists with <key>=<project>. A project's namespace
+// is spec.namespace, which KRM never creates, or else
+// <projectNamePrefix>-<project> (default kai-<project>), which KRM creates
+// and labels itself when KRMConfig's createNamespaces is on (the default):
+// that one missing is a finding only for a project the plan does not
+// create, or when createNamespaces is off (namespaceFinding).
 func (c *checker) checkProjectNamespaces() {
 	if len(c.s.Projects) == 0 {
 		return
 	}
-	key := c.projectLabelKey()
+	key, prefix := c.s.KRMConfig.LabelKey(), c.s.KRMConfig.NamePrefix()
 	if !c.s.Read(snapshot.SourceNamespaces) {
 		c.add(Finding{Code: CodeNamespacesNotRead, Level: LevelNote,
 			Message: fmt.Sprintf("namespace checks not run: namespaces not read (%s) — whether each project's namespace exists and is labelled %s=<project> was not checked",
@@ -264,36 +205,63 @@ func (c *checker) checkProjectNamespaces() {
 	}
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
-		name, nsName := p.Metadata.Name, p.NamespaceName()
-		f := Finding{Level: LevelWarning}
-		ns := nss[nsName]
-		label, labelled := "", false
-		if ns != nil {
-			label, labelled = ns.Labels[key]
-		}
-		switch {
-		case ns == nil:
-			f.Code = CodeNamespaceMissing
-			f.Message = fmt.Sprintf("project %s: namespace %s does not exist; KRM accepts the project, but its workloads need that namespace, labelled %s=%s", name, nsName, key, name)
-		case !labelled:
-			f.Code = CodeNamespaceNotLabelled
-			f.Message = fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM binds a namespace to its project by that label", name, nsName, key, name)
-		case label != name:
-			f.Code = CodeNamespaceLabelledOtherProject
-			f.Message = fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)
-		default:
+		f, ok := c.namespaceFinding(p, nss[p.NamespaceName(prefix)], key, prefix)
+		if !ok {
 			continue
 		}
 		// Named and located only for a finding: most projects have none.
-		f.Object, f.Where = tenancy.KindProject.Object(name), c.loc.at(tenancy.KindProject.Object(name).Field(tenancy.FieldNamespace))
+		f.Level, f.Object = LevelWarning, tenancy.KindProject.Object(p.Metadata.Name)
+		f.Where = c.loc.at(f.Object.Field(tenancy.FieldNamespace))
 		c.add(f)
 	}
 }
 
+// namespaceFinding is the finding about project p's namespace ns (nil when
+// missing), if any: its code and message.
+func (c *checker) namespaceFinding(p *tenancy.Project, ns *snapshot.Namespace, key, prefix string) (Finding, bool) {
+	name, nsName := p.Metadata.Name, p.NamespaceName(prefix)
+	label, labelled := "", false
+	if ns != nil {
+		label, labelled = ns.Labels[key]
+	}
+	if p.Spec.Namespace != "" {
+		switch {
+		case ns == nil:
+			return Finding{Code: CodeNamespaceMissing, Message: fmt.Sprintf("project %s: namespace %s does not exist; KRM accepts the project, but its workloads need that namespace, labelled %s=%s", name, nsName, key, name)}, true
+		case !labelled:
+			return Finding{Code: CodeNamespaceNotLabelled, Message: fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM binds a namespace to its project by that label", name, nsName, key, name)}, true
+		case label != name:
+			return Finding{Code: CodeNamespaceLabelledOtherProject, Message: fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)}, true
+		}
+		return Finding{}, false
+	}
+	// The default name: KRM creates the namespace and labels it itself.
+	creates := c.s.KRMConfig.CreatesNamespaces()
+	switch {
+	case ns == nil && !creates:
+		return Finding{Code: CodeNamespaceMissing, Message: fmt.Sprintf("project %s: namespace %s (KRM's name for a project without spec.namespace) does not exist, and the KRMConfig turns createNamespaces off, so KRM will not create it; create it labelled %s=%s, or set spec.namespace", name, nsName, key, name)}, true
+	case ns == nil && c.bx.Project(name) == nil:
+		return Finding{}, false // a new project: KRM creates its namespace
+	case ns == nil:
+		return Finding{Code: CodeNamespaceMissing, Message: fmt.Sprintf("project %s: namespace %s (KRM's name for a project without spec.namespace) does not exist; KRM creates it when it reconciles the project, so it has not yet", name, nsName)}, true
+	case !labelled && creates:
+		return Finding{Code: CodeNamespaceNotLabelled, Message: fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM takes over a namespace of its default name when it reconciles the project, labelling it and dropping the namespace's other labels", name, nsName, key, name)}, true
+	case !labelled:
+		return Finding{Code: CodeNamespaceNotLabelled, Message: fmt.Sprintf("project %s: namespace %s is not labelled %s=%s, and the KRMConfig turns createNamespaces off, so KRM does not label it; KRM binds a namespace to its project by that label", name, nsName, key, name)}, true
+	case label != name && creates:
+		return Finding{Code: CodeNamespaceLabelledOtherProject, Message: fmt.Sprintf("project %s: namespace %s is labelled %s=%s; KRM takes over a namespace of its default name for project %s and rewrites its labels, so project %s loses it", name, nsName, key, label, name, label)}, true
+	case label != name:
+		return Finding{Code: CodeNamespaceLabelledOtherProject, Message: fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)}, true
+	}
+	return Finding{}, false
+}
+
 // checkLiveQueues compares the tenancy with the scheduler's Queues (matched
-// by name) when they were read: usage against the limits and guarantees of
+// by KAI Queue name, derived for a queue without one) when they were read: usage against the limits and guarantees of
 // the state checked, and the Queue's numbers against the source the plan
-// starts from. A queue name over 58 characters is skipped: KRM gives its
+// starts from, unless the Queue carries KRM's manual-override label
+// (KRMConfig's resourceManualOverrideLabelKey=true, any case: KRM then
+// leaves the Queue alone, krm-facts 7), which is a note of its own. A queue name over 58 characters is skipped: KRM gives its
 // Queue a random suffix (queue-name-too-long).
 func (c *checker) checkLiveQueues() {
 	if !c.s.Read(snapshot.SourceQueues) {
@@ -314,7 +282,7 @@ func (c *checker) checkLiveQueues() {
 	for _, o := range c.owners() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
-			if lq := live[q.Name]; lq != nil && len(q.Name) <= maxQueueName {
+			if lq := live[o.name(qi)]; lq != nil && len(o.name(qi)) <= maxQueueName {
 				for _, r := range quota.Resources {
 					c.usage(o, qi, q, lq, r)
 				}
@@ -323,16 +291,23 @@ func (c *checker) checkLiveQueues() {
 	}
 	for _, o := range ownersOf(c.before) {
 		for qi := range o.queues {
-			q := &o.queues[qi]
-			if len(q.Name) > maxQueueName {
+			q, name := &o.queues[qi], o.name(qi)
+			if len(name) > maxQueueName {
 				continue
 			}
-			lq := live[q.Name]
+			lq := live[name]
 			if lq == nil {
-				c.add(Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
-					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", q.Name),
+				c.add(Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", name),
 					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue
+			}
+			if key := c.before.KRMConfig.OverrideKey(); tenancy.IsManualOverride(lq.Labels[key]) {
+				c.add(Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
+					Message: fmt.Sprintf("%s: the scheduler's Queue carries %s=%s, so KRM no longer writes it from the spec: its numbers are the ones set by hand, and a change to this queue in the source does not reach the scheduler until the label is removed",
+						name, key, lq.Labels[key]),
+					Where: c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
+				continue // its numbers differ on purpose
 			}
 			for _, r := range quota.Resources {
 				c.liveDiffers(o, qi, q, lq, r)
@@ -354,7 +329,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 		if np {
 			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", CodeNonPreemptibleOverGuarantee
 		}
-		base := Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r)}
+		base := Finding{Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r)}
 		if err != nil {
 			name := snapshot.StatusResourceName[r]
 			text := lq.Allocated[name]
@@ -363,7 +338,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 			}
 			f := base
 			f.Code, f.Level, f.Resource = CodeUsageUnreadable, LevelNote, string(r)+"."+status
-			f.Message = fmt.Sprintf("%s: the scheduler's Queue status.%s holds %s %q, which is not a Kubernetes quantity; the %s usage was not compared", q.Name, status, name, text, r)
+			f.Message = fmt.Sprintf("%s: the scheduler's Queue status.%s holds %s %q, which is not a Kubernetes quantity; the %s usage was not compared", o.name(qi), status, name, text, r)
 			c.add(f)
 			continue
 		}
@@ -376,10 +351,10 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 		gap := quota.Amount(r, used.Sub(bound))
 		if np {
 			f.Message = fmt.Sprintf("%s: non-preemptible workloads use %s, above the queue's %s guarantee of %s — %s over; nothing is evicted, so the change waits for those workloads to finish",
-				q.Name, quota.Amount(r, used), r, quota.Amount(r, bound), gap)
+				o.name(qi), quota.Amount(r, used), r, quota.Amount(r, bound), gap)
 		} else {
 			f.Message = fmt.Sprintf("%s: the queue uses %s, above its %s limit of %s — %s over; KAI's scheduler gives it no more %s until its usage is below the limit",
-				q.Name, quota.Amount(r, used), r, quota.Amount(r, bound), gap, idleName[r])
+				o.name(qi), quota.Amount(r, used), r, quota.Amount(r, bound), gap, idleName[r])
 		}
 		c.add(f)
 	}
@@ -413,8 +388,8 @@ func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.L
 	if len(have) == 0 {
 		return
 	}
-	c.add(Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+	c.add(Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
 		Message: fmt.Sprintf("%s: the scheduler's Queue has %s %s, the source has %s %s — not reconciled or synced yet, or the Queue was edited directly",
-			q.Name, r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
+			o.name(qi), r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
 		Where: where})
 }

@@ -69,9 +69,9 @@ func (c *checker) checkOmittedLimits() {
 				if q.Resources.Get(r) == nil {
 					what = fmt.Sprintf("the %s block is omitted, and KRM reads it as deserved 0, limit 0 and overQuotaWeight 0", r)
 				}
-				c.add(Finding{Code: CodeLimitOmitted, Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeLimitOmitted, Level: LevelWarning, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s — a ceiling of zero, not unconstrained: pods that request %s %s will be refused; write -1 for no ceiling",
-						q.Name, what, r, where),
+						o.name(qi), what, r, where),
 					Where: c.resourceLoc(o, qi, r)})
 			}
 		}
@@ -104,9 +104,9 @@ func (c *checker) checkZeroWeights() {
 					what = fmt.Sprintf("the %s overQuotaWeight is omitted, which KRM reads as 0", r)
 					where = c.resourceLoc(o, qi, r)
 				}
-				c.add(Finding{Code: CodeZeroWeight, Level: LevelNote, Object: o.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeZeroWeight, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s, so KAI's scheduler never gives this queue a share of idle %s, although its limit (%s) is above its guarantee (%s)",
-						q.Name, what, idleName[r], quota.Amount(r, l), quota.Amount(r, d)),
+						o.name(qi), what, idleName[r], quota.Amount(r, l), quota.Amount(r, d)),
 					Where: where})
 			}
 		}
@@ -143,9 +143,9 @@ func (c *checker) checkUnassignedShare() {
 				if sum.Cmp(have) >= 0 {
 					continue // fits exactly, or projects-over-department / unlimited-under-finite
 				}
-				c.add(Finding{Code: CodeUnassignedShare, Level: LevelNote, Object: dept.addr, Queue: dq.Name, Pool: dq.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeUnassignedShare, Level: LevelNote, Object: dept.addr, Queue: dept.name(qi), Pool: dq.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: the projects are guaranteed %s of the department's %s — %s not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight",
-						dq.Name, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, have.Sub(sum))),
+						dept.name(qi), quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, have.Sub(sum))),
 					Where: c.fieldLoc(dept, qi, r, tenancy.Deserved)})
 			}
 		}
@@ -158,12 +158,14 @@ func (c *checker) checkUnassignedShare() {
 // of KAI's scheduler, outside any department's share. A project limit
 // above the department's is accepted too; KAI's scheduler enforces both,
 // so the department's limit wins. An omitted cpu or memory limit of the
-// department is limit-omitted already and is not repeated per project.
+// department is limit-omitted already and is not repeated per project, and
+// a project limit of -1 (unlimited) is not a finding: the department caps
+// it, as intended.
 func (c *checker) checkProjectQueuesUnderDepartment() {
 	for _, oq := range c.orphans {
-		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.q.Name, Pool: oq.q.NodePool,
+		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.name(), Pool: oq.q.NodePool,
 			Message: fmt.Sprintf("%s: department %s has no queue on node pool %s, so this queue becomes a root queue, outside any department's share",
-				oq.q.Name, oq.o.parent, oq.q.NodePool),
+				oq.name(), oq.o.parent, oq.q.NodePool),
 			Where: c.loc.at(oq.o.field(oq.i, tenancy.FieldQueueNodePool))})
 	}
 	for _, p := range c.projs {
@@ -176,20 +178,20 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 			for _, r := range quota.Resources {
 				pl, _ := value(q, r, tenancy.Limit)
 				dl, dlOmitted := value(dq.q, r, tenancy.Limit)
-				if badNegative(pl) || badNegative(dl) || (dlOmitted && r != quota.GPU) || pl.Cmp(dl) <= 0 {
+				// A project limit of -1 under a finite department is how a
+				// project says "up to the department": KAI's scheduler caps
+				// it at the department's limit, and nothing is misleading.
+				if pl.IsNegative() || badNegative(dl) || (dlOmitted && r != quota.GPU) || pl.Cmp(dl) <= 0 {
 					continue
 				}
 				mine := fmt.Sprintf("the project's %s limit of %s is", r, quota.Amount(r, pl))
-				if pl.IsUnlimited() {
-					mine = fmt.Sprintf("the project's %s limit is unlimited (-1),", r)
-				}
 				theirs := quota.Amount(r, dl)
 				if dlOmitted {
 					theirs = "0 (omitted, which KRM reads as 0)"
 				}
-				c.add(Finding{Code: CodeProjectLimitOverDepartment, Level: LevelWarning, Object: p.addr, Queue: q.Name, Pool: q.NodePool, Resource: string(r),
+				c.add(Finding{Code: CodeProjectLimitOverDepartment, Level: LevelWarning, Object: p.addr, Queue: p.name(qi), Pool: q.NodePool, Resource: string(r),
 					Message: fmt.Sprintf("%s: %s above department queue %s's limit of %s; the department wins, so this queue never gets more than %s",
-						q.Name, mine, dq.q.Name, theirs, quota.Amount(r, dl)),
+						p.name(qi), mine, dq.name(), theirs, quota.Amount(r, dl)),
 					Where: append(c.fieldLoc(p, qi, r, tenancy.Limit), c.fieldLoc(dq.o, dq.i, r, tenancy.Limit)...)})
 			}
 		}
@@ -226,18 +228,25 @@ func (c *checker) checkDefaultNodePools() {
 	}
 }
 
-// checkQueueNameLength: KRM accepts a queue name of any length, but gives
-// the scheduler's Queue of a name over 58 characters a random suffix, so
-// the queue is not called what the file says.
+// checkQueueNameLength: KRM accepts a queue name of any length, but cuts
+// a name over 58 characters (as written, or derived for a queue without
+// one) to 58 and appends "-" and 4 random characters when it creates the
+// Queue (generateQueueNameForResource, krm-facts 3), so the queue is not
+// called what the file says.
 func (c *checker) checkQueueNameLength() {
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
-			if len(q.Name) <= maxQueueName {
+			name := o.name(qi)
+			if len(name) <= maxQueueName {
 				continue
 			}
-			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: q.Name, Pool: q.NodePool,
-				Message: fmt.Sprintf("%s: the queue name is %d characters; KRM appends a random suffix to a queue name over %d characters, so the scheduler's queue will not be called what the file says",
-					q.Name, len(q.Name), maxQueueName),
+			what := "the queue name is"
+			if q.Name == "" {
+				what = fmt.Sprintf("the queue has no name, and the one KRM derives (%s) is", name)
+			}
+			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: name, Pool: q.NodePool,
+				Message: fmt.Sprintf("%s: %s %d characters; KRM cuts a queue name over %d characters to %d and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says",
+					name, what, len(name), maxQueueName, maxQueueName),
 				Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))})
 		}
 	}
@@ -246,7 +255,8 @@ func (c *checker) checkQueueNameLength() {
 // checkNames: node pools, departments and projects are cluster-scoped
 // Kubernetes objects, and so are the KAI Queues KRM creates from their
 // queues, so each name must be a DNS-1123 subdomain; a project's namespace
-// (its name when spec.namespace is empty) must be a DNS-1123 label, and a
+// (<projectNamePrefix>-<project> when spec.namespace is empty: a name of
+// 60 characters makes one of 64) must be a DNS-1123 label, and a
 // node pool's label pair a valid label key and value. KRM's webhook does
 // not check them: the API server refuses the object, or KRM fails to
 // create the Queue or the namespace's binding, after the change is made.
@@ -292,13 +302,14 @@ func (c *checker) checkNames() {
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
 		nameOK := object(tenancy.KindProject, p.Metadata.Name)
-		ns := p.NamespaceName()
+		prefix := c.s.KRMConfig.NamePrefix()
+		ns := p.NamespaceName(prefix)
 		what := fmt.Sprintf("namespace %q", ns)
 		if p.Spec.Namespace == "" {
 			if !nameOK {
-				continue // the name's finding says it; its namespace is the same text
+				continue // the name's finding says it; its namespace holds the same text
 			}
-			what = fmt.Sprintf("namespace %q (the project name: KRM's default when spec.namespace is empty)", ns)
+			what = fmt.Sprintf("namespace %q (KRM's default when spec.namespace is empty: %s-<project>)", ns, prefix)
 		}
 		if errs := dns1123Label(ns); len(errs) > 0 {
 			bad(Finding{Object: tenancy.KindProject.Object(p.Metadata.Name), Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",
@@ -307,8 +318,8 @@ func (c *checker) checkNames() {
 	}
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
-			if errs := dns1123Subdomain(q.Name); len(errs) > 0 {
-				bad(Finding{Object: o.addr, Queue: q.Name, Pool: q.NodePool, Message: q.Name + ": ", Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))},
+			if errs := dns1123Subdomain(o.name(qi)); len(errs) > 0 {
+				bad(Finding{Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Message: o.name(qi) + ": ", Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))},
 					"the queue name", "Kubernetes object name (KRM creates a cluster-scoped KAI Queue of this name)", errs)
 			}
 		}

@@ -86,13 +86,14 @@ func TestSpineChecks(t *testing.T) {
 		{"unknown parent", h100 + dept("d", q("d-q", "h100", "{deserved: 1, limit: 1}")) + proj("a", "research", "", q("a-q", "h100", "{deserved: 1, limit: 1}")),
 			[]string{`error unknown-parent: project a: parent department "research" does not exist; KRM's webhook rejects a project under an unknown department`}},
 		{"queue name used twice", h100 + dept("d", q("shared", "h100", "{deserved: 2, limit: 2}")) + proj("a", "d", "", q("shared", "h100", "{deserved: 1, limit: 1}")),
-			[]string{"error duplicate-queue-name: shared: the queue name is also used by department d; queue names are cluster-wide, so both would share one queue"}},
+			[]string{"error duplicate-queue-name: shared: the queue name is also used by department d; queue names are cluster-wide and KRM does not share a Queue: the entry it reconciles second gets the name with a random suffix (shared-xxxx)"}},
 		{"two projects on one namespace", h100 + dept("d", q("d-q", "h100", "{deserved: 2, limit: 2}")) +
 			proj("a", "d", "team", q("a-q", "h100", "{deserved: 1, limit: 1}")) + proj("b", "d", "team", q("b-q", "h100", "{deserved: 1, limit: 1}")),
 			[]string{"error shared-namespace: project b: namespace team is already the namespace of project a; a namespace belongs to one project"}},
-		{"namespace defaults to the project name", h100 + dept("d", q("d-q", "h100", "{deserved: 2, limit: 2}")) +
-			proj("a", "d", "", q("a-q", "h100", "{deserved: 1, limit: 1}")) + proj("b", "d", "a", q("b-q", "h100", "{deserved: 1, limit: 1}")),
-			[]string{"error shared-namespace: project b: namespace a is already the namespace of project a; a namespace belongs to one project"}},
+		{"namespace defaults to kai-<project>", h100 + dept("d", q("d-q", "h100", "{deserved: 2, limit: 2}")) +
+			proj("a", "d", "", q("a-q", "h100", "{deserved: 1, limit: 1}")) + proj("b", "d", "kai-a", q("b-q", "h100", "{deserved: 1, limit: 1}")) +
+			proj("c", "d", "a", q("c-q", "h100", "{deserved: 0, limit: 1}")),
+			[]string{"error shared-namespace: project b: namespace kai-a is already the namespace of project a; a namespace belongs to one project"}},
 		{"two queues on one pool", h100 + dept("d", q("d-1", "h100", "{deserved: 1, limit: 1}"), q("d-2", "h100", "{deserved: 1, limit: 1}")),
 			[]string{"error two-queues-one-pool: department d has two queues on node pool h100 (d-1 and d-2); KRM's webhook rejects this"}},
 		{"two pools on one label pair", h100 + pool("h100-bis", "gpu", "h100"),

@@ -53,6 +53,11 @@ const (
 	CodeQueuesNotRead     Code = "queues-not-read"
 	CodeNamespacesNotRead Code = "namespaces-not-read"
 	CodeServerDryRun      Code = "server-dry-run"
+	// Advisory notes (checks_advice.go).
+	CodeUnitSlip                 Code = "unit-slip"
+	CodePriorityWithoutGuarantee Code = "priority-without-guarantee"
+	CodeManualOverride           Code = "manual-override"
+	CodeKustomizePatch           Code = "kustomize-patch"
 )
 
 // CodeInfo is one row of the catalogue.
@@ -78,7 +83,7 @@ var Codes = []CodeInfo{
 	{CodeNegativeWeight, LevelError, "an overQuotaWeight is negative"},
 	{CodeUnknownPool, LevelError, "a queue is on a node pool that does not exist; KRM's webhook rejects it"},
 	{CodeUnknownParent, LevelError, "a project's parent department does not exist; KRM's webhook rejects it"},
-	{CodeDuplicateQueueName, LevelError, "two queues have one name: queue names are cluster-wide, so they would share one KAI Queue"},
+	{CodeDuplicateQueueName, LevelError, "two queues have one KAI Queue name (as written, or derived from the owner for a queue without one): KRM gives the second a random suffix"},
 	{CodeSharedNamespace, LevelError, "two projects have one namespace"},
 	{CodeTwoQueuesOnePool, LevelError, "an object has two queues on one node pool; KRM's webhook rejects it"},
 	{CodeDuplicateLabelPair, LevelError, "two node pools select the same label pair; KRM's webhook rejects the second"},
@@ -115,6 +120,10 @@ var Codes = []CodeInfo{
 	{CodeQueuesNotRead, LevelNote, "the scheduler's Queues were not read, so usage was not checked"},
 	{CodeNamespacesNotRead, LevelNote, "the namespaces were not read, so they were not checked"},
 	{CodeServerDryRun, LevelNote, "what the server dry run checked"},
+	{CodeUnitSlip, LevelNote, "a cpu or memory value is about 1000 times off its siblings', as one in the wrong unit is (cores for millicores, GB for MB)"},
+	{CodeKustomizePatch, LevelNote, "a kustomization among the tenancy files patches objects krmplan reads: the plan is of the files as written, not of what is applied"},
+	{CodeManualOverride, LevelNote, "the scheduler's Queue carries KRM's manual-override label: its numbers are not the spec's"},
+	{CodePriorityWithoutGuarantee, LevelNote, "a queue with a priority above 100 but a gpu guarantee of 0: it never reclaims cards, and non-preemptible work never runs in it"},
 }
 
 // Info returns the catalogue's row of c; ok is false for a code it lacks.

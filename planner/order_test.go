@@ -228,3 +228,85 @@ func TestVerifyStepsCatchesABadOrder(t *testing.T) {
 		t.Fatalf("message:\n got %s\nwant %s", bad.Message, want)
 	}
 }
+
+// TestRootProjectsInTheStepOrder: on a full pool, cards move between a
+// department and a root project (no spec.parent: a root queue beside the
+// departments) both ways; the root project shrinks with the projects,
+// before the departments shrink, and grows last, and every intermediate
+// state passes the checks (pool-over-capacity included).
+func TestRootProjectsInTheStepOrder(t *testing.T) {
+	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 10, limit: 16}"))+
+		proj("a", "d", "", q("a-q", "h100", "{deserved: 10, limit: 16}"))+proj("r", "d", "", q("r-q", "h100", "{deserved: 6, limit: 16}")))
+	before.Projects[1].Spec.Parent = "" // r is a root project
+	before.NotRead = nil
+	before.Nodes = []snapshot.Node{{Name: "n1", Labels: map[string]string{"gpu": "h100"}, GPUCapacity: quota.FromInt(16), GPUAllocatable: quota.FromInt(16), Ready: true}}
+	gpu := func(v string) *config.Resource { return &config.Resource{Deserved: num(v)} }
+	for _, tc := range []struct {
+		name         string
+		dept, a, r   string
+		phases, objs string
+	}{
+		{"to the root project", "6", "6", "10", "shrinking projects,shrinking departments,growing or new projects", "Project/a,Department/d,Project/r"},
+		{"from the root project", "14", "14", "2", "shrinking projects,growing or new departments,growing or new projects", "Project/r,Department/d,Project/a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ov := &config.Overlay{File: "desired.hcl",
+				Departments: []config.Department{{Name: "d", Queues: []config.Queue{{Pool: "h100", GPU: gpu(tc.dept)}}}},
+				Projects: []config.Project{{Name: "a", Queues: []config.Queue{{Pool: "h100", GPU: gpu(tc.a)}}},
+					{Name: "r", Queues: []config.Queue{{Pool: "h100", GPU: gpu(tc.r)}}}}}
+			p, diags := Build(before, ov)
+			if diags.HasErrors() || !p.Renderable() || !p.OrderVerified {
+				t.Fatalf("not renderable: %v %q", diags, messages(p.Findings))
+			}
+			var phases, objs []string
+			for _, st := range p.Steps {
+				phases, objs = append(phases, string(st.Phase)), append(objs, st.Object.String())
+			}
+			if strings.Join(phases, ",") != tc.phases || strings.Join(objs, ",") != tc.objs {
+				t.Fatalf("steps %v %v, want %s %s", phases, objs, tc.phases, tc.objs)
+			}
+			got := applyPatches(t, before, p)
+			if got.Projects[1].Spec.Parent != "" || got.Projects[1].Spec.Queues[0].Resources.GPU.Deserved.String() != tc.r {
+				t.Fatalf("root project after the patches: %+v", got.Projects[1].Spec)
+			}
+		})
+	}
+	// The unsafe order is refused: the root project growing before the
+	// department shrinks puts the pool over its 16 cards.
+	ov := &config.Overlay{File: "desired.hcl",
+		Departments: []config.Department{{Name: "d", Queues: []config.Queue{{Pool: "h100", GPU: gpu("6")}}}},
+		Projects: []config.Project{{Name: "a", Queues: []config.Queue{{Pool: "h100", GPU: gpu("6")}}},
+			{Name: "r", Queues: []config.Queue{{Pool: "h100", GPU: gpu("10")}}}}}
+	p, _ := Build(before, ov)
+	target, _, _, _ := applyOverlay(before, ov)
+	bad := verifySteps(before, target, p.Changes, []Step{p.Steps[2], p.Steps[0], p.Steps[1]})
+	want := "no safe order: after step 1 (patch Project r, growing or new projects) the state would have an error this plan does not end with: pool h100: departments and project queues outside a department are guaranteed 20 cards, the pool has 16 cards — 4 cards over"
+	if bad == nil || bad.Message != want {
+		t.Fatalf("reordered: %v\nwant %s", bad, want)
+	}
+}
+
+// TestRootProjectParentPatch: moving a root project into a department
+// tests and replaces spec.parent when the object has the key (parent: ""),
+// and adds it when the project was written without one: a JSON-patch test
+// or replace of an absent path fails.
+func TestRootProjectParentPatch(t *testing.T) {
+	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 4, limit: 4}"))+
+		proj("r", "d", "", q("r-q", "h100", "{deserved: 0, limit: 4}")))
+	ov := &config.Overlay{File: "desired.hcl", Projects: []config.Project{{Name: "r", Department: &config.Str{Value: "d"}}}}
+	for omitted, want := range map[bool]string{
+		false: `[{"op":"test","path":"/spec/parent","value":""},{"op":"replace","path":"/spec/parent","value":"d"}]`,
+		true:  `[{"op":"add","path":"/spec/parent","value":"d"}]`,
+	} {
+		s := cloneTenancy(before)
+		s.Projects[0].Spec.Parent, s.Projects[0].Spec.ParentOmitted = "", omitted
+		s.Seal()
+		p, diags := Build(s, ov)
+		if diags.HasErrors() || len(p.Steps) != 1 {
+			t.Fatalf("omitted %v: %v, %d steps", omitted, diags, len(p.Steps))
+		}
+		if ops, _ := json.Marshal(p.Steps[0].Ops); string(ops) != want {
+			t.Errorf("omitted %v: ops %s\nwant %s", omitted, ops, want)
+		}
+	}
+}

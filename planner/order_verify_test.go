@@ -48,8 +48,12 @@ func verifySteps(before, target *snapshot.State, changes []tenancy.Change, steps
 	return verifyOrder(before, target, changes, steps, Check(before, nil))
 }
 
+// rootMark is the parent messyTenancy writes for a root project, and then
+// clears (spec.parent "").
+const rootMark = "root-project"
+
 // messyTenancy is a random small tenancy with what makes verification
-// hard: pools sharing a label pair, project queues outside their
+// hard: root projects, pools sharing a label pair, project queues outside their
 // department, the default pool, unknown parents and pools, shared queue
 // names and namespaces, nodes not ready, guarantees over their limits.
 func messyTenancy(t *testing.T, r *rand.Rand) *snapshot.State {
@@ -89,6 +93,9 @@ func messyTenancy(t *testing.T, r *rand.Rand) *snapshot.State {
 	}
 	for j := 0; j < 1+r.Intn(6); j++ {
 		parent := fmt.Sprintf("d%d", r.Intn(nDepts+1)) // sometimes unknown
+		if r.Intn(6) == 0 {
+			parent = rootMark // a root project, made below
+		}
 		var qs []string
 		for _, p := range onPools() {
 			name := fmt.Sprintf("j%d-%s", j, p)
@@ -100,6 +107,11 @@ func messyTenancy(t *testing.T, r *rand.Rand) *snapshot.State {
 		b.WriteString(proj(fmt.Sprintf("j%d", j), parent, fmt.Sprintf("ns%d", r.Intn(8)), qs...))
 	}
 	s := mustState(t, b.String())
+	for i := range s.Projects {
+		if s.Projects[i].Spec.Parent == rootMark {
+			s.Projects[i].Spec.Parent = ""
+		}
+	}
 	s.NotRead = nil
 	for i := 0; i < r.Intn(8); i++ {
 		labels := map[string]string{}
@@ -156,7 +168,7 @@ func messyOverlay(r *rand.Rand, s *snapshot.State) *config.Overlay {
 			cp.Namespace = str(fmt.Sprintf("ns%d", r.Intn(8)))
 		}
 		if r.Intn(8) == 0 {
-			cp.Department = str(fmt.Sprintf("d%d", r.Intn(3)))
+			cp.Department = str([]string{"d0", "d1", "d2", ""}[r.Intn(4)]) // "": out of its department, a root project
 		}
 		ov.Projects = append(ov.Projects, cp)
 	}

@@ -177,14 +177,17 @@ func (r *relations) names() {
 		for i := range t.Departments {
 			d := &t.Departments[i]
 			for _, q := range d.Spec.Queues {
-				r.byQueue[q.Name] = append(r.byQueue[q.Name], tenancy.KindDepartment.Object(d.Metadata.Name))
+				n := q.KAIName(d.Metadata.Name)
+				r.byQueue[n] = append(r.byQueue[n], tenancy.KindDepartment.Object(d.Metadata.Name))
 			}
 		}
 		for i := range t.Projects {
 			p := &t.Projects[i]
-			r.byNS[p.NamespaceName()] = append(r.byNS[p.NamespaceName()], p.Metadata.Name)
+			ns := p.NamespaceName(t.KRMConfig.NamePrefix())
+			r.byNS[ns] = append(r.byNS[ns], p.Metadata.Name)
 			for _, q := range p.Spec.Queues {
-				r.byQueue[q.Name] = append(r.byQueue[q.Name], tenancy.KindProject.Object(p.Metadata.Name))
+				n := q.KAIName(p.Metadata.Name)
+				r.byQueue[n] = append(r.byQueue[n], tenancy.KindProject.Object(p.Metadata.Name))
 			}
 		}
 	}
@@ -210,7 +213,8 @@ func (r *relations) settledOn(dept, pool string) bool {
 
 // scope is the part of a state one step is checked on, by name.
 type scope struct {
-	all                 bool // the whole state
+	owner               string // the step's object, whose queues' names may be derived from it
+	all                 bool   // the whole state
 	pools, depts, projs map[string]bool
 	nodes               map[int]bool
 }
@@ -218,7 +222,7 @@ type scope struct {
 // scope returns the objects that the errors a step can add are computed
 // from (see stepErrors).
 func (r *relations) scope(changes []tenancy.Change, st Step) *scope {
-	sc := &scope{pools: map[string]bool{}, depts: map[string]bool{}, projs: map[string]bool{}, nodes: map[int]bool{}}
+	sc := &scope{owner: st.Object.Name, pools: map[string]bool{}, depts: map[string]bool{}, projs: map[string]bool{}, nodes: map[int]bool{}}
 	structural, raised := stepEffect(changes, st)
 	queues, parents, namespaces := r.stepObject(st)
 	switch st.Object.Kind {
@@ -291,7 +295,7 @@ func (r *relations) stepObject(st Step) (queues []tenancy.Queue, parents, namesp
 			if p := x.Project(st.Object.Name); p != nil {
 				queues = append(queues, p.Spec.Queues...)
 				parents = append(parents, p.Spec.Parent)
-				namespaces = append(namespaces, p.NamespaceName())
+				namespaces = append(namespaces, p.NamespaceName(x.Tenancy().KRMConfig.NamePrefix()))
 			}
 		}
 	}
@@ -303,7 +307,7 @@ func (r *relations) stepObject(st Step) (queues []tenancy.Queue, parents, namesp
 func (r *relations) namesakes(sc *scope, queues []tenancy.Queue, namespaces []string) {
 	r.names()
 	for _, q := range queues {
-		for _, o := range r.byQueue[q.Name] {
+		for _, o := range r.byQueue[q.KAIName(sc.owner)] {
 			if o.Kind == tenancy.KindDepartment {
 				sc.depts[o.Name] = true
 			} else {

@@ -62,6 +62,13 @@ func FromGit(src GitSource) (*State, error) {
 		if err := t.parseFile(f.Path, blob); err != nil {
 			return nil, err
 		}
+		t.ReadKustomizations(f.Path, blob, func(name string) ([]byte, error) {
+			b, err := repo.Run(nil, "cat-file", "blob", commit+":"+name)
+			if err != nil {
+				return nil, fmt.Errorf("no such file at %s", ref)
+			}
+			return b, nil
+		})
 		st.Source.Files = append(st.Source.Files, f)
 	}
 	if err := t.checkUnique(); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot/kustomize"
 	"github.com/krmplan/krmplan/tenancy"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -118,11 +119,14 @@ type OtherDocument struct {
 	Name       string `json:"name,omitempty"`
 	File       string `json:"file"`
 	Line       int    `json:"line"`
+	// Patches are the patches of a kustomization document (kustomize's
+	// Kustomization or Component): what each selects.
+	Patches []kustomize.PatchTarget `json:"patches,omitempty"`
 }
 
 // Node is a cluster node as far as a pool's capacity goes: what KAI's
-// scheduler divides (fairshare.Capacity reads it, through the planner's
-// PoolCapacities). Allocatable (and Capacity) are Kubernetes resource
+// scheduler divides (fairshare.Capacity reads it, through
+// planner/capacity.Pools). Allocatable (and Capacity) are Kubernetes resource
 // lists as in Node.status; a node given without them (the older shape of
 // cluster data) has only its cards, GPUCapacity and GPUAllocatable, and
 // its cpu and memory are unknown.
@@ -221,6 +225,10 @@ type LiveQueue struct {
 	// unknown): KAI's fair share breaks a tie between equal leftovers by
 	// queue age.
 	CreationTimestamp string `json:"creationTimestamp,omitempty"`
+	// Labels holds the Queue's manual-override label
+	// (tenancy.KRMConfig.OverrideKey, kai.resources/resource-manual-override
+	// by default) when it has one; the live reader keeps no other label.
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // Namespace is a namespace and its labels.

@@ -607,10 +607,19 @@ func (r *docReader) queue(path string, n *yaml.Node) (tenancy.Queue, error) {
 	if err != nil {
 		return q, err
 	}
+	named, pool := false, ""
 	for _, kv := range kvs {
-		if v := deref(kv[1]); kv[0].Value == "name" && v.Kind == yaml.ScalarNode {
-			r.queueName = v.Value
+		v := deref(kv[1])
+		switch {
+		case kv[0].Value == "name" && v.Kind == yaml.ScalarNode:
+			r.queueName, named = v.Value, true
+		case kv[0].Value == "nodepool" && v.Kind == yaml.ScalarNode:
+			pool = v.Value
 		}
+	}
+	if r.queueName == "" && named {
+		// name: "" is valid: KRM names the Queue after the owner.
+		r.queueName = tenancy.QueueName(r.obj.name, "", pool)
 	}
 	defer func() { r.queueName = "" }()
 	for _, kv := range kvs {
@@ -639,8 +648,9 @@ func (r *docReader) queue(path string, n *yaml.Node) (tenancy.Queue, error) {
 			return q, err
 		}
 	}
-	if q.Name == "" {
-		return q, r.errf(n, "%s: the queue has no name", path)
+	if !named {
+		return q, r.errf(n, `%s: the queue has no name key, which KRM's CRD requires: write name: "" to have KRM name its Queue %s, or give it a name`,
+			path, tenancy.QueueName(r.obj.name, "", q.NodePool))
 	}
 	return q, nil
 }

@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/snapshot/krmschema"
 	"github.com/krmplan/krmplan/tenancy"
@@ -199,11 +201,13 @@ type singletonDecl struct {
 }
 
 func (r *docReader) projectSpec(spec, root *yaml.Node, p *tenancy.Project) error {
+	p.Spec.ParentOmitted = true
 	err := r.specQueues(spec, root, func(k string, v *yaml.Node) (bool, error) {
 		var err error
 		switch k {
 		case "parent":
 			p.Spec.Parent, err = r.str(v, "/spec/parent")
+			p.Spec.ParentOmitted = false
 			r.pos("/spec/parent", v)
 		case "namespace":
 			p.Spec.Namespace, err = r.str(v, "/spec/namespace")
@@ -215,38 +219,74 @@ func (r *docReader) projectSpec(spec, root *yaml.Node, p *tenancy.Project) error
 		}
 		return true, err
 	}, &p.Spec.Queues)
-	if err != nil {
-		return err
-	}
-	if p.Spec.Parent == "" {
-		return r.errf(root, "the project has no spec.parent")
-	}
-	return nil
+	// No spec.parent (or parent: "") is valid KRM: a root project, whose
+	// queues are root queues beside the departments (krm-facts 4).
+	return err
 }
 
+// krmConfig reads what krmplan uses of a KRMConfig (tenancy.KRMConfig):
+// spec.global.namespaceProjectLabelKey; the project-controller's
+// args.projectNamePrefix and args.resourceManualOverrideLabelKey,
+// features.createNamespaces, and extraArgs, whose flags win.
 func (r *docReader) krmConfig(spec *yaml.Node, c *tenancy.KRMConfig) error {
 	if spec == nil {
 		return nil
 	}
-	kvs, err := r.fields(spec, "/spec")
+	var extra []string
+	err := r.walk(spec, "/spec", func(path string, v *yaml.Node) (err error) {
+		switch path {
+		case "/spec/global/namespaceProjectLabelKey":
+			c.ProjectLabelKey, err = r.str(v, path)
+		case "/spec/projectController/args/projectNamePrefix":
+			c.ProjectNamePrefix, err = r.str(v, path)
+		case "/spec/projectController/args/resourceManualOverrideLabelKey":
+			c.ManualOverrideLabelKey, err = r.str(v, path)
+		case "/spec/projectController/features/createNamespaces":
+			var b bool
+			if b, err = r.boolean(v, path); err == nil {
+				c.CreateNamespaces = &b
+			}
+		case "/spec/projectController/extraArgs":
+			extra, err = r.strList(v, path)
+		}
+		return err
+	}, "/spec/global", "/spec/projectController", "/spec/projectController/args", "/spec/projectController/features")
+	if err != nil {
+		return err
+	}
+	c.ApplyExtraArgs(extra)
+	return nil
+}
+
+// walk calls leaf with the JSON pointer of every field of mapping n (at
+// path), descending into the mappings named by into.
+func (r *docReader) walk(n *yaml.Node, path string, leaf func(string, *yaml.Node) error, into ...string) error {
+	kvs, err := r.fields(n, path)
 	if err != nil {
 		return err
 	}
 	for _, kv := range kvs {
-		if kv[0].Value != "global" {
-			continue
+		p := path + "/" + kv[0].Value
+		if slices.Contains(into, p) {
+			err = r.walk(kv[1], p, leaf, into...)
+		} else {
+			err = leaf(p, kv[1])
 		}
-		global, err := r.fields(kv[1], "/spec/global")
 		if err != nil {
 			return err
 		}
-		for _, g := range global {
-			if g[0].Value == "namespaceProjectLabelKey" {
-				if c.ProjectLabelKey, err = r.str(g[1], "/spec/global/namespaceProjectLabelKey"); err != nil {
-					return err
-				}
-			}
-		}
 	}
 	return nil
+}
+
+// boolean reads true or false as kubectl sends them (YAML 1.1: true, yes,
+// on, …; the strict reading refuses the spellings other tools read
+// otherwise).
+func (r *docReader) boolean(n *yaml.Node, what string) (bool, error) {
+	d := deref(n)
+	k := kubeyaml.Kubectl(kubeyaml.ScalarOf(d, r.lines.Src(), r.check.start(d)))
+	if d.Kind != yaml.ScalarNode || k.Kind != kubeyaml.Bool {
+		return false, r.errf(n, "%s: %q is not true or false", what, d.Value)
+	}
+	return k.Text == "true", nil
 }

@@ -275,3 +275,60 @@ func TestStrictObjects(t *testing.T) {
 		}
 	}
 }
+
+// A project without spec.parent, or with parent: "", is a root project
+// (valid KRM, krm-facts 4), and a queue entry with name: "" is valid: KRM
+// names its Queue after the owner. The entry keeps the name as written;
+// the name key itself is required by KRM's CRD, so its absence is refused
+// with the name KRM would derive.
+func TestRootProjectsAndUnnamedQueues(t *testing.T) {
+	const proj = "apiVersion: kai.resources/v1alpha1\nkind: Project\nmetadata: {name: p}\nspec:\n"
+	for src, want := range map[string]string{
+		proj + "  queues:\n    - {name: \"\", nodepool: h100}\n":                    "",
+		proj + "  parent: \"\"\n  queues:\n    - {name: \"\", nodepool: default}\n": "",
+		proj + "  parent: d\n  queues:\n    - {name: p-q, nodepool: default}\n":     "d",
+	} {
+		ten, err := parseErr(src)
+		if err != "" || len(ten.Projects) != 1 {
+			t.Fatalf("%q: %q", src, err)
+		}
+		p := ten.Projects[0]
+		if p.Spec.Parent != want || (want == "" && p.Spec.Queues[0].Name != "") {
+			t.Errorf("%q: parent %q, queue name %q", src, p.Spec.Parent, p.Spec.Queues[0].Name)
+		}
+	}
+	for src, want := range map[string]string{
+		proj + "  queues:\n    - {nodepool: h100}\n":    `t.yaml:6: Project p: /spec/queues/0: the queue has no name key, which KRM's CRD requires: write name: "" to have KRM name its Queue p-h100, or give it a name`,
+		proj + "  queues:\n    - {nodepool: default}\n": `t.yaml:6: Project p: /spec/queues/0: the queue has no name key, which KRM's CRD requires: write name: "" to have KRM name its Queue p, or give it a name`,
+	} {
+		if _, err := parseErr(src); err != want {
+			t.Errorf("%q:\n got %q\nwant %q", src, err, want)
+		}
+	}
+}
+
+// The KRMConfig's fields krmplan uses, with the project-controller's
+// extraArgs winning over args as KRM's operator passes them last.
+func TestKRMConfigFields(t *testing.T) {
+	const head = "apiVersion: kai.resources/v1alpha1\nkind: KRMConfig\nmetadata: {name: krm-config}\nspec:\n"
+	ten, err := parseErr(head + "  global: {namespaceProjectLabelKey: team}\n  projectController:\n" +
+		"    args: {projectNamePrefix: ws, resourceManualOverrideLabelKey: hands-off}\n    features: {createNamespaces: false}\n")
+	if err != "" {
+		t.Fatal(err)
+	}
+	c := ten.KRMConfig
+	if c == nil || c.LabelKey() != "team" || c.NamePrefix() != "ws" || c.OverrideKey() != "hands-off" || c.CreatesNamespaces() {
+		t.Errorf("KRMConfig %+v", c)
+	}
+	ten, err = parseErr(head + "  projectController:\n    args: {projectNamePrefix: ws}\n" +
+		"    extraArgs: [--project-name-prefix=x, --namespace-project-label-key, t2, -v=2]\n")
+	if c := ten.KRMConfig; err != "" || c.NamePrefix() != "x" || c.LabelKey() != "t2" || c.OverrideKey() != "kai.resources/resource-manual-override" || !c.CreatesNamespaces() {
+		t.Errorf("extraArgs: %q, %+v", err, c)
+	}
+	if _, err := parseErr(head + "  projectController:\n    features: {createNamespaces: 1}\n"); err != "t.yaml:6: KRMConfig krm-config: /spec/projectController/features/createNamespaces is `1`, the number 1; KRM's schema wants true or false there: write true or false" {
+		t.Errorf("createNamespaces: 1: %q", err)
+	}
+	if _, err := parseErr(head + "  projectController:\n    extraArgs: --namespaces\n"); err != "t.yaml:6: KRMConfig krm-config: /spec/projectController/extraArgs is `--namespaces`, the string \"--namespaces\"; KRM's schema wants a list there" {
+		t.Errorf("extraArgs that is not a list: %q", err)
+	}
+}

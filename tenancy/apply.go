@@ -225,7 +225,8 @@ func (d *Draft) set(c *Change) {
 	case FieldLabelValue:
 		d.x.NodePool(o.Name).Spec.LabelValue = s
 	case FieldParent:
-		d.x.Project(o.Name).Spec.Parent = s
+		p := d.x.Project(o.Name)
+		p.Spec.Parent, p.Spec.ParentOmitted = s, false
 	case FieldNamespace:
 		d.x.Project(o.Name).Spec.Namespace = s
 	case FieldDefaultNodePools:

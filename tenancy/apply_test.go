@@ -165,3 +165,29 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+// TestKRMConfig: KRM's defaults for an absent or empty KRMConfig, and the
+// project-controller flags of extraArgs, which win over the fields.
+func TestKRMConfig(t *testing.T) {
+	var none *KRMConfig
+	if none.LabelKey() != "kai/project" || none.NamePrefix() != "kai" || none.OverrideKey() != "kai.resources/resource-manual-override" || !none.CreatesNamespaces() {
+		t.Errorf("defaults: %q %q %q %v", none.LabelKey(), none.NamePrefix(), none.OverrideKey(), none.CreatesNamespaces())
+	}
+	off := false
+	c := &KRMConfig{ProjectNamePrefix: "team", ProjectLabelKey: "example.com/project", CreateNamespaces: &off}
+	c.ApplyExtraArgs([]string{"--debug", "--project-name-prefix=ml", "-namespace-project-label-key", "example.com/p", "--resource-manual-override-label-key", "example.com/hands-off", "--project-name-prefix"})
+	if c.NamePrefix() != "ml" || c.LabelKey() != "example.com/p" || c.OverrideKey() != "example.com/hands-off" || c.CreatesNamespaces() {
+		t.Errorf("extraArgs: %+v", c)
+	}
+	p := &Project{Metadata: Meta{Name: "research"}}
+	if got := p.NamespaceName(c.NamePrefix()); got != "ml-research" {
+		t.Errorf("namespace %q, want ml-research", got)
+	}
+	p.Spec.Namespace = "team-research"
+	if got := p.NamespaceName(c.NamePrefix()); got != "team-research" {
+		t.Errorf("namespace %q, want team-research", got)
+	}
+	if !IsManualOverride("True") || IsManualOverride("yes") {
+		t.Error("IsManualOverride")
+	}
+}

@@ -240,6 +240,9 @@ func projectValue(p *Project, f Field) (Value, bool) {
 	case FieldName:
 		return String(p.Metadata.Name), true
 	case FieldParent:
+		if p.Spec.ParentOmitted {
+			return Null, true
+		}
 		return String(p.Spec.Parent), true
 	case FieldNamespace:
 		if p.Spec.Namespace == "" {

@@ -1,6 +1,10 @@
 package tenancy
 
-import "github.com/krmplan/krmplan/quota"
+import (
+	"strings"
+
+	"github.com/krmplan/krmplan/quota"
+)
 
 // Meta is the metadata krmplan keeps of an object: nothing else of the
 // cluster's metadata (no managedFields, no status) is stored.
@@ -58,31 +62,65 @@ type Project struct {
 	Origin   *Origin     `json:"origin,omitempty"`
 }
 
-// ProjectSpec is a Project's spec. Namespace empty means the project name.
+// ProjectSpec is a Project's spec. Namespace empty means KRM's default,
+// <projectNamePrefix>-<project> (Tenancy.Namespace). Parent empty is a
+// root project (KRM accepts it: its queues are root queues).
 type ProjectSpec struct {
-	Namespace        string   `json:"namespace,omitempty"`
-	Parent           string   `json:"parent"`
+	Namespace string `json:"namespace,omitempty"`
+	Parent    string `json:"parent"`
+	// ParentOmitted says the object has no spec.parent key at all (a root
+	// project written without one), which KRM reads as parent "". A patch
+	// must then add the key: a JSON-patch test or replace of an absent
+	// path fails. It is krmplan's, never part of a manifest.
+	ParentOmitted    bool     `json:"parentOmitted,omitempty"`
 	DefaultNodePools []string `json:"defaultNodePools,omitempty"`
 	Queues           []Queue  `json:"queues"`
 }
 
-// NamespaceName is the project's namespace: spec.namespace, or the project
-// name when that is empty (KRM's default).
-func (p *Project) NamespaceName() string {
+// NamespaceName is the project's namespace when KRM's namespaces are named
+// with prefix (KRMConfig.NamePrefix): spec.namespace, else
+// <prefix>-<project>, the namespace KRM creates and labels for it.
+func (p *Project) NamespaceName(prefix string) string {
 	if p.Spec.Namespace != "" {
 		return p.Spec.Namespace
 	}
-	return p.Metadata.Name
+	return prefix + "-" + p.Metadata.Name
 }
 
-// Queue is one entry of spec.queues: KRM turns it into a KAI Queue of the
-// same name on the node pool. Priority nil means KAI's default, 100.
+// Queue is one entry of spec.queues: KRM turns it into a KAI Queue on the
+// node pool, of the same name, or of a name derived from the owner's when
+// Name is empty (KAIName). Name is kept as written, so a patch tests what
+// the cluster holds. Priority nil means KAI's default, 100.
 type Queue struct {
 	Name      string    `json:"name"`
 	NodePool  string    `json:"nodepool"`
 	Priority  *int32    `json:"priority,omitempty"`
 	Resources Resources `json:"resources"`
 }
+
+// DefaultPoolName is the node pool KRM treats as the default one
+// (--default-nodepool-name): its queues' derived names carry no pool.
+const DefaultPoolName = "default"
+
+// QueueName is the name of the KAI Queue KRM makes for a queue entry
+// named name on pool of the object owner (KRM's GetQueueName): name as
+// written, or, when it is empty, <owner> on the default pool and
+// <owner>-<pool> on another. KRM then suffixes a name over 58 characters,
+// or one another object's Queue has, with "-" and 4 random characters
+// when it creates the Queue (krm-facts 3); the suffix cannot be known
+// from the spec.
+func QueueName(owner, name, pool string) string {
+	switch {
+	case name != "":
+		return name
+	case pool == DefaultPoolName:
+		return owner
+	}
+	return owner + "-" + pool
+}
+
+// KAIName is QueueName of q for its owner.
+func (q *Queue) KAIName(owner string) string { return QueueName(owner, q.Name, q.NodePool) }
 
 // DefaultPriority is the priority KAI gives a queue that states none.
 const DefaultPriority = 100
@@ -249,14 +287,108 @@ type NodeSelectorRequirement struct {
 	Values   []string `json:"values,omitempty" yaml:"values"`
 }
 
-// KRMConfig is the cluster's KRM configuration, as far as krmplan uses it.
+// KRMConfig is the cluster's KRM configuration, as far as krmplan uses it:
+// the flags KRM's operator gives the project-controller. An empty field is
+// KRM's default: the operator passes a flag only when it is set, and KRM
+// never writes its defaults back. A flag repeated in
+// spec.projectController.extraArgs is passed last and wins (ApplyExtraArgs).
 type KRMConfig struct {
 	Metadata Meta `json:"metadata"`
 	// ProjectLabelKey is spec.global.namespaceProjectLabelKey: the
-	// namespace label that binds a namespace to its
-	// project; empty means "kai/project".
+	// namespace label that binds a namespace to its project; empty means
+	// "kai/project".
 	ProjectLabelKey string `json:"projectLabelKey,omitempty"`
+	// ProjectNamePrefix is spec.projectController.args.projectNamePrefix:
+	// KRM names the namespace of a project without spec.namespace
+	// <prefix>-<project>; empty means "kai".
+	ProjectNamePrefix string `json:"projectNamePrefix,omitempty"`
+	// ManualOverrideLabelKey is
+	// spec.projectController.args.resourceManualOverrideLabelKey: a Queue
+	// (or namespace, LimitRange, Project) carrying <key>=true is left alone
+	// by KRM; empty means "kai.resources/resource-manual-override".
+	ManualOverrideLabelKey string `json:"manualOverrideLabelKey,omitempty"`
+	// CreateNamespaces is spec.projectController.features.createNamespaces:
+	// whether KRM creates the namespace of a project without
+	// spec.namespace; nil means true, the operator's default.
+	CreateNamespaces *bool `json:"createNamespaces,omitempty"`
 }
 
-// DefaultProjectLabelKey is the namespace label KRM uses for a project.
-const DefaultProjectLabelKey = "kai/project"
+// The defaults of KRM's project-controller (its flags' defaults).
+const (
+	DefaultProjectLabelKey        = "kai/project"
+	DefaultProjectNamePrefix      = "kai"
+	DefaultManualOverrideLabelKey = "kai.resources/resource-manual-override"
+)
+
+// extraArgFlags are the project-controller flags krmplan reads, by the
+// KRMConfig field each one sets.
+var extraArgFlags = []struct {
+	flag string
+	set  func(*KRMConfig, string)
+}{
+	{"namespace-project-label-key", func(c *KRMConfig, v string) { c.ProjectLabelKey = v }},
+	{"project-name-prefix", func(c *KRMConfig, v string) { c.ProjectNamePrefix = v }},
+	{"resource-manual-override-label-key", func(c *KRMConfig, v string) { c.ManualOverrideLabelKey = v }},
+}
+
+// ApplyExtraArgs reads spec.projectController.extraArgs, which KRM's
+// operator appends after every flag it builds, so that a flag there wins:
+// --flag=value, -flag=value, and --flag value (Go's flag syntax).
+func (c *KRMConfig) ApplyExtraArgs(args []string) {
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") {
+			continue
+		}
+		for _, f := range extraArgFlags {
+			if f.flag != name {
+				continue
+			}
+			if !hasValue {
+				if i+1 >= len(args) {
+					break
+				}
+				i++
+				value = args[i]
+			}
+			f.set(c, value)
+		}
+	}
+}
+
+// LabelKey is the namespace label key that binds a namespace to its
+// project: c's, else KRM's default (c may be nil).
+func (c *KRMConfig) LabelKey() string {
+	if c != nil && c.ProjectLabelKey != "" {
+		return c.ProjectLabelKey
+	}
+	return DefaultProjectLabelKey
+}
+
+// NamePrefix is the prefix of the namespaces KRM names for projects: c's,
+// else KRM's default (c may be nil).
+func (c *KRMConfig) NamePrefix() string {
+	if c != nil && c.ProjectNamePrefix != "" {
+		return c.ProjectNamePrefix
+	}
+	return DefaultProjectNamePrefix
+}
+
+// CreatesNamespaces reports whether KRM creates the namespaces of projects
+// without spec.namespace: c's createNamespaces, else true (c may be nil).
+func (c *KRMConfig) CreatesNamespaces() bool {
+	return c == nil || c.CreateNamespaces == nil || *c.CreateNamespaces
+}
+
+// OverrideKey is the manual-override label key: c's, else KRM's default
+// (c may be nil).
+func (c *KRMConfig) OverrideKey() string {
+	if c != nil && c.ManualOverrideLabelKey != "" {
+		return c.ManualOverrideLabelKey
+	}
+	return DefaultManualOverrideLabelKey
+}
+
+// IsManualOverride reports whether a label value marks an object as
+// manually overridden: "true" in any case, as KRM compares it.
+func IsManualOverride(value string) bool { return strings.EqualFold(value, "true") }

@@ -3,13 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/krmplan/krmplan/internal/escape"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/escape"
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/render/views"
@@ -138,6 +139,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 			} else if err != nil {
 				return nil, fmt.Errorf("%s: %w", f, err)
 			}
+			t.ReadKustomizations(f, b, func(name string) ([]byte, error) { return inputfile.Read(name, inputfile.Patch) })
 		}
 		res.findings = append(res.findings, duplicateObjects(&t)...)
 		if len(res.findings) > 0 {

@@ -38,6 +38,9 @@ var (
 	// blob, whose size the git snapshot checks with TooLarge before it
 	// reads the blob.
 	Tenancy = Kind{Name: "tenancy file", Max: 256_000_000}
+	// Patch is a kustomization's patch file, read for the kind and name
+	// it patches.
+	Patch = Kind{Name: "kustomize patch file", Max: 16_000_000}
 	// Profile is the repository profile, .krmplan.hcl, read from git:
 	// snapshot checks its size with TooLarge before it reads the blob.
 	Profile = Kind{Name: "repository profile (.krmplan.hcl)", Max: 4_000_000}

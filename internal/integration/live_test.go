@@ -47,6 +47,9 @@ func TestLive(t *testing.T) {
 	t.Run("kubeconfig and timeout errors", func(t *testing.T) { testErrors(f.in(t)) })
 	t.Run("kubeconfig like kubectl: contexts, --cluster, --user, --as", func(t *testing.T) { testKubeconfig(f.in(t)) })
 	t.Run("MIG and AMD cards, Queue requests and age", func(t *testing.T) { testCapacity(f.in(t)) })
+	t.Run("the KRMConfig's flags and a Queue under manual override", func(t *testing.T) { testKRMConfigFlags(f.in(t)) })
+	t.Run("one tenancy read live and from git: the same findings", func(t *testing.T) { testReadersAgree(f.in(t)) })
+	t.Run("a root project without spec.parent moves into a department", func(t *testing.T) { testRootProjectPatch(f.in(t)) })
 	t.Run("CRDs missing", func(t *testing.T) { testCRDsMissing(f.in(t)) })
 }
 
@@ -506,18 +509,7 @@ func testRBAC(f *fx) {
 // --kubeconfig names one (KUBECONFIG alone does not), and then takes
 // nodes, Queues and namespaces from it.
 func testGitOverlay(f *fx) {
-	repo := filepath.Join(f.dir, "repo")
-	git := func(args ...string) {
-		f.t.Helper()
-		env := append(f.environ(f.env.Kubeconfig), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
-		f.must(f.exec(env, "git", append([]string{"-C", repo}, args...)...), 0, "git "+strings.Join(args, " "))
-	}
-	f.must(f.exec(nil, "mkdir", "-p", repo), 0, "mkdir")
-	f.must(f.exec(nil, "cp", filepath.Join(f.root, "examples", "sample", "tenancy.yaml"), repo), 0, "cp")
-	git("init", "-q", "-b", "main")
-	git("add", "tenancy.yaml")
-	git("commit", "-q", "-m", "tenancy")
+	f.gitRepo(filepath.Join(f.dir, "repo"), filepath.Join(f.root, "examples", "sample", "tenancy.yaml"))
 
 	r := f.must(f.krmplan("snapshot", "--git-repo", "repo", "--tenancy", "tenancy.yaml", "-o", "git.json"), 0, "git snapshot")
 	s := f.state("git.json")

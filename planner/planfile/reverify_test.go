@@ -104,7 +104,7 @@ func TestDecodeRefusesARenamedObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `plan.json: the plan's desired file desired.hcl does not plan against its snapshot: desired.hcl:1,1-12: Missing department; project "a" is not in the snapshot: a new project needs department = "<name>".; make a new plan`
+	want := `plan.json: the plan's desired file desired.hcl does not plan against its snapshot: desired.hcl:1,1-12: Missing department; project "a" is not in the snapshot: a new project needs department = "<name>", or department = "" for a root project (no department: its queues are root queues beside the departments).; make a new plan`
 	if got := decodeErr(b); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}

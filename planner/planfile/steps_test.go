@@ -53,15 +53,22 @@ var tampered = []struct {
 	{"an added change", func(p *planner.Plan) { p.Changes = append(p.Changes, p.Changes[0]) },
 		`the plan has 15 changes, but desired.hcl gives 14: change 15 (gpu.deserved of queue a-q: 3 -> 2) is not one of them`},
 	{"the summary", func(p *planner.Plan) { p.Summary.Change = 7 },
-		`the plan's summary is 1 to add, 7 to change, 0 to destroy, 0 errors, 1 warning, 6 notes, but its changes and findings give 1 to add, 2 to change, 0 to destroy, 0 errors, 1 warning, 6 notes`},
+		`the plan's summary is 1 to add, 7 to change, 0 to destroy, 0 errors, 0 warnings, 6 notes, but its changes and findings give 1 to add, 2 to change, 0 to destroy, 0 errors, 0 warnings, 6 notes`},
 	{"order_verified", func(p *planner.Plan) { p.OrderVerified = false },
 		`the plan says order_verified false, but verifying its steps again gives true`},
 	{"a finding's message", func(p *planner.Plan) { p.Findings[0].Message = "all is well" },
-		`the plan's finding 1 (warning project-limit-over-department) has message "all is well", but re-checking it gives "e-q: the project's gpu limit is unlimited (-1), above department queue d-q's limit of 4 cards; the department wins, so this queue never gets more than 4 cards"`},
+		`the plan's finding 1 (note namespaces-not-read) has message "all is well", but re-checking it gives "namespace checks not run: namespaces not read (git snapshot without a cluster) — whether each project's namespace exists and is labelled kai/project=<project> was not checked"`},
 	{"a dropped finding", func(p *planner.Plan) { p.Findings = p.Findings[:len(p.Findings)-1]; p.Summary.Notes-- },
 		`re-checking the plan finds the note zero-weight "`},
-	{"a finding's location", func(p *planner.Plan) { p.Findings[0].Where[0].Line = 1 },
-		`the plan's finding 1 (warning project-limit-over-department) has where [t.yaml:1:73], but re-checking it gives [t.yaml:11:73]`},
+	{"a finding's location", func(p *planner.Plan) {
+		for i := range p.Findings {
+			if len(p.Findings[i].Where) > 0 {
+				p.Findings[i].Where[0].Line = 1
+				return
+			}
+		}
+	},
+		`the plan's finding 4 (note zero-weight) has where [t.yaml:1:73], but re-checking it gives [t.yaml:19:73]`},
 	{"a dropped variable", func(p *planner.Plan) { p.Desired.Variables = map[string]string{"x": "1"} },
 		`the plan's resolved variables cannot be set again: <the plan's variables>:1,1-2: Value for undeclared variable; The file <the plan's variables> assigns a value to "x", but desired.hcl declares no variable of that name; add a variable block or remove the value.`},
 	{"a variable that is code", func(p *planner.Plan) { p.Desired.Variables = map[string]string{"x = 1\ny": "1"} },

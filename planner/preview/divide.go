@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/krmplan/krmplan/fairshare"
-	"github.com/krmplan/krmplan/planner"
+	poolcap "github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -15,7 +15,7 @@ import (
 
 // pool divides one pool: its capacity from caps (nil when the nodes were
 // not read), its queues from the builder.
-func (b *builder) pool(name string, caps map[string]*planner.PoolCapacity) (Pool, error) {
+func (b *builder) pool(name string, caps map[string]*poolcap.Pool) (Pool, error) {
 	out := Pool{Name: name}
 	b.capacity(&out, caps)
 	entries := b.pools[name]
@@ -68,16 +68,16 @@ func (b *builder) inputQueues(n int) []fairshare.Queue {
 
 // capacity fills the pool's capacity, and why each unknown resource is
 // unknown.
-func (b *builder) capacity(p *Pool, caps map[string]*planner.PoolCapacity) {
+func (b *builder) capacity(p *Pool, caps map[string]*poolcap.Pool) {
 	if caps == nil {
 		why := "nodes not read: " + notReadReason(b.s, snapshot.SourceNodes)
 		p.Unknown = fairshare.PerResource[string]{GPU: why, CPU: why, Memory: why}
 		return
 	}
 	pc := caps[p.Name]
-	if pc == nil { // PoolCapacities has every node pool and default
+	if pc == nil { // poolcap.Pools has every node pool and default
 		zero := quota.Zero
-		pc = &planner.PoolCapacity{Divided: fairshare.PerResource[*quota.Value]{GPU: &zero}}
+		pc = &poolcap.Pool{Divided: fairshare.PerResource[*quota.Value]{GPU: &zero}}
 	}
 	p.NodesRead, p.Nodes, p.Capacity = true, len(pc.Nodes), pc.Divided
 	for _, r := range quota.Resources {

@@ -175,12 +175,12 @@ func touchedQueues(p *planner.Plan) map[string]bool {
 			qs := x.Queues(o)
 			if qi := c.Field.Queue; qi >= 0 {
 				if qi < len(qs) {
-					out[KAIName(o.Name, qs[qi].NodePool, qs[qi].Name)] = true
+					out[tenancy.QueueName(o.Name, qs[qi].Name, qs[qi].NodePool)] = true
 				}
 				continue
 			}
 			for _, q := range qs {
-				out[KAIName(o.Name, q.NodePool, q.Name)] = true
+				out[tenancy.QueueName(o.Name, q.Name, q.NodePool)] = true
 			}
 		}
 	}

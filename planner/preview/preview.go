@@ -15,13 +15,14 @@
 //   - the queue's creation time from the live Queue of that name, where the
 //     snapshot read the Queues (the leftover step's tie-break);
 //   - the demand the preview assumes (Demand);
-//   - the pool's capacity as KAI counts it (planner.PoolCapacities), each
+//   - the pool's capacity as KAI counts it (planner/capacity.Pools), each
 //     resource unknown when the nodes were not read or give no figure.
 //
 // A state with errors is previewed all the same, as KAI would divide it:
-// of two queues of one name (one KAI Queue) the first is divided, a
+// of two queues of one name the first is divided (KRM gives the Queue it
+// makes second a random suffix, which the spec does not predict), a
 // department's or project's second queue on one pool is left out (KRM's
-// webhook refuses both), and a queue on a pool that does not exist is
+// webhook refuses it), and a queue on a pool that does not exist is
 // left out. It does no I/O; the time is linear in the state's queues.
 package preview
 
@@ -31,7 +32,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/fairshare"
-	"github.com/krmplan/krmplan/planner"
+	poolcap "github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -130,21 +131,6 @@ type Queue struct {
 // Root reports whether q is a project's queue at the pool's top level.
 func (q *Queue) Root() bool { return q.Kind == tenancy.KindProject && q.Parent == "" }
 
-// KAIName is the name of the KAI Queue KRM makes of a queue entry: its
-// name, or when that is empty the one KRM derives, <owner> on pool
-// default and <owner>-<pool> on the others. (A name over 58 characters
-// gets a random suffix from KRM, which the preview cannot know: it uses
-// the name as written; the checks warn about it.)
-func KAIName(owner, pool, name string) string {
-	switch {
-	case name != "":
-		return name
-	case pool == "default":
-		return owner
-	}
-	return owner + "-" + pool
-}
-
 // Of previews the pools of s that only holds (every pool when only is
 // nil) under demand d. It returns an error for --demand live on a snapshot
 // that did not read the Queues (naming the reason), a value that is not a
@@ -159,13 +145,13 @@ func Of(s *snapshot.State, d Demand, only map[string]bool) (*Preview, error) {
 // name (nil when not read). A plan's snapshot and target have the same
 // cluster data, so their previews can share it.
 type cluster struct {
-	caps map[string]*planner.PoolCapacity
+	caps map[string]*poolcap.Pool
 	live map[string]*snapshot.LiveQueue
 }
 
 // clusterOf reads s's cluster data for the pools in only (nil: every pool).
 func clusterOf(s *snapshot.State, only map[string]bool) *cluster {
-	c := &cluster{caps: planner.PoolCapacitiesOf(s, only)}
+	c := &cluster{caps: poolcap.PoolsOf(s, only)}
 	if s.Read(snapshot.SourceQueues) {
 		c.live = make(map[string]*snapshot.LiveQueue, len(s.LiveQueues))
 		for i := range s.LiveQueues {
@@ -266,7 +252,7 @@ func (b *builder) collect() {
 		seen = seen[:0]
 		for i := range qs {
 			tq := &qs[i]
-			pool, name := tq.NodePool, KAIName(name, tq.NodePool, tq.Name)
+			pool, name := tq.NodePool, tenancy.QueueName(name, tq.Name, tq.NodePool)
 			say := b.wanted(pool)
 			_, dup := taken[name]
 			switch {
@@ -277,7 +263,7 @@ func (b *builder) collect() {
 				b.leftOutf(say, "%s: queue %s is its second queue on node pool %s (KRM's webhook refuses it); the first is divided", who, name, pool)
 				continue
 			case dup:
-				b.leftOutf(say, "%s: queue %s has the name of a queue of %s (one KAI Queue); that one is divided", who, name, taken[name])
+				b.leftOutf(say, "%s: queue %s has the name of a queue of %s; KRM gives the Queue it makes second a random suffix, so only the first is divided", who, name, taken[name])
 				continue
 			}
 			seen, taken[name] = append(seen, pool), who

@@ -117,7 +117,7 @@ h100/solo-h100 Project solo parent="" gpu=1
 	wantOut := []string{
 		"project llm: queue llm-again is its second queue on node pool h100 (KRM's webhook refuses it); the first is divided",
 		`project llm: queue llm-gone is on node pool "b200", which does not exist`,
-		"project twin: queue llm-h100 has the name of a queue of project llm (one KAI Queue); that one is divided",
+		"project twin: queue llm-h100 has the name of a queue of project llm; KRM gives the Queue it makes second a random suffix, so only the first is divided",
 	}
 	if strings.Join(pv.LeftOut, "\n") != strings.Join(wantOut, "\n") {
 		t.Errorf("left out:\n%s\nwant:\n%s", strings.Join(pv.LeftOut, "\n"), strings.Join(wantOut, "\n"))

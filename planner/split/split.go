@@ -147,7 +147,7 @@ func releases(changes []tenancy.Change, target *tenancy.Index, moving []string) 
 			switch {
 			case !changed:
 				out = append(out, tenancy.Change{Action: tenancy.ActionUpdate, Field: a, Before: tenancy.NumberOf(v),
-					After: tenancy.Number(quota.Zero), Queue: q.Name, Pool: q.NodePool})
+					After: tenancy.Number(quota.Zero), Queue: q.KAIName(o.Name), Pool: q.NodePool})
 			case out[i].Before.Equal(tenancy.Number(quota.Zero)):
 				drop = append(drop, i) // it stays at 0 until the second plan
 			default:

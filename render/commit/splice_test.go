@@ -158,6 +158,43 @@ spec: {parent: d, queues: [{name: a-p1, nodepool: p1}, {name: a-p2, nodepool: p2
 `,
 	},
 	{
+		name: "a root project without spec.parent moves into a department",
+		src: `apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata:
+  name: a
+spec:
+  queues:
+    - name: ""
+      nodepool: p1
+`,
+		desired: "project \"a\" {\n  department = \"d\"\n}\n",
+		want: `apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata:
+  name: a
+spec:
+  parent: d
+  queues:
+    - name: ""
+      nodepool: p1
+`,
+	},
+	{
+		name: "a root project with parent \"\" moves into a department",
+		src: `apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata: {name: a}
+spec: {parent: "", queues: [{name: "", nodepool: p1}]}
+`,
+		desired: "project \"a\" {\n  department = \"d\"\n}\n",
+		want: `apiVersion: kai.resources/v1alpha1
+kind: Project
+metadata: {name: a}
+spec: {parent: "d", queues: [{name: "", nodepool: p1}]}
+`,
+	},
+	{
 		name: "omitted fields go where a person puts them",
 		src: `apiVersion: kai.resources/v1alpha1
 kind: Project

@@ -293,7 +293,7 @@ func (s *staleness) fieldChanges(o tenancy.ObjectAddr) []difference {
 	for qi := range max(nb, nn) {
 		a := o.Queue(qi).Field(tenancy.FieldQueueName)
 		if qi >= nb {
-			out = append(out, difference{addr: a, what: fmt.Sprintf("%s: queue %s added", objectWords(o), s.now.Queues(o)[qi].Name)})
+			out = append(out, difference{addr: a, what: fmt.Sprintf("%s: queue %s added", objectWords(o), s.now.Queues(o)[qi].KAIName(o.Name))})
 			continue
 		}
 		for f := tenancy.Field(1); f.Valid(); f++ {
@@ -420,10 +420,10 @@ func (s *staleness) who(a tenancy.FieldAddr) string {
 	w := objectWords(a.Object)
 	if q, ok := a.QueueAddr(); ok {
 		if qs := s.before.Queues(a.Object); q.Index < len(qs) {
-			return w + " queue " + qs[q.Index].Name
+			return w + " queue " + qs[q.Index].KAIName(a.Object.Name)
 		}
 		if qs := s.now.Queues(a.Object); q.Index < len(qs) {
-			return w + " queue " + qs[q.Index].Name
+			return w + " queue " + qs[q.Index].KAIName(a.Object.Name)
 		}
 	}
 	return w

@@ -35,31 +35,32 @@ func newView() *View {
 	return &View{queues: map[string]tenancy.Queue{}, projects: map[string]projectView{}}
 }
 
-func (v *View) addQueues(qs []tenancy.Queue) {
+// addQueues adds the queues of owner by their KAI Queue names (derived
+// from the owner for a queue without a name).
+func (v *View) addQueues(owner string, qs []tenancy.Queue) {
 	for _, q := range qs {
-		if _, ok := v.queues[q.Name]; !ok {
-			v.queues[q.Name] = q
+		n := q.KAIName(owner)
+		if _, ok := v.queues[n]; !ok {
+			v.queues[n] = q
 		}
 	}
 }
 
-func (v *View) addProject(name string, spec tenancy.ProjectSpec) {
-	ns := spec.Namespace
-	if ns == "" {
-		ns = name
-	}
-	v.projects[ns] = projectView{name: name, spec: spec}
-	v.addQueues(spec.Queues)
+// addProject adds project p, in its namespace as KRM names it (prefix is
+// the KRMConfig's projectNamePrefix).
+func (v *View) addProject(p *tenancy.Project, prefix string) {
+	v.projects[p.NamespaceName(prefix)] = projectView{name: p.Metadata.Name, spec: p.Spec}
+	v.addQueues(p.Metadata.Name, p.Spec.Queues)
 }
 
 // Of is the view of a tenancy: the snapshot's, or the plan's target.
 func Of(t *tenancy.Tenancy) *View {
 	v := newView()
 	for _, d := range t.Departments {
-		v.addQueues(d.Spec.Queues)
+		v.addQueues(d.Metadata.Name, d.Spec.Queues)
 	}
-	for _, p := range t.Projects {
-		v.addProject(p.Metadata.Name, p.Spec)
+	for i := range t.Projects {
+		v.addProject(&t.Projects[i], t.KRMConfig.NamePrefix())
 	}
 	return v
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	poolcap "github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -36,9 +37,10 @@ const (
 const barsLegend = "Guaranteed GPU cards per node pool, before and after (] is where the cards end, ! is beyond):"
 
 // share is one segment of a bar: a department's (or a project's)
-// guarantee of gpu cards on one pool. Root marks a project queue whose
-// department has no queue on the pool: KAI makes it a root queue, beside
-// the departments.
+// guarantee of gpu cards on one pool. Root marks a root project's queue
+// (a project without spec.parent), or a project queue whose department has
+// no queue on the pool: KAI makes each a root queue, beside the
+// departments.
 type share struct {
 	name string
 	v    quota.Value
@@ -75,7 +77,7 @@ type poolSplit struct {
 	depts         []deptSplit
 }
 
-// poolCapacity is the capacity of pool in s (planner.PoolCapacities: its
+// poolCapacity is the capacity of pool in s (poolcap.Pools: its
 // cards as KAI counts them, and the part not schedulable right now); pool
 // "default" has the nodes that no other pool selects, as the checks count
 // them. Unknown when the nodes were not read or the pool does not exist
@@ -88,11 +90,11 @@ func poolCapacity(s *snapshot.State, pool string) capacity {
 // its nodes.
 type capacities struct {
 	exists map[string]bool
-	pools  map[string]*planner.PoolCapacity // nil when the nodes were not read
+	pools  map[string]*poolcap.Pool // nil when the nodes were not read
 }
 
 func capacitiesOf(s *snapshot.State) capacities {
-	cs := capacities{exists: map[string]bool{}, pools: planner.PoolCapacities(s)}
+	cs := capacities{exists: map[string]bool{}, pools: poolcap.Pools(s)}
 	for i := range s.NodePools {
 		cs.exists[s.NodePools[i].Metadata.Name] = true
 	}
@@ -177,7 +179,7 @@ func (sr *splitter) project(name, parent string, qs []poolShare) {
 			sp.projects[parent] = append(sp.projects[parent], sh)
 			continue
 		}
-		if sr.depts[parent] {
+		if parent == "" || sr.depts[parent] {
 			sh.root = true
 			sr.roots[q.pool] = append(sr.roots[q.pool], sh)
 		}
@@ -700,7 +702,7 @@ func writePoolBars(b *bytes.Buffer, ps poolSplit, st Style) {
 		roots = roots || s.root
 	}
 	if roots {
-		b.WriteString("    * a project queue whose department has no queue on this pool: a root queue beside the departments\n")
+		b.WriteString("    * a root queue beside the departments: a project without a department, or whose department has no queue on this pool\n")
 	}
 }
 

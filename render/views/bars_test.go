@@ -160,7 +160,7 @@ func TestPoolCapacity(t *testing.T) {
 	}
 	// A node with fewer allocatable cards than its capacity counts its
 	// capacity, the missing cards as not schedulable: the checks count
-	// the same way (planner.PoolCapacities).
+	// the same way (planner/capacity.Pools).
 	for i := range s.Nodes {
 		if s.Nodes[i].Name == "a1" {
 			s.Nodes[i].GPUAllocatable = v("3")
@@ -207,7 +207,7 @@ project "new" {
   Node pool a100: 4 cards on 1 node
     before [research 4========================]|tools* 1                  5 of 4 cards, 1 over
     after  [research 4========================]|new* 2!!!!!!!!!!|tools* 1 7 of 4 cards, 3 over
-    * a project queue whose department has no queue on this pool: a root queue beside the departments
+    * a root queue beside the departments: a project without a department, or whose department has no queue on this pool
 
   Node pool h100: 24 cards on 3 nodes, 8 of them not schedulable now
     before [platform 8=======|research 16======================]          24 of 24 cards
@@ -223,7 +223,7 @@ project "new" {
 }
 
 // TestBarsMIGPool: a pool of MIG and AMD nodes is drawn against its cards
-// as KAI counts them (planner.PoolCapacities), not against nvidia.com/gpu
+// as KAI counts them (planner/capacity.Pools), not against nvidia.com/gpu
 // alone (0 here), and a node under pressure is not schedulable.
 func TestBarsMIGPool(t *testing.T) {
 	s := plantest.State(t, "t.yaml", []byte(`apiVersion: kai.resources/v1alpha1
@@ -260,6 +260,37 @@ department "research" {
     after  [research 10============================================.....] 10 of 11 cards, 1 free
     Projects of department research (share 7 -> 10 cards):
       no project has a queue on this pool
+
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestBarsRootProject: a project without spec.parent is a segment beside
+// the departments, marked as a root queue, in no department's bars.
+func TestBarsRootProject(t *testing.T) {
+	s := clusterState(t, twoPools)
+	for i := range s.Projects {
+		if s.Projects[i].Metadata.Name == "speech" {
+			s.Projects[i].Spec.Parent = ""
+		}
+	}
+	s.Seal()
+	got := barsOf(t, s, `
+project "speech" {
+  queue "h100" {
+    gpu = { deserved = 4 }
+  }
+}
+`)
+	want := `Guaranteed GPU cards per node pool, before and after (] is where the cards end, ! is beyond):
+
+  Node pool h100: 24 cards on 3 nodes, 8 of them not schedulable now
+    before [platform 8======|research 16====================]|speech* 6!! 30 of 24 cards, 6 over
+    after  [platform 8======|research 16====================]|A!!!!!!     28 of 24 cards, 4 over
+           (A speech* 4)
+    * a root queue beside the departments: a project without a department, or whose department has no queue on this pool
 
 `
 	if got != want {

@@ -59,6 +59,11 @@ var Kinds = map[string]*Field{
 			}),
 			"namespace": leaf(TypeString),
 			"projectController": object(true, map[string]*Field{
+				"args": object(true, map[string]*Field{
+					"projectNamePrefix":              leaf(TypeString),
+					"resourceManualOverrideLabelKey": leaf(TypeString),
+				}),
+				"extraArgs": listOf(leaf(TypeString)),
 				"features": object(true, map[string]*Field{
 					"createNamespaces": leaf(TypeBoolean),
 				}),

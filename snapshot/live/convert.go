@@ -89,6 +89,9 @@ func projectOf(o *unstructured.Unstructured) (tenancy.Project, error) {
 	if err := decodeSpec(o, &p.Spec); err != nil {
 		return p, err
 	}
+	// A root project may have no spec.parent key; a patch must add it.
+	_, found, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "parent")
+	p.Spec.ParentOmitted = !found
 	if p.Spec.Queues == nil {
 		p.Spec.Queues = []tenancy.Queue{}
 	}
@@ -107,18 +110,40 @@ func managedNodesOf(o *unstructured.Unstructured) (*tenancy.ManagedNodesConfig, 
 	return &tenancy.ManagedNodesConfig{Metadata: metaOf(o), Terms: spec.Criteria.Terms}, nil
 }
 
+// krmConfigOf keeps what krmplan reads of the KRMConfig: the project label
+// key, the namespace prefix, the manual-override label key,
+// createNamespaces, and the same flags in the project-controller's
+// extraArgs, which win.
 func krmConfigOf(o *unstructured.Unstructured) *tenancy.KRMConfig {
-	key, _, _ := unstructured.NestedString(o.Object, "spec", "global", "namespaceProjectLabelKey")
-	return &tenancy.KRMConfig{Metadata: metaOf(o), ProjectLabelKey: key}
+	c := &tenancy.KRMConfig{Metadata: metaOf(o)}
+	c.ProjectLabelKey, _, _ = unstructured.NestedString(o.Object, "spec", "global", "namespaceProjectLabelKey")
+	c.ProjectNamePrefix, _, _ = unstructured.NestedString(o.Object, "spec", "projectController", "args", "projectNamePrefix")
+	c.ManualOverrideLabelKey, _, _ = unstructured.NestedString(o.Object, "spec", "projectController", "args", "resourceManualOverrideLabelKey")
+	if v, ok, _ := unstructured.NestedBool(o.Object, "spec", "projectController", "features", "createNamespaces"); ok {
+		c.CreateNamespaces = &v
+	}
+	if args, ok, _ := unstructured.NestedStringSlice(o.Object, "spec", "projectController", "extraArgs"); ok {
+		c.ApplyExtraArgs(args)
+	}
+	return c
 }
 
 // liveQueueOf converts a KAI Queue (scheduling.run.ai/v2): spec.resources
 // <r>.quota/limit/overQuotaWeight become deserved/limit/overQuotaWeight
 // (the same units, unconverted), status.allocated,
 // allocatedNonPreemptible and requested are kept as quantity text by
-// resource name, and metadata.creationTimestamp as RFC 3339 in UTC.
-func liveQueueOf(o *unstructured.Unstructured) (snapshot.LiveQueue, error) {
+// resource name, metadata.creationTimestamp as RFC 3339 in UTC, and of
+// the labels only the manual-override ones named by overrideKeys.
+func liveQueueOf(o *unstructured.Unstructured, overrideKeys []string) (snapshot.LiveQueue, error) {
 	q := snapshot.LiveQueue{Name: o.GetName()}
+	for _, k := range overrideKeys {
+		if v, ok := o.GetLabels()[k]; ok {
+			if q.Labels == nil {
+				q.Labels = map[string]string{}
+			}
+			q.Labels[k] = v
+		}
+	}
 	q.ParentQueue, _, _ = unstructured.NestedString(o.Object, "spec", "parentQueue")
 	res, _, _ := unstructured.NestedMap(o.Object, "spec", "resources")
 	for _, r := range quota.Resources {

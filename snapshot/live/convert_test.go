@@ -78,22 +78,24 @@ func TestSpecThatIsNotTheShapeIsAnErrorNamingTheObject(t *testing.T) {
 }
 
 func TestLiveQueueOf(t *testing.T) {
-	o := decoded(t, `{"kind":"Queue","metadata":{"name":"w"},"spec":{"parentQueue":"p","priority":100,
+	o := decoded(t, `{"kind":"Queue","metadata":{"name":"w","creationTimestamp":"2026-01-31T13:00:00+01:00",
+		"labels":{"project":"w","kai.resources/resource-manual-override":"True","example.com/hands-off":"true"}},"spec":{"parentQueue":"p","priority":100,
 		"resources":{"gpu":{"quota":2.5,"limit":-1,"overQuotaWeight":1},"cpu":{"quota":64000}}},
 		"status":{"allocated":{"nvidia.com/gpu":3,"cpu":"1500m","memory":"3Gi"},"allocatedNonPreemptible":{"nvidia.com/gpu":"1"},"requested":{"cpu":"9"}}}`)
-	q, err := liveQueueOf(o)
+	q, err := liveQueueOf(o, []string{"kai.resources/resource-manual-override", "example.com/other"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := fmt.Sprintf("%s parent=%s gpu=%s/%s/%s cpu=%s/%v mem=%v alloc=%v np=%v", q.Name, q.ParentQueue,
+	got := fmt.Sprintf("%s parent=%s gpu=%s/%s/%s cpu=%s/%v mem=%v alloc=%v np=%v requested=%v created=%s labels=%v", q.Name, q.ParentQueue,
 		q.Resources.GPU.Deserved, q.Resources.GPU.Limit, q.Resources.GPU.OverQuotaWeight, q.Resources.CPU.Deserved, q.Resources.CPU.Limit,
-		q.Resources.Memory, q.Allocated, q.AllocatedNonPreemptible)
-	want := "w parent=p gpu=2.5/-1/1 cpu=64000/<nil> mem=<nil> alloc=map[cpu:1500m memory:3Gi nvidia.com/gpu:3] np=map[nvidia.com/gpu:1]"
+		q.Resources.Memory, q.Allocated, q.AllocatedNonPreemptible, q.Requested, q.CreationTimestamp, q.Labels)
+	want := "w parent=p gpu=2.5/-1/1 cpu=64000/<nil> mem=<nil> alloc=map[cpu:1500m memory:3Gi nvidia.com/gpu:3] np=map[nvidia.com/gpu:1] " +
+		"requested=map[cpu:9] created=2026-01-31T12:00:00Z labels=map[kai.resources/resource-manual-override:True]"
 	if got != want {
 		t.Errorf("queue:\n got %s\nwant %s", got, want)
 	}
 	bad := decoded(t, `{"kind":"Queue","metadata":{"name":"b"},"spec":{"resources":{"gpu":{"quota":"lots"}}}}`)
-	if _, err := liveQueueOf(bad); err == nil || err.Error() != `Queue b: spec.resources.gpu.quota: lots (string) is not a number` {
+	if _, err := liveQueueOf(bad, nil); err == nil || err.Error() != `Queue b: spec.resources.gpu.quota: lots (string) is not a number` {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -119,6 +121,16 @@ func TestNodeOf(t *testing.T) {
 	cpu, err := nodeOf(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "c"}})
 	if err != nil || !cpu.GPUCapacity.IsZero() || cpu.Capacity != nil || cpu.Allocatable != nil || cpu.Labels != nil || cpu.Ready || cpu.Pressure != nil {
 		t.Errorf("a node without cards = %+v, %v", cpu, err)
+	}
+}
+
+func TestKRMConfigOf(t *testing.T) {
+	o := decoded(t, `{"kind":"KRMConfig","metadata":{"name":"krm-config"},"spec":{"global":{"namespaceProjectLabelKey":"example.com/project"},
+		"projectController":{"args":{"projectNamePrefix":"team","resourceManualOverrideLabelKey":"example.com/hands-off"},
+		"features":{"createNamespaces":false},"extraArgs":["--project-name-prefix=ml"]}}}`)
+	c := krmConfigOf(o)
+	if c.LabelKey() != "example.com/project" || c.NamePrefix() != "ml" || c.OverrideKey() != "example.com/hands-off" || c.CreatesNamespaces() {
+		t.Errorf("KRMConfig = %+v", c)
 	}
 }
 

@@ -88,7 +88,7 @@ func (r *ClusterReader) ReadState(ctx context.Context) (*snapshot.State, error) 
 	if err := r.readKRM(ctx, st); err != nil {
 		return nil, err
 	}
-	d, err := r.ReadClusterData(ctx)
+	d, err := r.readClusterData(ctx, st.KRMConfig.OverrideKey())
 	if err != nil {
 		return nil, err
 	}
@@ -97,23 +97,48 @@ func (r *ClusterReader) ReadState(ctx context.Context) (*snapshot.State, error) 
 }
 
 // ReadClusterData reads what a cluster adds to a snapshot: the nodes (with
-// their nvidia.com/gpu capacity and allocatable in cards, Ready and
-// cordoned state and labels), the KAI Queues (quota, limit and
-// overQuotaWeight in spec units, parentQueue, status.allocated and
-// allocatedNonPreemptible as written) and the namespaces with their
-// labels. A source that cannot be listed because its CRD is absent or RBAC
+// their capacity and allocatable resource lists, Ready, cordoned and
+// pressure conditions and labels), the KAI Queues (quota, limit and
+// overQuotaWeight in spec units, parentQueue, status.allocated,
+// allocatedNonPreemptible and requested as written, creationTimestamp,
+// the manual-override label) and the namespaces with their labels. A source that cannot be listed because its CRD is absent or RBAC
 // forbids it is a NotRead entry with the reason. Any other failure (the
 // server unreachable, the deadline of ctx passed, a malformed object) is an
 // error naming the resource.
 func (r *ClusterReader) ReadClusterData(ctx context.Context) (*snapshot.ClusterData, error) {
+	return r.readClusterData(ctx, r.overrideKey(ctx))
+}
+
+// overrideKey is the manual-override label key of the cluster's KRMConfig,
+// KRM's default when it has none or it cannot be read (the KRMConfig is
+// not part of cluster data; the default key is kept on every Queue anyway).
+func (r *ClusterReader) overrideKey(ctx context.Context) string {
+	items, err := r.listDynamic(ctx, GVRKRMConfig)
+	if err != nil {
+		return tenancy.DefaultManualOverrideLabelKey
+	}
+	var c *tenancy.KRMConfig
+	if o := singleton(&snapshot.State{}, items, tenancy.KindKRMConfig.Info().Singleton); o != nil {
+		c = krmConfigOf(o)
+	}
+	return c.OverrideKey()
+}
+
+// readClusterData is ReadClusterData, keeping on each Queue the
+// manual-override label of key overrideKey, and of KRM's default key.
+func (r *ClusterReader) readClusterData(ctx context.Context, overrideKey string) (*snapshot.ClusterData, error) {
 	d := &snapshot.ClusterData{Context: r.Context, Server: r.Server, Nodes: []snapshot.Node{}, LiveQueues: []snapshot.LiveQueue{}, Namespaces: []snapshot.Namespace{}}
+	keys := []string{tenancy.DefaultManualOverrideLabelKey}
+	if overrideKey != keys[0] {
+		keys = append(keys, overrideKey)
+	}
 	var err error
 	if d.Nodes, err = r.readNodes(ctx); err != nil {
 		if d.NotRead, err = r.notRead(ctx, d.NotRead, snapshot.SourceNodes, "nodes", err); err != nil {
 			return nil, err
 		}
 	}
-	if d.LiveQueues, err = r.readQueues(ctx); err != nil {
+	if d.LiveQueues, err = r.readQueues(ctx, keys); err != nil {
 		if d.NotRead, err = r.notRead(ctx, d.NotRead, snapshot.SourceQueues, "queues.scheduling.run.ai", err); err != nil {
 			return nil, err
 		}
@@ -287,7 +312,7 @@ func (r *ClusterReader) listDynamic(ctx context.Context, gvr schema.GroupVersion
 	})
 }
 
-func (r *ClusterReader) readQueues(ctx context.Context) ([]snapshot.LiveQueue, error) {
+func (r *ClusterReader) readQueues(ctx context.Context, overrideKeys []string) ([]snapshot.LiveQueue, error) {
 	return listPages(ctx, r.pageSize(), func(ctx context.Context, o metav1.ListOptions) ([]snapshot.LiveQueue, string, error) {
 		l, err := r.dyn.Resource(GVRQueue).List(ctx, o)
 		if err != nil {
@@ -295,7 +320,7 @@ func (r *ClusterReader) readQueues(ctx context.Context) ([]snapshot.LiveQueue, e
 		}
 		out := make([]snapshot.LiveQueue, 0, len(l.Items))
 		for i := range l.Items {
-			q, err := liveQueueOf(&l.Items[i])
+			q, err := liveQueueOf(&l.Items[i], overrideKeys)
 			if err != nil {
 				return nil, "", err
 			}

@@ -1,10 +1,9 @@
-package planner
-
-// Pool capacity from a snapshot's nodes, as KAI's scheduler counts it: the
-// one place that assigns nodes to pools and counts their cards, for the
-// checks, the pool bars and the fair-share preview. The card rule itself
-// (nvidia.com/gpu + amd.com/gpu + N per MIG instance) and which nodes count
-// are fairshare's (Resources, Node.Counts).
+// Package capacity is pool capacity from a snapshot's nodes, as KAI's
+// scheduler counts it: the one place that assigns nodes to pools and counts
+// their cards, for the checks, the pool bars and the fair-share preview.
+// The card rule itself (nvidia.com/gpu + amd.com/gpu + N per MIG instance)
+// and which nodes count are fairshare's (Resources, Node.Counts).
+package capacity
 
 import (
 	"fmt"
@@ -17,9 +16,9 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// PoolCapacity is one node pool's capacity, from the nodes that carry its
+// Pool is one node pool's capacity, from the nodes that carry its
 // label pair (pool "default": the nodes no other pool selects).
-type PoolCapacity struct {
+type Pool struct {
 	// Nodes are the pool's nodes, by name.
 	Nodes []*snapshot.Node
 	// Cards is the gpu cards of all its nodes, Ready or not: each node's
@@ -40,21 +39,21 @@ type PoolCapacity struct {
 
 // Schedulable is the pool's cards KAI's scheduler can place on right now:
 // Divided's gpu.
-func (pc *PoolCapacity) Schedulable() quota.Value { return *pc.Divided.GPU }
+func (pc *Pool) Schedulable() quota.Value { return *pc.Divided.GPU }
 
-// PoolCapacities returns the capacity of every node pool of s by name, and
+// Pools returns the capacity of every node pool of s by name, and
 // of pool "default" (which always exists); nil when the nodes were not
 // read. A pool named twice selects with its last entry; every entry's
 // label pair takes its nodes out of pool default. It is linear in the
 // nodes times their labels.
-func PoolCapacities(s *snapshot.State) map[string]*PoolCapacity { return PoolCapacitiesOf(s, nil) }
+func Pools(s *snapshot.State) map[string]*Pool { return PoolsOf(s, nil) }
 
-// PoolCapacitiesOf is PoolCapacities with only the pools in only counted
+// PoolsOf is Pools with only the pools in only counted
 // (nil counts every pool): the others have their Nodes and no figures
 // (Divided nil, Cards 0), which must not be read.
 // Counting reads every node's quantities, the costly part; finding each
 // pool's nodes is one pass over the nodes' labels.
-func PoolCapacitiesOf(s *snapshot.State, only map[string]bool) map[string]*PoolCapacity {
+func PoolsOf(s *snapshot.State, only map[string]bool) map[string]*Pool {
 	if !s.Read(snapshot.SourceNodes) {
 		return nil
 	}
@@ -68,13 +67,13 @@ func PoolCapacitiesOf(s *snapshot.State, only map[string]bool) map[string]*PoolC
 			taken[pair{np.Spec.LabelKey, np.Spec.LabelValue}] = true
 		}
 	}
-	out := map[string]*PoolCapacity{"default": {}}
-	selecting := map[pair][]*PoolCapacity{}
+	out := map[string]*Pool{"default": {}}
+	selecting := map[pair][]*Pool{}
 	for name, np := range last {
 		if name == "default" {
 			continue
 		}
-		pc := &PoolCapacity{}
+		pc := &Pool{}
 		out[name] = pc
 		if np.Spec.LabelKey != "" {
 			k := pair{np.Spec.LabelKey, np.Spec.LabelValue}
@@ -109,7 +108,7 @@ func PoolCapacitiesOf(s *snapshot.State, only map[string]bool) map[string]*PoolC
 }
 
 // count fills Cards, Divided and Unsettled from Nodes.
-func (pc *PoolCapacity) count() {
+func (pc *Pool) count() {
 	kai := make([]fairshare.Node, 0, len(pc.Nodes))
 	for _, n := range pc.Nodes {
 		kn := kaiNode(n)

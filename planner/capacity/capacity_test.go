@@ -1,4 +1,4 @@
-package planner
+package capacity
 
 import (
 	"fmt"
@@ -21,15 +21,15 @@ func TestPoolCapacities(t *testing.T) {
 		{Metadata: tenancy.Meta{Name: "mig"}, Spec: tenancy.NodePoolSpec{LabelKey: "gpu", LabelValue: "mig"}},
 	}}}
 	s.Nodes = []snapshot.Node{
-		catListNode("h-2", "h100", snapshot.ResourceList{"nvidia.com/gpu": "8", "cpu": "112", "memory": "1000G"}, nil),
-		catListNode("h-1", "h100", snapshot.ResourceList{"nvidia.com/gpu": "8", "cpu": "111500m", "memory": "1T"}, nil),
-		catListNode("h-3", "h100", snapshot.ResourceList{"nvidia.com/gpu": "8", "cpu": "112", "memory": "1000G"}, map[string]string{"PIDPressure": "True"}),
-		catListNode("m-1", "mig", snapshot.ResourceList{"nvidia.com/gpu": "0", "nvidia.com/mig-1g.10gb": "7", "cpu": "64", "memory": "512G"}, nil),
+		listNode("h-2", "h100", snapshot.ResourceList{"nvidia.com/gpu": "8", "cpu": "112", "memory": "1000G"}, nil),
+		listNode("h-1", "h100", snapshot.ResourceList{"nvidia.com/gpu": "8", "cpu": "111500m", "memory": "1T"}, nil),
+		listNode("h-3", "h100", snapshot.ResourceList{"nvidia.com/gpu": "8", "cpu": "112", "memory": "1000G"}, map[string]string{"PIDPressure": "True"}),
+		listNode("m-1", "mig", snapshot.ResourceList{"nvidia.com/gpu": "0", "nvidia.com/mig-1g.10gb": "7", "cpu": "64", "memory": "512G"}, nil),
 		{Name: "m-2", Labels: map[string]string{"gpu": "mig"}, GPUCapacity: quota.FromInt(4), GPUAllocatable: quota.FromInt(4), Ready: true},
-		catListNode("old-1", "old", snapshot.ResourceList{"amd.com/gpu": "2", "cpu": "8", "memory": "64G"}, nil),
+		listNode("old-1", "old", snapshot.ResourceList{"amd.com/gpu": "2", "cpu": "8", "memory": "64G"}, nil),
 		{Name: "cpu-1", Allocatable: snapshot.ResourceList{"cpu": "32", "memory": "128Gi"}, Ready: true, Cordoned: true},
 	}
-	caps := PoolCapacities(s)
+	caps := Pools(s)
 	var got []string
 	for _, pool := range []string{"default", "h100", "mig"} {
 		pc := caps[pool]
@@ -54,7 +54,13 @@ func TestPoolCapacities(t *testing.T) {
 		t.Errorf("%d pools, want default, h100, mig", len(caps))
 	}
 	s.NotRead = []snapshot.NotRead{{What: snapshot.SourceNodes, Reason: "test"}}
-	if caps := PoolCapacities(s); caps != nil {
+	if caps := Pools(s); caps != nil {
 		t.Errorf("nodes not read: %v, want nil", caps)
 	}
+}
+
+// listNode is a Ready node of pool (label gpu=<pool>) with a resource list
+// as its allocatable and capacity.
+func listNode(name, pool string, alloc snapshot.ResourceList, pressure map[string]string) snapshot.Node {
+	return snapshot.Node{Name: name, Labels: map[string]string{"gpu": pool}, Allocatable: alloc, Capacity: alloc, Ready: true, Pressure: pressure}
 }
