@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/planner/embed"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -82,8 +83,9 @@ type Desired struct {
 	Variables map[string]string `json:"variables,omitempty"`
 }
 
-// Summary counts objects and findings. Add and Change count objects, as
-// Terraform counts resources; krmplan never destroys.
+// Summary counts objects and findings. Add, Change and Destroy count
+// objects, as Terraform counts resources: an object that loses a queue
+// entry is changed, one that is removed whole is destroyed.
 type Summary struct {
 	Add      int `json:"add"`
 	Change   int `json:"change"`
@@ -146,7 +148,7 @@ func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, 
 	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
 	// The plan's snapshot keeps fewer positions than before: its index is
 	// made again when asked for; the target's is the draft's.
-	p.Snapshot = embedded(before, changes, p.Findings)
+	p.Snapshot = embed.Snapshot(before, changes, locations(p.Findings))
 	p.Summary = p.summary()
 	return p, nil
 }
@@ -161,8 +163,8 @@ func order(before, target *snapshot.State, bx, tx *tenancy.Index, changes []tena
 	steps := BuildSteps(bx, tx, changes)
 	var findings, beforeFindings []Finding
 	var wg sync.WaitGroup
-	wg.Go(func() { findings = runChecks(before, target, bx, tx, set, false) })
-	wg.Go(func() { beforeFindings = runChecks(before, before, bx, bx, nil, false) })
+	wg.Go(func() { findings = runChecks(before, target, bx, tx, set, changes, false) })
+	wg.Go(func() { beforeFindings = runChecks(before, before, bx, bx, nil, nil, false) })
 	stepErrs := stepErrors(before, bx, tx, changes, steps)
 	wg.Wait()
 	bad := firstUnsafe(stepErrs, beforeFindings)
@@ -219,19 +221,25 @@ func hasErrors(fs []Finding) bool {
 	return false
 }
 
-// Summarize counts the objects the changes create and change, and the
-// findings by level.
+// Summarize counts the objects the changes create, change and destroy, and
+// the findings by level.
 func Summarize(changes []tenancy.Change, findings []Finding) Summary {
 	var s Summary
-	created, changed := map[tenancy.ObjectAddr]bool{}, map[tenancy.ObjectAddr]bool{}
+	created, changed, destroyed := map[tenancy.ObjectAddr]bool{}, map[tenancy.ObjectAddr]bool{}, map[tenancy.ObjectAddr]bool{}
 	for i := range changes {
-		if c := &changes[i]; c.Creates() {
+		switch c := &changes[i]; {
+		case c.Creates():
 			created[c.Object()] = true
-		} else {
+		case c.Destroys():
+			destroyed[c.Object()] = true
+		default:
 			changed[c.Object()] = true
 		}
 	}
-	s.Add, s.Change = len(created), len(changed)
+	for o := range destroyed {
+		delete(changed, o) // an object removed whole is destroyed, not changed
+	}
+	s.Add, s.Change, s.Destroy = len(created), len(changed), len(destroyed)
 	for _, f := range findings {
 		switch f.Level {
 		case LevelError:
@@ -249,79 +257,13 @@ func Summarize(changes []tenancy.Change, findings []Finding) Summary {
 // AddFindings set p.Summary.
 func (p *Plan) summary() Summary { return Summarize(p.Changes, p.Findings) }
 
-// embedded is the snapshot a plan carries: before, with the positions of
-// values kept only for the objects that changes touch and for the values
-// the findings point at. The other objects keep their file and line
-// (render inserts new objects after the last of their kind); their Origin
-// is a new one, before's is not changed. Planning again from the embedded
-// snapshot gives the same findings, locations and all (planfile's
-// re-verification): a finding points at a value's position only where
-// before has one, and those are kept.
-func embedded(before *snapshot.State, changes []tenancy.Change, findings []Finding) *snapshot.State {
-	changed := make(map[tenancy.ObjectAddr]bool, len(changes))
-	for i := range changes {
-		changed[changes[i].Object()] = true
+// locations is every location the findings point at, in their order.
+func locations(findings []Finding) []tenancy.Location {
+	var out []tenancy.Location
+	for i := range findings {
+		out = append(out, findings[i].Where...)
 	}
-	cited := citedPositions(findings)
-	trim := func(a tenancy.ObjectAddr, o **tenancy.Origin) {
-		if *o != nil && !changed[a] {
-			*o = trimOrigin(*o, cited)
-		}
-	}
-	s := *before
-	s.NodePools = slices.Clone(before.NodePools)
-	for i := range s.NodePools {
-		trim(tenancy.KindNodePool.Object(s.NodePools[i].Metadata.Name), &s.NodePools[i].Origin)
-	}
-	s.Departments = slices.Clone(before.Departments)
-	for i := range s.Departments {
-		trim(tenancy.KindDepartment.Object(s.Departments[i].Metadata.Name), &s.Departments[i].Origin)
-	}
-	s.Projects = slices.Clone(before.Projects)
-	for i := range s.Projects {
-		trim(tenancy.KindProject.Object(s.Projects[i].Metadata.Name), &s.Projects[i].Origin)
-	}
-	return &s
-}
-
-// citedAt is a position a finding points at in a tenancy file.
-type citedAt struct {
-	file         string
-	line, column int
-}
-
-// citedPositions is every tenancy-file position (with a column: a value's,
-// not an object's line) that the findings point at, and each such file
-// with line and column 0.
-func citedPositions(findings []Finding) map[citedAt]bool {
-	cited := map[citedAt]bool{}
-	for _, f := range findings {
-		for _, l := range f.Where {
-			if !l.Desired && l.Column > 0 {
-				cited[citedAt{l.File, l.Line, l.Column}] = true
-				cited[citedAt{file: l.File}] = true // the file has one
-			}
-		}
-	}
-	return cited
-}
-
-// trimOrigin is a new Origin of o's file and line with those of o's value
-// positions that cited holds.
-func trimOrigin(o *tenancy.Origin, cited map[citedAt]bool) *tenancy.Origin {
-	t := &tenancy.Origin{File: o.File, Line: o.Line}
-	if !cited[citedAt{file: o.File}] {
-		return t
-	}
-	for ptr, p := range o.Values {
-		if cited[citedAt{o.File, p.Line, p.Column}] {
-			if t.Values == nil {
-				t.Values = map[string]tenancy.Pos{}
-			}
-			t.Values[ptr] = p
-		}
-	}
-	return t
+	return out
 }
 
 // MatchID reports whether id approves the plan: the full plan_id or a
