@@ -47,6 +47,8 @@ func TestAttacks(t *testing.T) {
 	params.Setup = func(e *testscript.Env) error {
 		e.Setenv("KRMPLAN_LIMITS_LOG", log)
 		e.Setenv("ATTACK", strings.TrimPrefix(filepath.Base(e.WorkDir), "script-"))
+		// The attacks match whole messages: nothing wraps them.
+		e.Setenv("COLUMNS", "10000")
 		return setup(e)
 	}
 	t.Cleanup(func() {
