@@ -500,24 +500,48 @@ func (c *docCheck) unknownField(k *yaml.Node, written, key string, s *krmschema.
 	return c.errf(k, "%s", msg)
 }
 
-// written is n's text as the file has it, shortened for a message.
+// written is scalar n as the file spells it, for a message: with its tag
+// or anchor (`!!int 010`) and its quotes (`"5"`), and nothing after it on
+// the line (no comment, no `, limit: 4}` of a flow mapping). A spelling over
+// 40 bytes is cut.
 func (c *docCheck) written(n *yaml.Node) string {
 	text := n.Value
+	src := c.lines.Src()
 	if off := c.lines.Offset(n.Line, n.Column); off >= 0 && n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
-		end := off
-		for end < len(c.lines.Src()) && c.lines.Src()[end] != '\n' && c.lines.Src()[end] != '\r' {
-			end++
-		}
-		line := string(c.lines.Src()[off:end])
-		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 && n.Style&yaml.TaggedStyle == 0 && strings.HasPrefix(line, n.Value) {
-			line = n.Value
-		}
-		if strings.HasPrefix(line, text) || n.Style != 0 {
-			text = line
+		at := skipProperties(src, off)
+		props := string(src[off:at])
+		switch {
+		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+			if end := quotedEnd(src, at); end > at {
+				text = props + string(src[at:end])
+			}
+		case bytes.HasPrefix(src[at:], []byte(n.Value)):
+			text = props + n.Value
 		}
 	}
 	if len(text) > 40 {
 		text = text[:37] + "..."
 	}
 	return "`" + text + "`"
+}
+
+// quotedEnd is the offset just past the quoted scalar that starts at
+// src[at] (a " with its backslash escapes, or a ' with each quote inside
+// written twice), or -1 when src[at] is no quote or the scalar does not end.
+func quotedEnd(src []byte, at int) int {
+	if at >= len(src) || (src[at] != '"' && src[at] != '\'') {
+		return -1
+	}
+	q := src[at]
+	for i := at + 1; i < len(src); i++ {
+		switch {
+		case q == '"' && src[i] == '\\':
+			i++
+		case src[i] == q && q == '\'' && i+1 < len(src) && src[i+1] == '\'':
+			i++
+		case src[i] == q:
+			return i + 1
+		}
+	}
+	return -1
 }

@@ -262,6 +262,13 @@ func TestStrictObjects(t *testing.T) {
 			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources is a list; KRM's schema wants a mapping there"},
 		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: .inf}}}"),
 			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `.inf`, which kubectl cannot send: JSON has no infinity or NaN (json: unsupported value: +Inf); KRM's numbers are finite, -1 is unlimited"},
+		// The spelling quoted is the scalar's own, with its tag, not the rest of its line.
+		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: !!int 010, limit: 4}}}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `!!int 010`: kubectl reads the number 8 (YAML 1.1 reads a leading 0 as octal), YAML 1.2 tools the number 10; write 8 or 10"},
+		{q("{name: d-q, nodepool: default, priority: \"5\", resources: {gpu: {deserved: 4}}}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/priority is `\"5\"`, the string \"5\"; KRM's schema wants a whole number there"},
+		{q("\n      name: d-q\n      nodepool: default\n      resources:\n        gpu:\n          deserved: !!int 010   # eight cards"),
+			"t.yaml:11: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `!!int 010`: kubectl reads the number 8 (YAML 1.1 reads a leading 0 as octal), YAML 1.2 tools the number 10; write 8 or 10"},
 		{strings.Replace(yamlDept, "metadata: {name: d}", "metadata: {name: d, labels: {y: x}}", 1),
 			"t.yaml:3: Department d: /metadata/labels has the key `y`, which kubectl reads as \"true\" (YAML 1.1); quote it: \"y\""},
 		{strings.Replace(yamlDept, "metadata: {name: d}", "metadata: {name: d, lables: {a: b}}", 1),
