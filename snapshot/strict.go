@@ -390,8 +390,8 @@ func (c *docCheck) set(m *mapping, ks keySet) error {
 	case prev.owner == ks.owner && c.strict:
 		c.push(ks.key, -1)
 		defer c.pop()
-		return c.errf(ks.node, "%s is set twice in one mapping, at lines %d and %d; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one",
-			c.pointer(), prev.node.Line, ks.node.Line)
+		return c.errf(ks.node, "%s is set twice in one mapping, %s; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one",
+			c.pointer(), twoPlaces(prev.node, ks.node))
 	case prev.owner != ks.owner && c.open(prev.owner) && c.strict:
 		c.push(ks.key, -1)
 		defer c.pop()
@@ -498,6 +498,15 @@ func (c *docCheck) unknownField(k *yaml.Node, written, key string, s *krmschema.
 	}
 	msg += "; kubectl apply refuses it (strict field validation), and with --validate=warn the API server drops it"
 	return c.errf(k, "%s", msg)
+}
+
+// twoPlaces says where two keys of one mapping are written: their lines,
+// or their columns when they share one (a flow mapping).
+func twoPlaces(a, b *yaml.Node) string {
+	if a.Line == b.Line {
+		return fmt.Sprintf("on line %d at columns %d and %d", a.Line, a.Column, b.Column)
+	}
+	return fmt.Sprintf("at lines %d and %d", a.Line, b.Line)
 }
 
 // written is scalar n as the file spells it, for a message: with its tag

@@ -245,7 +245,7 @@ func TestStrictObjects(t *testing.T) {
 		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: 4, overQuotaWieght: 2}}}"),
 			`t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu: unknown field "overQuotaWieght" (did you mean overQuotaWeight?); kubectl apply refuses it (strict field validation), and with --validate=warn the API server drops it`},
 		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: 4, limit: 4, limit: 0}}}"),
-			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit is set twice in one mapping, at lines 6 and 6; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one"},
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit is set twice in one mapping, on line 6 at columns 69 and 79; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one"},
 		{q("{name: d-q, nodepool: default, resources: {gpu: {limit: 2, <<: {limit: 1}}}}"),
 			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit at line 6 is also set by the merge key << after it (line 6): kubectl (go-yaml v2) takes the merged value, YAML's merge rule the key's own; move limit below the << line"},
 		{q("{<<: {limit: 1}, name: d-q, nodepool: default, resources: {gpu: {<<: {limit: 1}, deserved: 1}}}"),
