@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -125,6 +126,10 @@ func (r *docReader) read(t *Parsed, root *yaml.Node) error {
 		return r.errf(root, "the document's apiVersion or kind comes from a merge key (<<); write both in the document itself")
 	}
 	if !known {
+		if listed := listedKRM(root); len(listed) > 0 {
+			return r.errf(root, "the document is a %s whose items kubectl applies one by one: %s; krmplan reads a KRM object only as a document of its own: write each item as a document, separated by ---",
+				cmp.Or(kind, "list"), listFiles(listed, 3))
+		}
 		// Another kind (a Kustomization, a ConfigMap, another group's
 		// NodePool) is kept aside, with whatever name it has.
 		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: nameOf(meta), File: r.file, Line: root.Line})
@@ -289,4 +294,31 @@ func (r *docReader) boolean(n *yaml.Node, what string) (bool, error) {
 		return false, r.errf(n, "%s: %q is not true or false", what, d.Value)
 	}
 	return k.Text == "true", nil
+}
+
+// listedKRM names ("Department eng") the KRM objects among the items of a
+// document kubectl reads as a list: one with an items key (kind List, as
+// kubectl get -o yaml writes it, or DepartmentList), which kubectl's
+// decoder takes for a list whatever its kind, applying each item.
+func listedKRM(root *yaml.Node) []string {
+	m := deref(root)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	var items *yaml.Node // the last of a key written twice, as kubectl keeps it
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "items" {
+			items = deref(m.Content[i+1])
+		}
+	}
+	if items == nil || items.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []string
+	for _, it := range items.Content {
+		if h := peekHead(it); krmKind(h.kind) && (h.apiVersion == tenancy.APIVersion || meantForKRM(h.apiVersion)) {
+			out = append(out, h.kind+" "+h.name)
+		}
+	}
+	return out
 }

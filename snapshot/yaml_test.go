@@ -339,3 +339,23 @@ func TestKRMConfigFields(t *testing.T) {
 		t.Errorf("extraArgs that is not a list: %q", err)
 	}
 }
+
+// kubectl reads a document with an items list as a list (kind List, as
+// `kubectl get -o yaml` writes it, or DepartmentList) and applies each
+// item: KRM objects there would reach the cluster unread by krmplan, so
+// such a list is refused, naming them. A list of other objects is kept
+// aside like any other document.
+func TestListOfKRMObjectsIsRefused(t *testing.T) {
+	item := func(kind, name string) string {
+		return "  - apiVersion: kai.resources/v1alpha1\n    kind: " + kind + "\n    metadata: {name: " + name + "}\n    spec: {}\n"
+	}
+	for src, want := range map[string]string{
+		"apiVersion: v1\nkind: List\nmetadata: {resourceVersion: \"\"}\nitems:\n" + item("Department", "eng") + item("Project", "alpha"):                              "t.yaml:1: the document is a List whose items kubectl applies one by one: Department eng, Project alpha; krmplan reads a KRM object only as a document of its own: write each item as a document, separated by ---",
+		"apiVersion: kai.resources/v1alpha1\nkind: ProjectList\nitems:\n" + item("Project", "a") + item("Project", "b") + item("Project", "c") + item("Project", "d"): "t.yaml:1: the document is a ProjectList whose items kubectl applies one by one: Project a, Project b, Project c and 1 more; krmplan reads a KRM object only as a document of its own: write each item as a document, separated by ---",
+		yamlDept + "---\napiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n":                                            "",
+	} {
+		if _, err := parseErr(src); err != want {
+			t.Errorf("%q:\n got %q\nwant %q", src, err, want)
+		}
+	}
+}

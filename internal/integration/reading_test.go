@@ -361,6 +361,12 @@ var strictCases = []strictCase{
 		}, want: "first true, second false"},
 	{what: "aliases and merge keys beyond kubectl's bound", src: aliasBomb(),
 		refusal: "expand beyond kubectl's bound", kubectl: "excessive aliasing"},
+	{what: "a List of KRM objects", src: "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: kai.resources/v1alpha1\n    kind: Department\n    metadata: {name: NAME}\n    spec:\n      queues: [{name: NAME-q, nodepool: default}]\n",
+		refusal: "the document is a List whose items kubectl applies one by one: Department rd-",
+		stored: func(a *applyFx, name string) string {
+			v, _ := storedText(a.stored("Department", name), []string{"spec", "queues", "0", "name"})
+			return "queue " + strings.TrimPrefix(v, name+"-")
+		}, want: "queue q"},
 }
 
 // What krmplan refuses of an object's shape, kubectl refuses too (strict
