@@ -68,6 +68,11 @@ func TestOtherKindsNeedNoMetadata(t *testing.T) {
 	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nspec: {queues: []}\n"); err != "t.yaml:1: Department (no metadata.name): the document has no metadata; kubectl refuses an object without metadata.name" {
 		t.Errorf("a KRM kind without metadata: %q", err)
 	}
+	// metadata: with nothing under it (null, as a deleted name leaves it)
+	// is no metadata to kubectl either (resource name may not be empty).
+	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata:\nspec: {queues: []}\n"); err != "t.yaml:1: Department (no metadata.name): the document has no metadata; kubectl refuses an object without metadata.name" {
+		t.Errorf("a KRM kind with metadata null: %q", err)
+	}
 }
 
 // A KRM kind at another or a mistyped apiVersion is an error at the
