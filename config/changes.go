@@ -43,6 +43,7 @@ func (o *Overlay) Changes(before *tenancy.Index, read []string) ([]tenancy.Chang
 	for _, p := range o.Projects {
 		d.project(p)
 	}
+	d.removals(o)
 	if d.diags.HasErrors() {
 		return nil, d.set, sortDiagnostics(o.File, d.diags)
 	}
@@ -137,10 +138,24 @@ func (d *differ) list() []tenancy.Change {
 	})
 	out := []tenancy.Change{}
 	for _, oc := range objs {
-		sort.SliceStable(oc.changes, func(i, j int) bool { return oc.changes[i].Field.Queue < oc.changes[j].Field.Queue })
+		sort.SliceStable(oc.changes, func(i, j int) bool { return changeBefore(&oc.changes[i], &oc.changes[j]) })
 		out = append(out, oc.changes...)
 	}
 	return out
+}
+
+// changeBefore orders the changes of one object: queues by index, then
+// the removals from the highest queue index down (the queues after a
+// removed one move up, so nothing may follow a removal of a lower index).
+func changeBefore(a, b *tenancy.Change) bool {
+	da, db := a.Action == tenancy.ActionDestroy, b.Action == tenancy.ActionDestroy
+	switch {
+	case da != db:
+		return db
+	case da:
+		return a.Field.Queue > b.Field.Queue
+	}
+	return a.Field.Queue < b.Field.Queue
 }
 
 // str is a string field's value: absent when the object is.

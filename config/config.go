@@ -4,11 +4,12 @@
 // An attribute that is set in the HCL replaces the snapshot's value; an
 // attribute or block that is absent keeps it (a nil field in the Overlay);
 // a block for an object or queue that the snapshot lacks creates it. Nothing
-// is deleted. Every value carries the hcl.Range of the expression that set
+// is deleted but by a `removed { … }` block (Removed). Every value carries the hcl.Range of the expression that set
 // it, so that findings about it can point at the source.
 //
 // The language: top-level blocks `locals {}`, `variable "name" {}`,
-// `node_pool "name" {}`, `department "name" {}` and `project "name" {}`;
+// `node_pool "name" {}`, `department "name" {}`, `project "name" {}` and
+// `removed { project = "name" }`;
 // `queue "<pool>" {}` blocks inside departments and projects; `gpu`, `cpu`
 // and `memory` either as blocks or as object attributes; `unlimited` (-1),
 // `local.x`, `var.x` and the pure go-cty standard library functions plus
@@ -79,6 +80,8 @@ type Overlay struct {
 	NodePools   []NodePool   // in file order
 	Departments []Department // in file order
 	Projects    []Project    // in file order
+	// Removed are the removed blocks, in file order.
+	Removed []Removed
 }
 
 // NodePool is a `node_pool "name" {}` block.

@@ -178,6 +178,7 @@ var topSchema = &hcl.BodySchema{
 		{Type: "node_pool", LabelNames: []string{"name"}},
 		{Type: "department", LabelNames: []string{"name"}},
 		{Type: "project", LabelNames: []string{"name"}},
+		{Type: "removed"},
 	},
 }
 
@@ -249,6 +250,10 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 			p, ok := d.project(b)
 			if ok && d.unique("project", p.Name, b.DefRange, projects) {
 				ov.Projects = append(ov.Projects, p)
+			}
+		case "removed":
+			if r, ok := d.removed(b); ok {
+				ov.Removed = append(ov.Removed, r)
 			}
 		}
 	}

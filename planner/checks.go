@@ -168,9 +168,12 @@ type checker struct {
 	before    *snapshot.State
 	bx        *tenancy.Index // before's objects
 	beforeLoc *locator
-	out       []Finding
-	depts     map[string]*owner
-	projs     []*owner
+	// changes are the plan's changes (nil for a state checked as it is):
+	// the removals' checks read their destroys.
+	changes []tenancy.Change
+	out     []Finding
+	depts   map[string]*owner
+	projs   []*owner
 	// deptQueue maps a department and a pool to the department's queue
 	// there (the first, when it has two).
 	deptQueue map[onPool]ownedQueue
@@ -206,7 +209,7 @@ func CheckChange(before, target *snapshot.State, set config.Ranges) []Finding {
 	if tx = bx; target != before {
 		tx = tenancy.NewIndex(&target.Tenancy)
 	}
-	return runChecks(before, target, bx, tx, set, false)
+	return runChecks(before, target, bx, tx, set, nil, false)
 }
 
 // checkErrors is the error findings of Check(s, nil), in its order, made
@@ -214,15 +217,16 @@ func CheckChange(before, target *snapshot.State, set config.Ranges) []Finding {
 // the steps looks at errors only, on many small states.
 func checkErrors(s *snapshot.State) []Finding {
 	x := tenancy.NewIndex(&s.Tenancy)
-	return runChecks(s, s, x, x, nil, true)
+	return runChecks(s, s, x, x, nil, nil, true)
 }
 
 // runChecks is CheckChange with the states' indexes (bx of before's
-// tenancy, tx of target's); with errorsOnly it runs only the checks of the
+// tenancy, tx of target's) and the plan's changes (whose removals are
+// checked; nil for none); with errorsOnly it runs only the checks of the
 // catalogue that can make an error, and keeps only their errors.
-func runChecks(before, target *snapshot.State, bx, tx *tenancy.Index, set config.Ranges, errorsOnly bool) []Finding {
+func runChecks(before, target *snapshot.State, bx, tx *tenancy.Index, set config.Ranges, changes []tenancy.Change, errorsOnly bool) []Finding {
 	c := newChecker(target, tx, set)
-	c.before, c.bx, c.beforeLoc = before, bx, c.loc
+	c.before, c.bx, c.beforeLoc, c.changes = before, bx, c.loc, changes
 	if before != target {
 		c.beforeLoc = &locator{x: bx}
 	}
@@ -231,6 +235,9 @@ func runChecks(before, target *snapshot.State, bx, tx *tenancy.Index, set config
 		if !errorsOnly || check.errors {
 			check.run(c)
 		}
+	}
+	if changes != nil {
+		c.checkRemovals()
 	}
 	if errorsOnly {
 		c.out = slices.DeleteFunc(c.out, func(f Finding) bool { return f.Level != LevelError })
@@ -301,7 +308,7 @@ var checks = []check{
 	{(*checker).checkNewPools, false},
 	{(*checker).checkProjectNamespaces, false},
 	{(*checker).checkLiveQueues, false},
-	{(*checker).checkGitOps, false}, // checks_gitops.go
+	{(*checker).checkGitOps, false}, // package gitops
 	{(*checker).checkKustomizePatches, false},
 }
 

@@ -355,6 +355,11 @@ var catalogueCases = []struct {
 			catProj("a", "d", "  defaultNodePools: [h10]\n", catQ("a-q", "h100", catGPU("4", "4"))),
 		codes: []string{"default-pool-without-queue"},
 		want:  []string{`error default-pool-without-queue: project a: defaultNodePools lists node pool h10, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue; did you mean "h100"?`}},
+	{name: "defaultNodePools entry that is no pool, near another pool than the project's",
+		yaml: catH100 + catPool("a100", "a100") + catDept("d", catQ("d-q", "a100", catGPU("4", "4"))) +
+			catProj("a", "d", "  defaultNodePools: [h10]\n", catQ("a-q", "a100", catGPU("4", "4"))),
+		codes: []string{"default-pool-without-queue"},
+		want:  []string{`error default-pool-without-queue: project a: defaultNodePools lists node pool h10, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue; did you mean "h100"?`}},
 	{name: "queue name over 58 characters",
 		yaml:  catH100 + catDept("d", catQ(strings.Repeat("q", 59), "h100", catGPU("4", "4")), catQ(strings.Repeat("r", 58), "default", catGPU("0", "0"))),
 		codes: []string{"queue-name-too-long"},

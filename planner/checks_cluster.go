@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -72,7 +73,7 @@ func (c *checker) poolOverCapacity(pool string) {
 	switch {
 	case len(unlimited) > 0:
 		f.Message = fmt.Sprintf("pool %s: %s guaranteed unlimited cards (-1 on %s), the pool has %s",
-			pool, who, joinNames(unlimited, maxNamesListed), quota.Amount(quota.GPU, total))
+			pool, who, words.List(unlimited, maxNamesListed), quota.Amount(quota.GPU, total))
 	case sum.Cmp(total) > 0:
 		f.Message = fmt.Sprintf("pool %s: %s guaranteed %s, the pool has %s — %s over",
 			pool, who, quota.Amount(quota.GPU, sum), quota.Amount(quota.GPU, total), quota.Amount(quota.GPU, sum.Sub(total)))
@@ -172,7 +173,7 @@ func (c *checker) checkNewPools() {
 		}
 		c.add(Finding{Code: CodeNewPoolNotManaged, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
 			Message: fmt.Sprintf("node pool %s is new, and %d of its %d nodes are outside the ManagedNodesConfig %s: %s; KRM manages only the nodes its nodeSelectorTerms select",
-				name, len(outside), len(pc.Nodes), mn.Metadata.Name, joinNames(outside, maxNamesListed)),
+				name, len(outside), len(pc.Nodes), mn.Metadata.Name, words.List(outside, maxNamesListed)),
 			Where: where})
 	}
 }

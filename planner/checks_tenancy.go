@@ -220,9 +220,16 @@ func (c *checker) checkDefaultNodePools() {
 			for _, q := range p.Spec.Queues {
 				own = append(own, q.NodePool)
 			}
+			// The project's own pools first; an entry that is no pool at
+			// all is a misspelling of some pool, maybe one the project
+			// has no queue on yet.
+			dym := suggestion(pool, own)
+			if dym == "" && !c.knownPool(pool) {
+				dym = suggestion(pool, append(c.x.Names(tenancy.KindNodePool), "default"))
+			}
 			c.add(Finding{Code: CodeDefaultPoolWithoutQueue, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name), Pool: pool,
 				Message: fmt.Sprintf("project %s: defaultNodePools lists node pool %s, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue",
-					p.Metadata.Name, pool) + suggestion(pool, own),
+					p.Metadata.Name, pool) + dym,
 				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldDefaultNodePools))})
 		}
 	}
@@ -358,15 +365,6 @@ func dns1123Label(s string) []string {
 		return nil
 	}
 	return validation.IsDNS1123Label(s)
-}
-
-// joinNames lists names for a message, the first max of them and a count
-// of the rest.
-func joinNames(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // checkIgnoredSingletons warns of a ManagedNodesConfig or KRMConfig under

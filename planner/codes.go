@@ -1,5 +1,10 @@
 package planner
 
+import (
+	"github.com/krmplan/krmplan/planner/gitops"
+	"github.com/krmplan/krmplan/planner/removal"
+)
+
 // Code is a finding's stable code, e.g. "projects-over-department".
 type Code string
 
@@ -25,6 +30,9 @@ const (
 	CodeServerDryRunRefused     Code = "server-dry-run-refused"
 	CodeInvalidTenancy          Code = "invalid-tenancy"
 	CodeDuplicateObject         Code = "duplicate-object"
+	CodeRemovalBlocked          Code = removal.CodeBlocked
+	CodeRemovalInUse            Code = removal.CodeInUse
+	CodeRemovalOrphansQueues    Code = removal.CodeOrphansQueues
 
 	// Warnings.
 	CodeLimitOmitted                  Code = "limit-omitted"
@@ -40,8 +48,10 @@ const (
 	CodeNamespaceLabelledOtherProject Code = "namespace-labelled-other-project"
 	CodeNewPoolNoNodes                Code = "new-pool-no-nodes"
 	CodeNewPoolNotManaged             Code = "new-pool-not-managed"
-	CodeGitOpsOwned                   Code = "gitops-owned"
+	CodeGitOpsOwned                   Code = gitops.CodeOwned
 	CodeSingletonIgnored              Code = "singleton-ignored"
+	CodeForcedRemoval                 Code = removal.CodeForced
+	CodeRemovalNamespaceKept          Code = removal.CodeNamespaceKept
 
 	// Notes.
 	CodeUnassignedShare   Code = "unassigned-share"
@@ -57,7 +67,8 @@ const (
 	CodeUnitSlip                 Code = "unit-slip"
 	CodePriorityWithoutGuarantee Code = "priority-without-guarantee"
 	CodeManualOverride           Code = "manual-override"
-	CodeKustomizePatch           Code = "kustomize-patch"
+	CodeKustomizePatch           Code = gitops.CodeKustomizePatch
+	CodeRemovalUsageNotRead      Code = removal.CodeUsageNotRead
 )
 
 // CodeInfo is one row of the catalogue.
@@ -94,6 +105,9 @@ var Codes = []CodeInfo{
 	{CodeServerDryRunRefused, LevelError, "the API server refused a step in a dry run"},
 	{CodeInvalidTenancy, LevelError, "a tenancy file cannot be read (check)"},
 	{CodeDuplicateObject, LevelError, "the tenancy files declare one object twice (check)"},
+	{CodeRemovalBlocked, LevelError, "a removed department is still named by projects, or a removed node pool still has queues on it: KRM's finalizers hold the deletion"},
+	{CodeRemovalInUse, LevelError, "a removed queue has workloads allocated to it (live usage), which stop being schedulable; force = true allows it"},
+	{CodeRemovalOrphansQueues, LevelError, "a removed department queue still has project queues under it, which KAI's scheduler drops until KRM re-parents them; force = true allows it"},
 
 	{CodeLimitOmitted, LevelWarning, "a cpu or memory limit is omitted, which KRM reads as a ceiling of zero"},
 	{CodeProjectOutsideDepartment, LevelWarning, "a project queue is on a pool where its department has none: a root queue outside any department"},
@@ -110,6 +124,8 @@ var Codes = []CodeInfo{
 	{CodeNewPoolNotManaged, LevelWarning, "a new pool's nodes are outside the ManagedNodesConfig"},
 	{CodeGitOpsOwned, LevelWarning, "the plan changes an object Argo CD or Flux owns: a live patch is put back at the next sync"},
 	{CodeSingletonIgnored, LevelWarning, "a ManagedNodesConfig or KRMConfig of another name than the one KRM reads: KRM ignores it"},
+	{CodeForcedRemoval, LevelWarning, "a removal in use (removal-in-use, removal-orphans-queues) that force = true allows"},
+	{CodeRemovalNamespaceKept, LevelWarning, "a removed project's namespace stays, still labelled for it, with its workloads"},
 
 	{CodeUnassignedShare, LevelNote, "part of a department's guarantee is guaranteed to none of its projects"},
 	{CodeZeroWeight, LevelNote, "an overQuotaWeight of 0 (or omitted) on a queue whose limit is above its guarantee"},
@@ -124,6 +140,7 @@ var Codes = []CodeInfo{
 	{CodeKustomizePatch, LevelNote, "a kustomization among the tenancy files patches objects krmplan reads: the plan is of the files as written, not of what is applied"},
 	{CodeManualOverride, LevelNote, "the scheduler's Queue carries KRM's manual-override label: its numbers are not the spec's"},
 	{CodePriorityWithoutGuarantee, LevelNote, "a queue with a priority above 100 but a gpu guarantee of 0: it never reclaims cards, and non-preemptible work never runs in it"},
+	{CodeRemovalUsageNotRead, LevelNote, "a removed queue's usage was not read (a git snapshot without the cluster), so what it stops is unknown"},
 }
 
 // Info returns the catalogue's row of c; ok is false for a code it lacks.

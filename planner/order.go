@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/krmplan/krmplan/planner/removal"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -14,13 +15,19 @@ import (
 // before its projects claim the cards.
 type Phase string
 
-// The phases, in their usual order (phaseRank).
+// The phases, in their usual order (phaseRank). Removals put children
+// before parents: project queues and projects go first (they only give
+// cards back), department queues and departments after every project has
+// left them, node pools last, after every queue on them is gone.
 const (
 	PhaseNewPools          Phase = "new node pools"
+	PhaseRemoveProjects    Phase = "removing projects and project queues"
 	PhaseShrinkProjects    Phase = "shrinking projects"
 	PhaseShrinkDepartments Phase = "shrinking departments"
 	PhaseGrowDepartments   Phase = "growing or new departments"
 	PhaseGrowProjects      Phase = "growing or new projects"
+	PhaseRemoveDepartments Phase = "removing departments and department queues"
+	PhaseRemovePools       Phase = "removing node pools"
 )
 
 // StepAction is what a step does to its object: patch it, or create it.
@@ -30,10 +37,12 @@ type StepAction string
 const (
 	StepPatch  StepAction = "patch"  // kubectl patch --type=json
 	StepCreate StepAction = "create" // kubectl create -f -
-	// StepDelete is the action of a rollback step (planner/rollback) that
-	// deletes an object the plan creates: kubectl delete, after a server
-	// dry run of its tests and with the object's uid as the deletion's
-	// precondition.
+	// StepDelete deletes the object: a step of a plan that removes it
+	// (removed blocks), or of a rollback (planner/rollback) that deletes an
+	// object the plan creates. Its Ops are tests only — of the object as
+	// read (its uid when the snapshot has it, its values), or as the plan
+	// left it — run as a server dry run before a DELETE with the object's
+	// uid as the precondition.
 	StepDelete StepAction = "delete"
 )
 
@@ -45,7 +54,8 @@ const (
 	OpRemove  = "remove"
 )
 
-var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseShrinkDepartments: 2, PhaseGrowDepartments: 3, PhaseGrowProjects: 4}
+var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseRemoveProjects: 1, PhaseShrinkProjects: 2, PhaseShrinkDepartments: 3,
+	PhaseGrowDepartments: 4, PhaseGrowProjects: 5, PhaseRemoveDepartments: 6, PhaseRemovePools: 7}
 
 // moveRank is the order tried when a project changes department and the
 // usual order fails: the project must leave its old department before that
@@ -54,7 +64,8 @@ var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseShr
 // (When the pool is full this order fails too: the guarantees would have
 // to pass through a state over the pool, and the plan says no safe order
 // exists; moving such a project takes two plans.)
-var moveRank = map[Phase]int{PhaseNewPools: 0, PhaseShrinkProjects: 1, PhaseGrowDepartments: 2, PhaseGrowProjects: 3, PhaseShrinkDepartments: 4}
+var moveRank = map[Phase]int{PhaseNewPools: 0, PhaseRemoveProjects: 1, PhaseShrinkProjects: 2, PhaseGrowDepartments: 3,
+	PhaseGrowProjects: 4, PhaseShrinkDepartments: 5, PhaseRemoveDepartments: 6, PhaseRemovePools: 7}
 
 // Op is one JSON-patch (RFC 6902) operation. Value is written whenever it
 // is set, as "test", "replace" and "add" require (a JSON null is the four
@@ -101,10 +112,12 @@ func BuildStepsMoving(before, target *tenancy.Index, changes []tenancy.Change) [
 // buildStepsIn is BuildSteps with the phases ranked by rank.
 func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank map[Phase]int) []Step {
 	type group struct {
-		addr   tenancy.ObjectAddr
-		create bool
-		shrink []int
-		grow   []int
+		addr    tenancy.ObjectAddr
+		create  bool
+		destroy []int // the object's removal
+		remove  []int // removals of its queues, highest index first
+		shrink  []int
+		grow    []int
 	}
 	var groups []*group
 	byObj := map[tenancy.ObjectAddr]*group{}
@@ -117,6 +130,10 @@ func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank 
 			groups = append(groups, g)
 		}
 		switch {
+		case c.Destroys():
+			g.destroy = append(g.destroy, i)
+		case c.RemovesQueue():
+			g.remove = append(g.remove, i)
 		case c.Creates():
 			g.create = true
 			g.grow = append(g.grow, i)
@@ -128,6 +145,23 @@ func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank 
 	}
 	var steps []Step
 	for _, g := range groups {
+		if len(g.destroy) > 0 {
+			steps = append(steps, Step{Phase: removalPhase(g.addr.Kind), Action: StepDelete, Object: g.addr,
+				Changes: g.destroy, Ops: ops(removal.DeleteTests(before, g.addr))})
+			continue
+		}
+		if len(g.remove) > 0 {
+			// The object's other changes (of its own fields: config
+			// refuses queue changes beside a queue removal) go in the
+			// same patch, before the removals: a defaultNodePools that
+			// drops the removed queue's pool must not come after it.
+			other := append(append([]int{}, g.shrink...), g.grow...)
+			sort.Ints(other)
+			patch := patchOps(before, target, g.addr, changes, other)
+			steps = append(steps, Step{Phase: removalPhase(g.addr.Kind), Action: StepPatch, Object: g.addr,
+				Changes: append(other, g.remove...), Ops: append(patch, ops(removal.RemoveOps(before, g.addr, changes, g.remove))...)})
+			continue
+		}
 		if g.create {
 			steps = append(steps, Step{Phase: phaseFor(g.addr.Kind, false), Action: StepCreate, Object: g.addr,
 				Changes: g.grow, Manifest: manifest(target, g.addr)})

@@ -82,8 +82,9 @@ type Desired struct {
 	Variables map[string]string `json:"variables,omitempty"`
 }
 
-// Summary counts objects and findings. Add and Change count objects, as
-// Terraform counts resources; krmplan never destroys.
+// Summary counts objects and findings. Add, Change and Destroy count
+// objects, as Terraform counts resources: an object that loses a queue
+// entry is changed, one that is removed whole is destroyed.
 type Summary struct {
 	Add      int `json:"add"`
 	Change   int `json:"change"`
@@ -127,8 +128,8 @@ func order(before, target *snapshot.State, bx, tx *tenancy.Index, changes []tena
 	steps := BuildSteps(bx, tx, changes)
 	var findings, beforeFindings []Finding
 	var wg sync.WaitGroup
-	wg.Go(func() { findings = runChecks(before, target, bx, tx, set, false) })
-	wg.Go(func() { beforeFindings = runChecks(before, before, bx, bx, nil, false) })
+	wg.Go(func() { findings = runChecks(before, target, bx, tx, set, changes, false) })
+	wg.Go(func() { beforeFindings = runChecks(before, before, bx, bx, nil, nil, false) })
 	stepErrs := stepErrors(before, bx, tx, changes, steps)
 	wg.Wait()
 	bad := firstUnsafe(stepErrs, beforeFindings)
@@ -185,19 +186,25 @@ func hasErrors(fs []Finding) bool {
 	return false
 }
 
-// Summarize counts the objects the changes create and change, and the
-// findings by level.
+// Summarize counts the objects the changes create, change and destroy, and
+// the findings by level.
 func Summarize(changes []tenancy.Change, findings []Finding) Summary {
 	var s Summary
-	created, changed := map[tenancy.ObjectAddr]bool{}, map[tenancy.ObjectAddr]bool{}
+	created, changed, destroyed := map[tenancy.ObjectAddr]bool{}, map[tenancy.ObjectAddr]bool{}, map[tenancy.ObjectAddr]bool{}
 	for i := range changes {
-		if c := &changes[i]; c.Creates() {
+		switch c := &changes[i]; {
+		case c.Creates():
 			created[c.Object()] = true
-		} else {
+		case c.Destroys():
+			destroyed[c.Object()] = true
+		default:
 			changed[c.Object()] = true
 		}
 	}
-	s.Add, s.Change = len(created), len(changed)
+	for o := range destroyed {
+		delete(changed, o) // an object removed whole is destroyed, not changed
+	}
+	s.Add, s.Change, s.Destroy = len(created), len(changed), len(destroyed)
 	for _, f := range findings {
 		switch f.Level {
 		case LevelError:

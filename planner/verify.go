@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/krmplan/krmplan/planner/removal"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -64,6 +65,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 				errs = append(errs, f)
 			}
 		}
+		errs = append(errs, findings(removal.Orphans(work.Index(), changes, st.Changes))...)
 		if len(errs) > 0 {
 			out = append(out, added{n, st, errs})
 		}
@@ -223,6 +225,12 @@ type scope struct {
 // from (see stepErrors).
 func (r *relations) scope(changes []tenancy.Change, st Step) *scope {
 	sc := &scope{owner: st.Object.Name, pools: map[string]bool{}, depts: map[string]bool{}, projs: map[string]bool{}, nodes: map[int]bool{}}
+	for _, i := range st.Changes {
+		if changes[i].Action == tenancy.ActionDestroy {
+			sc.all = true // a removal can leave any object naming what is gone
+			return sc
+		}
+	}
 	structural, raised := stepEffect(changes, st)
 	queues, parents, namespaces := r.stepObject(st)
 	switch st.Object.Kind {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,15 @@ func FromGit(src GitSource) (*State, error) {
 	}
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit, RefName: refName(repo, ref)}}
+	for _, p := range src.Paths {
+		rel, err := repoRelative(top, p)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(st.Source.Paths, rel) {
+			st.Source.Paths = append(st.Source.Paths, rel)
+		}
+	}
 	for _, f := range files {
 		blob, err := readBlob(repo, f, ref)
 		if err != nil {

@@ -75,6 +75,11 @@ type Source struct {
 	Ref    string       `json:"ref,omitempty"`
 	Commit string       `json:"commit,omitempty"`
 	Files  []SourceFile `json:"files,omitempty"`
+	// Paths are the --tenancy paths the files came from, repository-relative:
+	// files and folders. Render reads them again when the ref moved, so that
+	// a file a colleague added to a tenancy folder is read at the tip too.
+	// A snapshot of an older krmplan has none: then Files are read.
+	Paths []string `json:"paths,omitempty"`
 	// RefName is the full name of the ref that Ref named when it was read
 	// (refs/heads/main; HEAD on a branch is that branch): render resolves
 	// it again to catch a plan made before the ref moved. It is empty when

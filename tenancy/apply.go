@@ -14,7 +14,10 @@ import (
 //
 // A change that does not fit t is an *ApplyError naming it: an update of
 // an object or queue that does not exist, a creation of one that does, a
-// before value that is not what t holds, a value of the wrong type.
+// before value that is not what t holds, a value of the wrong type, a
+// removal of an object or queue that is not there (or not of the name the
+// change says), a change of an object's queues after one of them was
+// removed (their indices moved).
 func Apply(t *Tenancy, changes []Change) (*Tenancy, error) {
 	d := NewDraft(t)
 	if err := d.Apply(changes); err != nil {
@@ -49,11 +52,16 @@ type Draft struct {
 	created  map[ObjectAddr]bool
 	appended map[QueueAddr]bool
 	resort   map[Kind]bool
+	// removed is, per object that lost a queue, the index of the last
+	// queue removed: a later removal must be of a lower index, and no
+	// other change of its queues may follow.
+	removed map[ObjectAddr]int
 }
 
 // NewDraft starts a draft of t; t is never modified through it.
 func NewDraft(t *Tenancy) *Draft {
-	d := &Draft{t: *t, owned: map[ObjectAddr]bool{}, created: map[ObjectAddr]bool{}, appended: map[QueueAddr]bool{}, resort: map[Kind]bool{}}
+	d := &Draft{t: *t, owned: map[ObjectAddr]bool{}, created: map[ObjectAddr]bool{}, appended: map[QueueAddr]bool{}, resort: map[Kind]bool{},
+		removed: map[ObjectAddr]int{}}
 	d.t.NodePools = slices.Clone(t.NodePools)
 	d.t.Departments = slices.Clone(t.Departments)
 	d.t.Projects = slices.Clone(t.Projects)
@@ -101,6 +109,9 @@ func (d *Draft) sortNew() {
 // apply applies one change; it returns why it does not fit, or "".
 func (d *Draft) apply(c *Change) string {
 	o, f := c.Object(), c.Field.Field
+	if c.Action == ActionDestroy {
+		return d.destroy(c)
+	}
 	switch {
 	case c.Action != ActionCreate && c.Action != ActionUpdate:
 		return "unknown action"
@@ -116,6 +127,9 @@ func (d *Draft) apply(c *Change) string {
 	}
 	fresh := d.created[o]
 	if q, ok := c.Field.QueueAddr(); ok {
+		if _, shifted := d.removed[o]; shifted {
+			return fmt.Sprintf("it changes queue %d of %s after a queue of it was removed, which moved the queues' indices", q.Index, o)
+		}
 		msg := d.queue(c, q)
 		if msg != "" {
 			return msg
@@ -253,4 +267,66 @@ func setQueue(q *Queue, f Field, v Value) {
 		n, _ := v.Number()
 		*q.Resources.Ensure(r).Slot(qf) = &n
 	}
+}
+
+// destroy removes the object or the queue a destroy change names: it
+// must be there, by the name the change says, and not be one this plan
+// creates.
+func (d *Draft) destroy(c *Change) string {
+	o, f := c.Object(), c.Field.Field
+	name, isName := c.Before.Str()
+	switch {
+	case !c.After.IsNull() || !isName:
+		return "a destroy goes from the name to nothing"
+	case !d.x.Has(o):
+		return fmt.Sprintf("it removes %s, which does not exist", o)
+	case d.created[o]:
+		return fmt.Sprintf("it removes %s, which this plan creates", o)
+	case f == FieldName && c.Field.Queue == NoQueue:
+		if name != o.Name {
+			return fmt.Sprintf("it removes %s by the name %q", o, name)
+		}
+		d.remove(o)
+		return ""
+	case f != FieldQueueName || c.Field.Queue == NoQueue:
+		return fmt.Sprintf("a destroy names an object or a queue, not %s", f)
+	}
+	i := c.Field.Queue
+	_, _, qs, _ := d.x.object(o)
+	if last, ok := d.removed[o]; ok && i >= last {
+		return fmt.Sprintf("it removes queue %d of %s after queue %d: an object's queues are removed from the highest index down", i, o, last)
+	}
+	switch {
+	case qs == nil || i < 0 || i >= len(*qs):
+		return fmt.Sprintf("%s has no queue %d", o, i)
+	case d.appended[c.Field.Object.Queue(i)]:
+		return fmt.Sprintf("it removes queue %d of %s, which this plan adds", i, o)
+	case (*qs)[i].Name != name:
+		return fmt.Sprintf("it removes queue %d of %s as %q, the tenancy holds %q", i, o, name, (*qs)[i].Name)
+	}
+	d.own(o)
+	_, _, qs, _ = d.x.object(o)
+	*qs = slices.Delete(*qs, i, i+1)
+	if len(*qs) == 0 {
+		*qs = nil // as the reader holds `queues: []`, which a splice writes
+	}
+	d.removed[o] = i
+	return ""
+}
+
+// remove takes object o out of its list; the objects after it move up, so
+// the kind is indexed again.
+func (d *Draft) remove(o ObjectAddr) {
+	i := d.x.pos[o]
+	switch o.Kind {
+	case KindNodePool:
+		d.t.NodePools = slices.Delete(d.t.NodePools, i, i+1)
+	case KindDepartment:
+		d.t.Departments = slices.Delete(d.t.Departments, i, i+1)
+	case KindProject:
+		d.t.Projects = slices.Delete(d.t.Projects, i, i+1)
+	}
+	delete(d.x.pos, o)
+	delete(d.owned, o)
+	d.x.reindex(o.Kind)
 }

@@ -13,18 +13,23 @@ import (
 // Action is what a change does to its field, in Terraform's grammar.
 type Action uint8
 
-// The actions. (#16 adds the removal of an object.)
+// The actions.
 const (
 	// ActionCreate sets a field of a new object, or of a queue appended to
 	// an existing object (Change.NewQueue): "+" in a plan.
 	ActionCreate Action = iota + 1
 	// ActionUpdate sets a field of an existing queue or object: "~".
 	ActionUpdate
+	// ActionDestroy removes an object or one queue entry of a department
+	// or project: "-". Its field is the object's metadata.name, or the
+	// queue's name; Before is that name and After is Null (see
+	// DestroyObject and DestroyQueue).
+	ActionDestroy
 )
 
-var actionNames = [...]string{ActionCreate: "create", ActionUpdate: "update"}
+var actionNames = [...]string{ActionCreate: "create", ActionUpdate: "update", ActionDestroy: "destroy"}
 
-// String is "create" or "update", as plan.json writes it.
+// String is "create", "update" or "destroy", as plan.json writes it.
 func (a Action) String() string {
 	if a >= ActionCreate && int(a) < len(actionNames) {
 		return actionNames[a]
@@ -39,7 +44,7 @@ func ParseAction(s string) (Action, error) {
 			return a, nil
 		}
 	}
-	return 0, fmt.Errorf("%q is not an action (create or update)", s)
+	return 0, fmt.Errorf("%q is not an action (create, update or destroy)", s)
 }
 
 // Location is where a value, or the cause of a finding, is written: a line
@@ -82,6 +87,9 @@ type Change struct {
 	File string
 	// Source is where desired.hcl sets the value, when it does.
 	Source *Location
+	// Force is a destroy's `force = true`: the removal of something in
+	// use is then a warning, not an error.
+	Force bool
 }
 
 // Object is the address of the changed object.
@@ -90,6 +98,25 @@ func (c *Change) Object() ObjectAddr { return c.Field.Object }
 // Creates reports whether c is part of a new object's creation (not of a
 // queue appended to an existing one).
 func (c *Change) Creates() bool { return c.Action == ActionCreate && !c.NewQueue }
+
+// Destroys reports whether c removes its whole object (not one queue).
+func (c *Change) Destroys() bool { return c.Action == ActionDestroy && c.Field.Queue == NoQueue }
+
+// RemovesQueue reports whether c removes one queue entry of its object.
+func (c *Change) RemovesQueue() bool { return c.Action == ActionDestroy && c.Field.Queue != NoQueue }
+
+// DestroyObject is the change that removes object o, which is named name.
+func DestroyObject(o ObjectAddr) Change {
+	return Change{Action: ActionDestroy, Field: o.Field(FieldName), Before: String(o.Name), After: Null}
+}
+
+// DestroyQueue is the change that removes queue q, named name on node
+// pool pool, from its object's spec.queues. The queues after it move up
+// by one, so a plan removes an object's queues from the highest index
+// down, after every other change of that object.
+func DestroyQueue(q QueueAddr, name, pool string) Change {
+	return Change{Action: ActionDestroy, Field: q.Field(FieldQueueName), Before: String(name), After: Null, Queue: name, Pool: pool}
+}
 
 // Resource is the quota resource of a quota field, "" for another field.
 func (c *Change) Resource() quota.Resource {
@@ -136,6 +163,7 @@ type changeJSON struct {
 	Source     *Location       `json:"source,omitempty"`
 	Resource   string          `json:"resource,omitempty"`
 	Shrinks    bool            `json:"shrinks,omitempty"`
+	Force      bool            `json:"force,omitempty"`
 }
 
 // MarshalJSON writes the change as plan.json holds it: action, kind,
@@ -146,7 +174,7 @@ func (c Change) MarshalJSON() ([]byte, error) {
 	w := changeJSON{Action: c.Action.String(), Kind: c.Field.Object.Kind, Object: c.Field.Object.Name,
 		Queue: c.Queue, Pool: c.Pool, QueueIndex: c.Field.Queue, NewQueue: c.NewQueue, File: c.File,
 		Field: c.Field.Field.String(), Path: c.Field.Pointer(), Before: c.Before.AppendJSON(nil), After: c.After.AppendJSON(nil),
-		Source: c.Source, Resource: string(c.Resource()), Shrinks: c.Shrinks()}
+		Source: c.Source, Resource: string(c.Resource()), Shrinks: c.Shrinks(), Force: c.Force}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // as the file: a value's strings are escaped as json.Marshal escapes them (AppendJSON)
@@ -183,9 +211,12 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%s: after: %w", at, err)
 	}
 	*c = Change{Action: action, Field: at, Before: before, After: after, Queue: w.Queue, Pool: w.Pool,
-		NewQueue: w.NewQueue, File: w.File, Source: w.Source}
+		NewQueue: w.NewQueue, File: w.File, Source: w.Source, Force: w.Force}
 	if r := c.Resource(); string(r) != w.Resource {
 		return fmt.Errorf("%s: resource %q, but the field's resource is %q", at, w.Resource, r)
+	}
+	if w.Force && action != ActionDestroy {
+		return fmt.Errorf("%s: force belongs to a destroy only", at)
 	}
 	if c.Shrinks() != w.Shrinks {
 		return fmt.Errorf("%s: shrinks is %v, but %s -> %s does not say so", at, w.Shrinks, before, after)
@@ -210,7 +241,9 @@ func decodeAddr(w changeJSON) (FieldAddr, error) {
 		return at, fmt.Errorf("%s: field %q, but the path %s is %s", o, w.Field, w.Path, f)
 	case w.QueueIndex != queue:
 		return at, fmt.Errorf("%s: queue_index %d, but the path %s says %d", o, w.QueueIndex, w.Path, queue)
-	case !f.Of(o.Kind) || f == FieldName:
+	case w.Action == ActionDestroy.String() && f != FieldName && f != FieldQueueName:
+		return at, fmt.Errorf("%s: a destroy names an object's metadata.name or a queue's name, not %s", o, f)
+	case !f.Of(o.Kind) || (f == FieldName && w.Action != ActionDestroy.String()):
 		return at, fmt.Errorf("%s: a %s has no field %s that a plan sets", o, o.Kind.Info().Word, f)
 	}
 	return at, nil

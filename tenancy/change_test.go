@@ -57,7 +57,7 @@ func firstDiff(a, b []byte) string {
 
 var badChanges = []struct{ json, err string }{
 	{`{"action":"delete","kind":"Project","object":"a","queue_index":-1,"field":"parent","path":"/spec/parent","before":null,"after":"x"}`,
-		`action: "delete" is not an action (create or update)`},
+		`action: "delete" is not an action (create, update or destroy)`},
 	{`{"action":"update","kind":"Project","object":"a","queue_index":0,"field":"gpu.limit","path":"/spec/queues/0/resources/gpu/deserved","before":1,"after":2,"resource":"gpu"}`,
 		`Project/a: field "gpu.limit", but the path /spec/queues/0/resources/gpu/deserved is gpu.deserved`},
 	{`{"action":"update","kind":"Project","object":"a","queue_index":1,"field":"gpu.deserved","path":"/spec/queues/0/resources/gpu/deserved","before":1,"after":2,"resource":"gpu"}`,

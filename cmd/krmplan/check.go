@@ -290,14 +290,18 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		err = views.WriteJSON(e.stdout, doc)
 		fmt.Fprintln(e.stderr, summary)
 	case "github":
-		over := writeAnnotations(e.stdout, shown, c.String("summary") != "")
+		annotated := shown
+		if res.source.Kind == "files" {
+			annotated = fromRepoRoot(shown)
+		}
+		over := writeAnnotations(e.stdout, annotated, c.String("summary") != "")
 		summary = strings.TrimSuffix(summary, ".") + notAnnotated(over) + "."
 		if p := c.String("summary"); p != "" {
 			err = appendStepSummary(p, summary, shown)
 		}
 		fmt.Fprintln(e.stderr, summary)
 	default:
-		err = views.Findings(e.stdout, shown, nil, views.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+		err = views.Findings(e.stdout, shown, nil, styleFor(e.stdout, c.Bool("no-color")))
 		if err == nil {
 			_, err = fmt.Fprintln(e.stdout, summary)
 		}

@@ -105,6 +105,45 @@ func inRepo(root, file string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
+// fromRepoRoot names the work-tree files of the findings' locations from
+// the root of the git repository that holds them, as GitHub reads an
+// annotation's file=: a relative path is a path in the repository, from
+// whatever folder the step ran in (actions/runner's IssueCommandExtension
+// passes it on as it is), so check run in a step's working-directory, or
+// from outside a checkout at a path, would name files GitHub does not
+// find. A file outside a git repository keeps its name. fs is not changed.
+func fromRepoRoot(fs []planner.Finding) []planner.Finding {
+	roots := map[string]string{} // a file's folder → its repository's root, or ""
+	name := func(file string) string {
+		dir := filepath.Dir(file)
+		root, ok := roots[dir]
+		if !ok {
+			if place, err := gitcli.Locate(dir); err == nil && !place.Bare && !place.InGitDir {
+				root = place.Root
+			}
+			roots[dir] = root
+		}
+		if root == "" {
+			return file
+		}
+		if rel, ok := inRepo(root, file); ok {
+			return rel
+		}
+		return file
+	}
+	out := make([]planner.Finding, len(fs))
+	for i, f := range fs {
+		f.Where = slices.Clone(f.Where)
+		for j := range f.Where {
+			if f.Where[j].File != "" {
+				f.Where[j].File = name(f.Where[j].File)
+			}
+		}
+		out[i] = f
+	}
+	return out
+}
+
 // changedFirst moves each finding's first location on a changed line to
 // the front, where its annotation goes (GitHub shows an annotation in a
 // pull request's diff only on a line the diff holds), and orders the

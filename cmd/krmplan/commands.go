@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
@@ -187,7 +188,7 @@ func runPlan(c *cli.Context, e *env) error {
 		return err
 	}
 	out := c.String("out")
-	style := views.NewStyle(colorOn(e.stdout, c.Bool("no-color")))
+	style := styleFor(e.stdout, c.Bool("no-color"))
 	files := map[string][]byte{}
 	for name, f := range ov.Files {
 		files[name] = f.Bytes
@@ -199,14 +200,14 @@ func runPlan(c *cli.Context, e *env) error {
 		}
 	}
 	if diags.HasErrors() {
-		views.Diagnostics(e.stderr, diags, files, views.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+		views.Diagnostics(e.stderr, diags, files, styleFor(e.stderr, c.Bool("no-color")))
 		notSaved()
 		return exitCode(1)
 	}
 	p, pdiags := planner.Build(st, ov)
 	diags = append(diags, pdiags...)
 	if len(diags) > 0 {
-		views.Diagnostics(e.stderr, diags, files, views.NewStyle(colorOn(e.stderr, c.Bool("no-color"))))
+		views.Diagnostics(e.stderr, diags, files, styleFor(e.stderr, c.Bool("no-color")))
 	}
 	if p == nil {
 		notSaved()
@@ -362,7 +363,7 @@ func showCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return writeView(e, format, p, views.NewStyle(colorOn(e.stdout, c.Bool("no-color"))))
+			return writeView(e, format, p, styleFor(e.stdout, c.Bool("no-color")))
 		},
 	}
 }
@@ -372,12 +373,13 @@ func renderCommand(e *env) *cli.Command {
 		Name:  "render",
 		Usage: "turn an approved plan into kubectl patches, a one-commit YAML splice, or its diff",
 		UsageText: "render plan.json --format patch [--approve PLAN_ID] [-o FILE] [--context C] [--kubeconfig F] [--check-live]\n" +
-			"render plan.json --format splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--force] [--with-mirrors] [--git-repo DIR]",
+			"render plan.json --format splice|diff [--approve PLAN_ID] [-o FILE] [--branch NAME] [--message SUBJECT] [--force] [--with-mirrors] [--git-repo DIR]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "patch (a kubectl script), splice (a commit on a new branch) or diff (the splice's unified diff, no commit)"},
 			&cli.StringFlag{Name: "approve", Usage: "approve the plan with this id (the full id or its first 12+ hex digits)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "patch: write the script here and its rollback beside it (apply.sh, apply.rollback.sh); diff: write here (default: stdout)"},
 			&cli.StringFlag{Name: "branch", Usage: "splice: the new branch (default krmplan/<first 12 of the plan id>)"},
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "splice: the commit's subject, one line (default: what changes, as \"quota: +project inference, workspace gpu 3→2\"); the body still lists every change"},
 			&cli.BoolFlag{Name: "force", Usage: "splice: move the branch to the new commit if it exists (never a branch checked out in a work tree)"},
 			&cli.BoolFlag{Name: "with-mirrors", Usage: "splice, diff: also rewrite the namespace ResourceQuotas that .krmplan.hcl names as mirrors"},
 			&cli.StringFlag{Name: "git-repo", Usage: "splice, diff: the repository to read the snapshot's commit from and to create the branch in (default: the repository the snapshot was taken from)"},
@@ -411,7 +413,7 @@ func runRender(c *cli.Context, e *env) error {
 	if err := script.Approve(p, c.String("approve"), prompted); err != nil {
 		return cli.Exit("render refused: "+err.Error(), 1)
 	}
-	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force")}
+	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force"), Subject: c.String("message")}
 	switch c.String("format") {
 	case "patch":
 		return renderPatch(c, e, p)
@@ -460,6 +462,10 @@ func renderArgs(c *cli.Context) (string, error) {
 		return "", cli.Exit("--with-mirrors rewrites files: use it with --format splice or diff", 1)
 	case c.String("branch") != "" && format != "splice":
 		return "", cli.Exit("--branch names the splice's branch: use it with --format splice", 1)
+	case c.IsSet("message") && format != "splice":
+		return "", cli.Exit("--message is the subject of the splice's commit: use it with --format splice", 1)
+	case c.IsSet("message") && !oneLine(c.String("message")):
+		return "", cli.Exit(fmt.Sprintf("--message %s: the commit's subject is one line of text, without control characters; the body lists the changes", escape.Controls(strconv.Quote(c.String("message")))), 1)
 	case c.Bool("force") && format != "splice":
 		return "", cli.Exit("--force moves an existing branch to the splice's commit: use it with --format splice", 1)
 	case c.String("git-repo") != "" && format == "patch":
@@ -478,6 +484,20 @@ func renderArgs(c *cli.Context) (string, error) {
 		}
 	}
 	return file, nil
+}
+
+// oneLine reports whether s is a commit subject: some text on one line,
+// without control characters.
+func oneLine(s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkRollbackOut refuses a patch script's -o whose rollback file
@@ -515,7 +535,7 @@ func spliceNotes(e *env, notes, reminders []string) {
 
 // prompt shows the plan on stderr and asks for "yes", as terraform apply does.
 func prompt(e *env, p *planner.Plan, color bool) (bool, error) {
-	if err := views.Text(e.stderr, p, views.NewStyle(color)); err != nil {
+	if err := views.Text(e.stderr, p, views.NewStyle(color).WithColumns(columnsOf(e.stderr))); err != nil {
 		return false, err
 	}
 	fmt.Fprint(e.stderr, "\nDo you want to render this plan?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")

@@ -37,10 +37,10 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"$ krmplan snapshot --git-repo . --tenancy tenancy.yaml --cluster-data cluster-data.json -o state.json\n",
-		"\nError: pool h100: departments are guaranteed 104 cards, the pool has 96 cards — 8 cards over\n",
+		"\nError: pool h100: departments are guaranteed 104 cards, the pool has 96 cards\n  — 8 cards over\n",
 		"\nNot renderable: 1 error; this plan cannot be rendered.\n",
 		"\nError: render refused: plan ",
-		"\nWarning: pool a100: not all of the pool's 64 cards are schedulable right now: node a100-node-04 is not Ready (8 cards)\n",
+		"\nWarning: pool a100: not all of the pool's 64 cards are schedulable right now:\n  node a100-node-04 is not Ready (8 cards)\n",
 		"\nOrder: 4 steps in phases, every intermediate state verified against the checks.\n",
 		"\n# 1/4 shrinking projects: Project detection\n",
 		"\n# 2/4 shrinking departments: Department vision\n",
@@ -102,7 +102,7 @@ func TestDemoSample(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo --sample exited %d:\n%s", code, out)
 	}
-	want := "platform-rtx: the projects are guaranteed 5 cards in total, but the department only has 4 cards — 1 card of those guarantees cannot be met"
+	want := "platform-rtx: the projects are guaranteed 5 cards in total, but the\n  department only has 4 cards — 1 card of those guarantees cannot be met\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("the sample's output lacks %q", want)
 	}

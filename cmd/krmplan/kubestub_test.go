@@ -308,7 +308,8 @@ func (s *kubeStub) serveObject(w http.ResponseWriter, r *http.Request, parts []s
 }
 
 // delete deletes the object key when the DeleteOptions in body hold no
-// uid precondition or the object's uid.
+// uid precondition or the object's uid; with dryRun in them (as the API
+// server reads it from a body, never from the URL then), it only answers.
 func (s *kubeStub) delete(w http.ResponseWriter, key string, body []byte) {
 	obj, ok := s.objects[key]
 	if !ok {
@@ -316,6 +317,7 @@ func (s *kubeStub) delete(w http.ResponseWriter, key string, body []byte) {
 		return
 	}
 	var opts struct {
+		DryRun        []string `json:"dryRun"`
 		Preconditions struct {
 			UID string `json:"uid"`
 		} `json:"preconditions"`
@@ -331,7 +333,9 @@ func (s *kubeStub) delete(w http.ResponseWriter, key string, body []byte) {
 		status(w, 409, "Conflict", fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s)", want, uid))
 		return
 	}
-	delete(s.objects, key)
+	if len(opts.DryRun) == 0 {
+		delete(s.objects, key)
+	}
 	writeJSON(w, 200, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Success"})
 }
 

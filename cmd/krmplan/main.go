@@ -15,9 +15,12 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 
+	"github.com/krmplan/krmplan/render/views"
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
 func main() {
@@ -157,6 +160,28 @@ func colorOn(w io.Writer, noColor bool) bool {
 	}
 	f, ok := w.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// styleFor is the colouring (colorOn) and the width (columnsOf) of a text
+// view written to w.
+func styleFor(w io.Writer, noColor bool) views.Style {
+	return views.NewStyle(colorOn(w, noColor)).WithColumns(columnsOf(w))
+}
+
+// columnsOf is the width of the page w writes to: COLUMNS when it is a
+// positive number (as ls reads it: set it to fit a pull request or a
+// log), else the terminal's width when w is a terminal, else 0, which the
+// views read as 80.
+func columnsOf(w io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return n
+		}
+	}
+	return 0
 }
 
 // isTerminal reports whether r (a reader or writer) is a terminal.

@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/krmplan/krmplan/internal/jsonfile"
 
@@ -17,6 +21,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// update rewrites the files of the scripts that cmp compares against
+// (go test -run TestScripts -update; review the diff).
+var update = flag.Bool("update", false, "rewrite the scripts' expected files")
+
 // TestScripts runs the CLI scripts in testdata/script: every command, its
 // exact output and its refusals, against real git repositories.
 func TestScripts(t *testing.T) {
@@ -25,7 +33,8 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := testscript.Params{
-		Dir: "testdata/script",
+		Dir:           "testdata/script",
+		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SAMPLE", sample)
 			// Fixed dates make commit ids, and so plan ids, repeatable.
@@ -59,6 +68,7 @@ func TestScripts(t *testing.T) {
 				ts.Setenv(args[1]+"12", p.PlanID[:12])
 				ts.Setenv(args[1]+"11", p.PlanID[:11])
 			},
+			"maxwidth": maxWidth,
 			// reseal FILE recomputes the plan id of an edited plan file, as
 			// whoever tampers with one can.
 			"reseal": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -80,4 +90,24 @@ func TestScripts(t *testing.T) {
 		params.Condition = kubectlCondition
 	}
 	testscript.Run(t, params)
+}
+
+// maxWidth is the script command "maxwidth N FILE": it fails naming every
+// line of FILE longer than N characters.
+func maxWidth(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: maxwidth N FILE")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	long := 0
+	for i, l := range strings.Split(ts.ReadFile(args[1]), "\n") {
+		if w := utf8.RuneCountInString(l); w > n {
+			ts.Logf("%s:%d: %d characters: %s", args[1], i+1, w, l)
+			long++
+		}
+	}
+	if long > 0 {
+		ts.Fatalf("%s: %d lines longer than %d characters", args[1], long, n)
+	}
 }

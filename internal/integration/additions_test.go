@@ -163,7 +163,11 @@ func (f *fx) gitContext(id string) {
 
 // additionsRepo commits additionsTenancy into a new repository, "repo",
 // and returns a function that runs git there.
-func (f *fx) additionsRepo() func(args ...string) string {
+func (f *fx) additionsRepo() func(args ...string) string { return f.tenancyRepo(additionsTenancy) }
+
+// tenancyRepo commits tenancy as tenancy.yaml into a new repository,
+// "repo", and returns a function that runs git there.
+func (f *fx) tenancyRepo(tenancy string) func(args ...string) string {
 	repo := filepath.Join(f.dir, "repo")
 	git := func(args ...string) string {
 		f.t.Helper()
@@ -176,7 +180,7 @@ func (f *fx) additionsRepo() func(args ...string) string {
 		return string(out)
 	}
 	f.must(f.exec(f.environ(f.env.Kubeconfig), "git", "init", "-q", "-b", "main", repo), 0, "git init")
-	f.write("repo/tenancy.yaml", additionsTenancy)
+	f.write("repo/tenancy.yaml", tenancy)
 	git("config", "user.name", "Additions Test")
 	git("config", "user.email", "additions@example.com")
 	git("add", "tenancy.yaml")

@@ -85,9 +85,10 @@ type result struct {
 }
 
 // environ is the environment of a child: the kubeconfig, the built kubectl
-// first on PATH, a fixed clock and no colour.
+// first on PATH, a fixed clock, no colour, and a page wide enough that no
+// finding wraps (the tests match each message whole, on one line).
 func (f *fx) environ(kubeconfig string) []string {
-	return append(f.env.Environ(kubeconfig), "SOURCE_DATE_EPOCH=1767225600", "NO_COLOR=1")
+	return append(f.env.Environ(kubeconfig), "SOURCE_DATE_EPOCH=1767225600", "NO_COLOR=1", "COLUMNS=10000")
 }
 
 // krmplan runs the binary in the work folder with the admin kubeconfig.

@@ -2,7 +2,10 @@
 // messages and views shares, so that they read alike everywhere.
 package words
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Count is n and the noun, in the plural unless n is 1: "1 step",
 // "0 steps", "3 steps". The plural adds an s (every noun krmplan counts
@@ -21,4 +24,12 @@ func ShortID(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// List joins names with ", ", at most max of them, then "and N more".
+func List(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }

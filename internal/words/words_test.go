@@ -20,3 +20,19 @@ func TestShortID(t *testing.T) {
 		}
 	}
 }
+
+func TestList(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		max   int
+		want  string
+	}{
+		{nil, 2, ""},
+		{[]string{"a", "b"}, 2, "a, b"},
+		{[]string{"a", "b", "c", "d"}, 2, "a, b and 2 more"},
+	} {
+		if got := List(c.names, c.max); got != c.want {
+			t.Errorf("List(%q, %d) = %q, want %q", c.names, c.max, got, c.want)
+		}
+	}
+}

@@ -21,7 +21,10 @@ import (
 // puts back the value the snapshot read: a replace, or a remove where the
 // snapshot had no such field (a resource block it lacked as a whole is
 // removed as a whole), and a queue the step appended is removed, the last
-// first. A create step becomes a delete (planner.StepDelete) whose Ops are
+// first, and a queue the step removed is added back at its index, as read,
+// the lowest first, after tests of the queues left. A delete step (a
+// removed object) becomes the create of the object as the snapshot read
+// it. A create step becomes a delete (planner.StepDelete) whose Ops are
 // tests only: the annotation the patch script gives the objects it creates
 // (planner.CreatedByAnnotation, with p's id), each queue's name and every
 // value the plan gives the object.
@@ -51,8 +54,16 @@ func Steps(p *planner.Plan) ([]planner.Step, error) {
 			r.Action, r.Ops = planner.StepDelete, deleteTests(target, st.Object, p.Changes, st.Changes, p.PlanID)
 		case planner.StepPatch:
 			r.Action, r.Ops = planner.StepPatch, undoOps(before, target, st.Object, p.Changes, st.Changes)
+		case planner.StepDelete:
+			// A removed object is created again as read (a new uid: KRM
+			// makes its queues again).
+			m, ok := before.Manifest(st.Object)
+			if !ok {
+				return nil, fmt.Errorf("step %d/%d: the snapshot has no %s to create again", i+1, len(p.Steps), st.Object)
+			}
+			r.Action, r.Manifest = planner.StepCreate, m
 		default:
-			return nil, fmt.Errorf("step %d/%d: action %q is neither %s nor %s", i+1, len(p.Steps), st.Action, planner.StepPatch, planner.StepCreate)
+			return nil, fmt.Errorf("step %d/%d: action %q is not %s, %s or %s", i+1, len(p.Steps), st.Action, planner.StepPatch, planner.StepCreate, planner.StepDelete)
 		}
 		out = append(out, r)
 	}
@@ -86,9 +97,14 @@ func undoOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []tena
 	tested := map[int]bool{}
 	removed := map[string]bool{}
 	bq, tq := before.Queues(a), target.Queues(a)
+	var readd []int // queues the step removed, put back lowest index first
 	for _, i := range idx {
 		c := &changes[i]
 		qi, path := c.Field.Queue, c.Field.Pointer()
+		if c.RemovesQueue() {
+			readd = append(readd, qi)
+			continue
+		}
 		if qi >= 0 && !tested[qi] {
 			tested[qi] = true
 			tests = append(tests, test(a.Queue(qi).Field(tenancy.FieldQueueName).Pointer(), jsonString(tq[qi].Name)))
@@ -119,7 +135,34 @@ func undoOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []tena
 	for _, qi := range appended {
 		puts = append(puts, planner.Op{Op: planner.OpRemove, Path: a.Queue(qi).Pointer()})
 	}
+	// A removal step removes queues and changes nothing else of them, so
+	// the entries left are the snapshot's without the removed ones: each
+	// goes back at its index, lowest first, after a test of the entry now
+	// at that index (or of the entry before it, at the end).
+	sort.Ints(readd)
+	for _, qi := range readd {
+		q, _ := json.Marshal(bq[qi]) // plain data
+		puts = append(puts, planner.Op{Op: planner.OpAdd, Path: a.Queue(qi).Pointer(), Value: q})
+	}
+	if len(readd) > 0 {
+		tests = append(tests, queueNow(a, bq, readd)...)
+	}
 	return append(tests, puts...)
+}
+
+// queueNow are the tests of the queues of a as a removal step leaves
+// them: the snapshot's queues bq without those at the indices removed.
+func queueNow(a tenancy.ObjectAddr, bq []tenancy.Queue, removed []int) []planner.Op {
+	var ops []planner.Op
+	at := 0
+	for qi, q := range bq {
+		if slices.Contains(removed, qi) {
+			continue
+		}
+		ops = append(ops, test(a.Queue(at).Field(tenancy.FieldQueueName).Pointer(), jsonString(q.Name)))
+		at++
+	}
+	return ops
 }
 
 // jsonString is s as a JSON string.

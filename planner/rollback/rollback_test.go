@@ -277,3 +277,45 @@ func TestRollbackOps(t *testing.T) {
 		t.Errorf("rollback:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestRollbackRecreatesRemovals: a removed project is created again as
+// read, a removed queue entry is added back at its index after tests of
+// the entries left; the steps then the rollback give back the snapshot's
+// specs, for every prefix of the steps.
+func TestRollbackRecreatesRemovals(t *testing.T) {
+	s := plantest.State(t, "tenancy.yaml", []byte(rollbackTenancy))
+	p := plantest.Plan(t, s, "desired.hcl", []byte("removed { project = \"asr\" }\nremoved {\n  department = \"speech\"\n  queue      = \"a100\"\n}\n"+
+		"project \"detect\" {\n  queue \"a100\" {\n    gpu = { limit = 6 }\n  }\n}\n"))
+	if !p.Renderable() || !p.OrderVerified {
+		t.Fatalf("the plan is not renderable: %+v", p.Findings)
+	}
+	back, err := rollback.Steps(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, st := range back {
+		ops, _ := json.Marshal(st.Ops)
+		got = append(got, itoa(i+1)+" "+string(st.Action)+" "+st.Object.String()+" "+string(ops)+" "+string(st.Manifest))
+	}
+	want := []string{
+		`1 patch Department/speech [{"op":"add","path":"/spec/queues/0","value":{"name":"speech-a100","nodepool":"a100","resources":{"gpu":{"deserved":4,"limit":4}}}}] `,
+		`2 patch Project/detect [{"op":"test","path":"/spec/queues/0/name","value":"detect-a100"},{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":6},{"op":"remove","path":"/spec/queues/0/resources/gpu/limit"}] `,
+		`3 create Project/asr null {"apiVersion":"kai.resources/v1alpha1","kind":"Project","metadata":{"name":"asr"},"spec":{"parent":"speech","queues":[{"name":"asr-a100","nodepool":"a100","priority":50,"resources":{"gpu":{"deserved":2,"limit":4}}}]}}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rollback:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for k := 0; k <= len(p.Steps); k++ {
+		c := clusterOf(t, s)
+		for i, st := range p.Steps[:k] {
+			c.run(t, p, st, "step "+itoa(i+1))
+		}
+		for i, st := range back[len(back)-k:] {
+			c.run(t, p, st, "rollback step "+itoa(len(back)-k+i+1))
+		}
+		if !reflect.DeepEqual(specs(c), specs(clusterOf(t, s))) {
+			t.Errorf("after %d steps and their rollback:\n%s\nwant the snapshot:\n%s", k, dump(c), dump(clusterOf(t, s)))
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/render/yamledit"
+	"github.com/krmplan/krmplan/render/yamlremove"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -66,19 +67,23 @@ func newSet(s *snapshot.State, paths []string, src map[string][]byte, trusted bo
 // snapshot recorded).
 func tenancyEdits(p *planner.Plan, ts *yamledit.Set) (map[string][]yamledit.Edit, error) {
 	bx, _ := p.Indexes()
-	changes := make([]yamledit.Change, len(p.Changes))
+	changes := make([]yamledit.Change, 0, len(p.Changes))
 	for i := range p.Changes {
 		c := &p.Changes[i]
+		if c.Action == tenancy.ActionDestroy {
+			continue // removalEdits
+		}
 		o := c.Object()
-		changes[i] = yamledit.Change{ID: yamledit.ID{Kind: o.Kind.String(), Name: o.Name}, Pointer: c.Field.Pointer(), Value: c.After.AppendJSON(nil),
+		ch := yamledit.Change{ID: yamledit.ID{Kind: o.Kind.String(), Name: o.Name}, Pointer: c.Field.Pointer(), Value: c.After.AppendJSON(nil),
 			What: c.Describe(), Queue: c.Queue, File: c.File}
 		if origin, _ := bx.Origin(o); origin != nil {
-			changes[i].Origin = &yamledit.Origin{File: origin.File, Line: origin.Line}
+			ch.Origin = &yamledit.Origin{File: origin.File, Line: origin.Line}
 			if pos, ok := bx.Pos(c.Field); ok {
-				changes[i].Pos = &yamledit.Pos{Line: pos.Line, Start: pos.Start, End: pos.End, Text: pos.Text,
+				ch.Pos = &yamledit.Pos{Line: pos.Line, Start: pos.Start, End: pos.End, Text: pos.Text,
 					Alias: pos.Alias, Anchor: pos.Anchor, AnchorLine: pos.AnchorLine}
 			}
 		}
+		changes = append(changes, ch)
 	}
 	edits, err := ts.Edits(changes)
 	var nf *yamledit.NoFileError
@@ -91,4 +96,42 @@ func tenancyEdits(p *planner.Plan, ts *yamledit.Set) (map[string][]yamledit.Edit
 			strings.ToLower(nf.Kind), nf.Name, nf.Files, nf.Kind, profile.FileName, block)
 	}
 	return edits, err
+}
+
+// removalEdits computes the byte edits of the plan's removals (package
+// yamlremove: a document or a queue entry with its own comments), records
+// them in ts (so that Touched expects neither the documents nor the files
+// deleted), and returns them with the files left without a document.
+func removalEdits(p *planner.Plan, ts *yamledit.Set) (*yamlremove.Removed, error) {
+	bx, _ := p.Indexes()
+	var rs []yamlremove.Removal
+	var whole []yamledit.ID
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Action != tenancy.ActionDestroy {
+			continue
+		}
+		o := c.Object()
+		origin, _ := bx.Origin(o)
+		if origin == nil {
+			return nil, fmt.Errorf("%s is removed, but the snapshot does not say where it is written", o)
+		}
+		r := yamlremove.Removal{ID: yamledit.ID{Kind: o.Kind.String(), Name: o.Name}, Origin: yamledit.Origin{File: origin.File, Line: origin.Line},
+			Queue: yamlremove.NoQueue}
+		if c.RemovesQueue() {
+			r.Queue, r.QueueName = c.Field.Queue, c.Queue
+		} else {
+			whole = append(whole, r.ID)
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		return &yamlremove.Removed{}, nil
+	}
+	out, err := yamlremove.Removals(ts, rs)
+	if err != nil {
+		return nil, err
+	}
+	ts.Remove(whole, out.Deleted)
+	return out, nil
 }

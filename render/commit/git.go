@@ -23,7 +23,6 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -134,14 +133,18 @@ func (q *quarantine) close() { os.RemoveAll(q.dir) }
 // writeTree writes the splice plan's files over the tree of parent and
 // returns the new tree id: the blobs with git hash-object, then each
 // folder on the way to a changed file, deepest first, as its entries at
-// parent with the changed ones replaced, through git mktree. A file
-// where parent has a folder (or the reverse) is refused.
+// parent with the changed ones replaced (a deleted file left out), through
+// git mktree. A file where parent has a folder (or the reverse) is refused.
 func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
 	trees := map[string]map[string]treeEntry{} // folder ("" the root) -> name -> new entry
 	for _, f := range sp.Files {
-		out, err := q.git.Run(f.New, "hash-object", "-w", "--no-filters", "--stdin")
-		if err != nil {
-			return "", err
+		id := ""
+		if !f.Deleted {
+			out, err := q.git.Run(f.New, "hash-object", "-w", "--no-filters", "--stdin")
+			if err != nil {
+				return "", err
+			}
+			id = strings.TrimSpace(string(out))
 		}
 		dir, name := path.Split(f.Path)
 		dir = strings.TrimSuffix(dir, "/")
@@ -153,7 +156,7 @@ func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
 				break
 			}
 		}
-		trees[dir][name] = treeEntry{mode: f.Mode, kind: "blob", id: strings.TrimSpace(string(out))}
+		trees[dir][name] = treeEntry{mode: f.Mode, kind: "blob", id: id} // id "": the file goes
 	}
 	dirs := make([]string, 0, len(trees))
 	for d := range trees {
@@ -214,8 +217,9 @@ func (q *quarantine) mktree(commit, dir string, changed map[string]treeEntry) (s
 		in.WriteString(meta + "\t" + name + "\x00")
 	}
 	for _, n := range slices.Sorted(maps.Keys(changed)) {
-		e := changed[n]
-		fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, n)
+		if e := changed[n]; e.id != "" {
+			fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.kind, e.id, n)
+		}
 	}
 	out, err := q.git.Run(in.Bytes(), "mktree", "-z")
 	return strings.TrimSpace(string(out)), err
@@ -521,9 +525,9 @@ func stageTree(p *planner.Plan, repo gitcli.Repo, opts Options, moved string) (*
 	return sp, q, tree, nil
 }
 
-// Message is the splice commit's message: a subject summarising the
-// change ("quota: move 1 card from workspace to benchmark on rtx-pro-6000",
-// else "quota: N quota changes"), a body listing every change and the
+// Message is the splice commit's message: a subject (sp.Subject, from
+// render --message, else Subject: "quota: +project inference, workspace
+// gpu 3→2"), a body listing every change and the
 // profile's values kept in step (expectations, mirrors), then the plan's
 // warnings, the splice's notes and the profile's reminders, each a
 // paragraph of its own, and a Plan-Id trailer. Every line from the plan
@@ -531,7 +535,11 @@ func stageTree(p *planner.Plan, repo gitcli.Repo, opts Options, moved string) (*
 // message as it is. sp may be nil.
 func Message(p *planner.Plan, sp *SplicePlan) string {
 	var b strings.Builder
-	b.WriteString("quota: " + escape.Controls(subject(p)) + "\n\n")
+	subject := "quota: " + Subject(p)
+	if sp != nil && sp.Subject != "" {
+		subject = sp.Subject
+	}
+	b.WriteString(escape.Controls(subject) + "\n\n")
 	for _, c := range p.Changes {
 		b.WriteString(escape.Controls(ChangeLine(c)) + "\n")
 	}
@@ -569,46 +577,12 @@ func ChangeLine(c tenancy.Change) string {
 		who += " queue " + c.Queue
 	}
 	switch {
+	case c.Action == tenancy.ActionDestroy:
+		return fmt.Sprintf("- %s (removed)", who)
 	case c.Action == tenancy.ActionCreate:
 		return fmt.Sprintf("- %s (new): %s %s", who, c.Field.Field, c.After)
 	case c.Before.IsNull():
 		return fmt.Sprintf("- %s: %s (omitted) -> %s", who, c.Field.Field, c.After)
 	}
 	return fmt.Sprintf("- %s: %s %s -> %s", who, c.Field.Field, c.Before, c.After)
-}
-
-// gpuDeserved is the field of a queue's gpu guarantee.
-var gpuDeserved = tenancy.QuotaFieldOf(quota.GPU, tenancy.Deserved)
-
-// subject says "move 1 card from A to B on POOL" when the plan moves gpu
-// guarantee between exactly two queues of one pool, else "N quota changes".
-func subject(p *planner.Plan) string {
-	cs := p.Changes
-	if len(cs) == 2 && cs[0].Field.Field == gpuDeserved && cs[1].Field.Field == gpuDeserved && cs[0].Pool == cs[1].Pool &&
-		cs[0].Action == tenancy.ActionUpdate && cs[1].Action == tenancy.ActionUpdate {
-		var v [2][2]quota.Value // before, after of each change
-		ok := true
-		for i, c := range cs {
-			var ok1, ok2 bool
-			v[i][0], ok1 = c.Before.Number()
-			v[i][1], ok2 = c.After.Number()
-			ok = ok && ok1 && ok2 && !v[i][0].IsUnlimited() && !v[i][1].IsUnlimited()
-		}
-		// One queue gives up exactly what the other gains. (Deltas are
-		// compared as before/after pairs: a delta of -1 is not "unlimited".)
-		if ok {
-			from, to := 0, 1
-			if v[0][1].Cmp(v[0][0]) > 0 {
-				from, to = 1, 0
-			}
-			given := v[from][0].Sub(v[from][1])
-			if v[from][1].Cmp(v[from][0]) < 0 && v[to][1].Sub(v[to][0]).Equal(given) {
-				return fmt.Sprintf("move %s from %s to %s on %s", quota.Amount(quota.GPU, given), cs[from].Object().Name, cs[to].Object().Name, cs[from].Pool)
-			}
-		}
-	}
-	if len(cs) == 1 {
-		return "1 quota change"
-	}
-	return fmt.Sprintf("%d quota changes", len(cs))
 }

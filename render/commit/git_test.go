@@ -284,7 +284,7 @@ func TestMessageEscapesControlCharacters(t *testing.T) {
 			Before: tenancy.Number(quota.FromInt(1)), After: tenancy.Number(quota.FromInt(2))}},
 		Findings: []planner.Finding{{Level: planner.LevelWarning, Message: "w\nPlan-Id: forged"}}}
 	got := Message(p, &SplicePlan{Notes: []string{"n\r"}, Reminders: []string{"r\u2028"}})
-	want := "quota: 1 quota change\n\n- project a queue a\\x1b[2Kq: gpu.deserved 1 -> 2\n\nWarning: w\\nPlan-Id: forged\n\nNote: n\\r\n\nReminder: r\\u2028\n\nPlan-Id: " + p.PlanID + "\n"
+	want := "quota: a gpu 1→2\n\n- project a queue a\\x1b[2Kq: gpu.deserved 1 -> 2\n\nWarning: w\\nPlan-Id: forged\n\nNote: n\\r\n\nReminder: r\\u2028\n\nPlan-Id: " + p.PlanID + "\n"
 	if got != want {
 		t.Errorf("message:\n%q\nwant:\n%q", got, want)
 	}

@@ -29,6 +29,9 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 // without a kustomization below one that has it, are notes: the reviewer
 // adds the file by hand.
 func (sp *splice) kustomize() error {
+	if err := sp.unlistDeleted(); err != nil {
+		return err
+	}
 	add := map[string][]string{} // kustomization → the new files' names in its folder
 	var order []string
 	for _, p := range sp.ts.Created() {
@@ -59,6 +62,39 @@ func (sp *splice) kustomize() error {
 		sp.edits[k] = append(sp.edits[k], edits...)
 		for _, e := range edits {
 			sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources + %s", k, e.What))
+		}
+	}
+	return nil
+}
+
+// unlistDeleted takes the tenancy files a removal deletes out of the
+// resources of the kustomization in their folder (kustomizationRemovals);
+// a list it cannot edit is a note to edit it by hand.
+func (sp *splice) unlistDeleted() error {
+	gone := map[string][]string{}
+	var order []string
+	for _, p := range sp.deleted {
+		k, err := sp.kustomizationOf(path.Dir(p))
+		if err != nil {
+			return err
+		}
+		if k == "" {
+			continue
+		}
+		if gone[k] == nil {
+			order = append(order, k)
+		}
+		gone[k] = append(gone[k], path.Base(p))
+	}
+	for _, k := range order {
+		edits, err := kustomizationRemovals(k, sp.files[k].old, gone[k])
+		if err != nil {
+			sp.plan.Notes = append(sp.plan.Notes, fmt.Sprintf("%v: remove %s from its resources by hand", err, strings.Join(gone[k], ", ")))
+			continue
+		}
+		sp.edits[k] = append(sp.edits[k], edits...)
+		for _, e := range edits {
+			sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources - %s", k, e.What))
 		}
 	}
 	return nil

@@ -3,10 +3,12 @@ package commit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
@@ -37,6 +39,9 @@ type Options struct {
 	// Force lets Splice move an existing branch (not one checked out in a
 	// work tree) to the new commit.
 	Force bool
+	// Subject, when not "", is the commit's subject line instead of the
+	// one Subject writes (render --message): one line.
+	Subject string
 }
 
 // FileChange is the new content of one file of a splice.
@@ -45,6 +50,9 @@ type FileChange struct {
 	Mode     string // git file mode; "100644" for a new file
 	Old, New []byte
 	Created  bool // the file does not exist at the snapshot's commit
+	// Deleted marks a tenancy file whose last document a removal takes
+	// out: the commit drops it (New is empty).
+	Deleted bool
 }
 
 // SplicePlan is everything a splice writes and says, before anything is
@@ -60,6 +68,9 @@ type SplicePlan struct {
 	// KeptInStep lists the profile's values rewritten with the tenancy:
 	// "ops/expected-quotas.sh: WORKSPACE_GPU 3 -> 2".
 	KeptInStep []string
+	// Subject is Options.Subject: the commit's subject when the user gave
+	// one, "" for Subject's.
+	Subject string
 }
 
 // Prepare computes the files a splice of p writes, reading them at
@@ -80,7 +91,7 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 	if len(p.Changes) == 0 {
 		return nil, errors.New("the plan has no changes: nothing to render")
 	}
-	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{}}
+	sp := &splice{p: p, r: r, files: map[string]*fileState{}, srcs: map[string][]byte{}, plan: &SplicePlan{Subject: opts.Subject}}
 	if err := sp.readTenancy(); err != nil {
 		return nil, err
 	}
@@ -134,6 +145,7 @@ type splice struct {
 	edits     map[string][]yamledit.Edit
 	spans     map[string][]yamledit.Span
 	tenancy   map[string][]byte // the tenancy files as spliced
+	deleted   []string          // the tenancy files the removals leave empty
 	plan      *SplicePlan
 }
 
@@ -189,11 +201,28 @@ func (sp *splice) edit() error {
 	if sp.edits, err = tenancyEdits(p, ts); err != nil {
 		return err
 	}
+	removed, err := removalEdits(p, ts)
+	if err != nil {
+		return err
+	}
+	sp.deleted = removed.Deleted
+	for f, es := range removed.Edits {
+		sp.edits[f] = append(sp.edits[f], es...)
+	}
+	for _, f := range sp.deleted {
+		if _, ok := sp.edits[f]; !ok {
+			sp.edits[f] = nil // written as deleted, even without an edit
+		}
+	}
 	for _, path := range ts.Created() {
 		if _, exists, err := sp.read(path); err != nil {
 			return err
 		} else if exists {
-			return &yamledit.Error{File: path, Msg: "the placement file for new objects exists at the snapshot's commit but is not one of the snapshot's tenancy files; snapshot it too (--tenancy " + path + ")"}
+			// The commit the branch starts from: the snapshot's, or the
+			// tip of a ref that moved since (where a colleague may have
+			// added the file).
+			return &yamledit.Error{File: path, Msg: fmt.Sprintf("the placement file for new objects exists at commit %s but is not one of the snapshot's tenancy files; snapshot it too (--tenancy %s)",
+				words.ShortID(sp.p.Snapshot.Source.Commit), path)}
 		}
 		sp.files[path] = &fileState{mode: "100644", created: true}
 	}
@@ -254,10 +283,14 @@ func (sp *splice) write() ([]string, error) {
 		}
 		sp.spans[f] = spans
 		comments = append(comments, yamledit.CommentNotes(f, fs.old, sp.edits[f])...)
-		if _, isTenancy := sp.srcs[f]; isTenancy || sp.ts.IsCreated(f) {
+		gone := slices.Contains(sp.deleted, f)
+		if _, isTenancy := sp.srcs[f]; (isTenancy || sp.ts.IsCreated(f)) && !gone {
 			sp.tenancy[f] = out
+		} else if gone {
+			delete(sp.tenancy, f)
+			out = nil
 		}
-		sp.plan.Files = append(sp.plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created})
+		sp.plan.Files = append(sp.plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created, Deleted: gone})
 	}
 	return comments, nil
 }

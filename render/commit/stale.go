@@ -113,8 +113,14 @@ func tipState(p *planner.Plan, repo gitcli.Repo, tip string) (*snapshot.State, e
 	return st, nil
 }
 
-// tenancyPaths are the tenancy files the snapshot read.
+// tenancyPaths are the tenancy paths to read at another commit: the
+// snapshot's --tenancy files and folders, so that a file added to a folder
+// since is read too; or, for a snapshot that did not record them (an older
+// krmplan), the files it read.
 func tenancyPaths(src snapshot.Source) []string {
+	if len(src.Paths) > 0 {
+		return src.Paths
+	}
 	paths := make([]string, len(src.Files))
 	for i, f := range src.Files {
 		paths[i] = f.Path

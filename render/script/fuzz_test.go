@@ -235,7 +235,8 @@ func stepCall(k func(...string) []string, planID string, st planner.Step) call {
 }
 
 // undoCalls are the kubectl calls of a rollback step: a patch, or the
-// delete's read of the uid, dry run of its tests and DELETE with the uid.
+// delete's read of the uid, dry run of its tests, dry run of the DELETE
+// and DELETE, both with the uid.
 func undoCalls(k func(...string) []string, st planner.Step) []call {
 	plural, name := st.Object.Kind.Plural(), st.Object.Name
 	if st.Action == planner.StepPatch {
@@ -247,6 +248,7 @@ func undoCalls(k func(...string) []string, st planner.Step) []call {
 	return []call{
 		{k("get", plural, name, "--ignore-not-found", "-o", "jsonpath={.metadata.uid}"), ""},
 		{k("patch", plural, name, "--type=json", "--dry-run=server", "-p", string(tests)), ""},
+		{k("delete", "--raw", url, "-f", "-"), `{"apiVersion":"v1","dryRun":["All"],"kind":"DeleteOptions","preconditions":{"uid":"` + stubUID + `"}}`},
 		{k("delete", "--raw", url, "-f", "-"), `{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"` + stubUID + `"}}`},
 	}
 }

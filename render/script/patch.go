@@ -117,7 +117,11 @@ func PatchScript(p *planner.Plan, o Options) ([]byte, error) {
 	}
 	var w shell
 	writeHeader(&w, p, o)
-	writePrelude(&w, p, o, kubectl, applyLibrary)
+	own := applyLibrary
+	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { return st.Action == planner.StepDelete }) {
+		own += "\n" + deleteLibrary
+	}
+	writePrelude(&w, p, o, kubectl, own)
 	for n, st := range p.Steps {
 		w.blank()
 		if err := writeStep(&w, kubectl, p.PlanID, n+1, len(p.Steps), st); err != nil {
@@ -143,6 +147,10 @@ func writeHeader(w *shell, p *planner.Plan, o Options) {
 	w.comment("Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239).")
 	w.comment("New objects get the annotation " + planner.CreatedByAnnotation + "=<plan id>: the rollback")
 	w.comment("script (" + rollbackName(o) + ") deletes only those.")
+	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { return st.Action == planner.StepDelete }) {
+		w.comment("A deletion first tests the object as read (a server dry run), then deletes it")
+		w.comment("with its uid as precondition, after a dry run: a namesake is never deleted.")
+	}
 	for _, f := range p.Findings {
 		if f.Code == planner.CodeGitOpsOwned {
 			w.comment("WARNING: " + f.Message)
@@ -228,7 +236,7 @@ func writeStep(w *shell, kubectl []word, planID string, n, total int, st planner
 	}
 	plural := word(st.Object.Kind.Plural())
 	report := []word{"krmplan_absent", shown(objectWord(st.Object)), plural, name}
-	if st.Action == planner.StepPatch {
+	if st.Action == planner.StepPatch || st.Action == planner.StepDelete {
 		guards, err := guardArgs(st, "the snapshot", "the plan read")
 		if err != nil {
 			return err
@@ -275,8 +283,14 @@ func stepCommand(kubectl []word, planID string, st planner.Step) (cmd []word, na
 			return nil, "", nil, err
 		}
 		return append(kubectl, "patch", word(st.Object.Kind.Plural()), name, "--type=json", "--field-manager=krmplan", "-p", ops), name, nil, nil
+	case planner.StepDelete:
+		tests, err := opsWord(planner.TestOps(st))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return []word{"krmplan_delete", word(st.Object.Kind.Plural()), name, deleteURL(st.Object.Kind, name), tests}, name, nil, nil
 	}
-	return nil, "", nil, fmt.Errorf("action %q is neither %s nor %s", st.Action, planner.StepPatch, planner.StepCreate)
+	return nil, "", nil, fmt.Errorf("action %q is not %s, %s or %s", st.Action, planner.StepPatch, planner.StepCreate, planner.StepDelete)
 }
 
 // Commands is the kubectl commands of p's patch script, for a view of the
@@ -301,9 +315,15 @@ func Commands(p *planner.Plan) ([]byte, error) {
 			w.blank()
 		}
 		w.comment(fmt.Sprintf("%d/%d %s: %s", n+1, len(p.Steps), st.Phase, objectWord(st.Object)))
-		if body != nil {
+		switch {
+		case body != nil:
 			w.hereDoc(body, cmd)
-		} else {
+		case st.Action == planner.StepDelete:
+			// krmplan_delete is the script's own function: shown as the
+			// kubectl calls it makes.
+			w.command(append(kubectl, "patch", cmd[1], cmd[2], "--type=json", "--dry-run=server", "-p", cmd[4])...)
+			w.comment("then DELETE " + string(cmd[3]) + ", a dry run first, with preconditions.uid = its uid")
+		default:
 			w.command(cmd...)
 		}
 	}

@@ -96,14 +96,15 @@ const applyLibrary = `krmplan_failed() {
 }
 `
 
-// rollbackLibrary is the rollback script's own part: krmplan_delete
-// RESOURCE NAME URL TESTS, the delete of a new object (its uid read, a
-// server dry run of TESTS, then a DELETE with the uid as precondition, so
-// that the object deleted is the one tested; an object that is gone
-// already is no failure); krmplan_failed N, the report of a step that
-// could not be undone (which steps were undone, which not; exit 10 + N);
-// and the check of the argument N.
-const rollbackLibrary = `krmplan_delete() {
+// deleteLibrary is krmplan_delete RESOURCE NAME URL TESTS, in a script
+// that deletes an object (a rollback, a patch script with removals): its
+// uid read, a server dry run of TESTS (a JSON patch of tests only, which
+// changes nothing), a server dry run of the DELETE, then the DELETE, both
+// with the uid as precondition — so that the object deleted is the one
+// tested, and a namesake created since is never deleted (409 Conflict).
+// The options are all in the DELETE's body: with a body, the API server
+// reads none from the URL. An object that is gone already is no failure.
+const deleteLibrary = `krmplan_delete() {
 	krmplan_uid=$(krmplan_kubectl get "$1" "$2" --ignore-not-found -o 'jsonpath={.metadata.uid}') || return 1
 	if [ -z "$krmplan_uid" ]; then
 		krmplan_say "  $1/$2 does not exist: nothing to delete"
@@ -116,12 +117,18 @@ const rollbackLibrary = `krmplan_delete() {
 		;;
 	esac
 	krmplan_kubectl patch "$1" "$2" --type=json --dry-run=server -p "$4" >/dev/null || return 1
+	printf '{"apiVersion":"v1","dryRun":["All"],"kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
+		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
 	printf '{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
 		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
 	printf '%s/%s deleted\n' "$1" "$2"
 }
+`
 
-krmplan_failed() {
+// rollbackLibrary is the rollback script's own part: krmplan_failed N,
+// the report of a step that could not be undone (which steps were undone,
+// which not; exit 10 + N); and the check of the argument N.
+const rollbackLibrary = `krmplan_failed() {
 	if [ "$1" -lt "$krmplan_from" ]; then
 		krmplan_say "undone: $(krmplan_steps "$krmplan_from" $(($1 + 1))); not undone: $(krmplan_steps "$1" 1)"
 	else

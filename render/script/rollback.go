@@ -9,7 +9,6 @@ import (
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/rollback"
-	"github.com/krmplan/krmplan/tenancy"
 )
 
 // RollbackPath is the file the rollback of a patch script written to path
@@ -58,12 +57,12 @@ func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
 	}
 	var w shell
 	writeRollbackHeader(&w, p, o)
-	writePrelude(&w, p, o, kubectl, rollbackLibrary)
+	writePrelude(&w, p, o, kubectl, deleteLibrary+"\n"+rollbackLibrary)
 	total := len(back)
 	for i, st := range back {
 		n := total - i // the patch script's step it undoes
 		w.blank()
-		if err := writeUndo(&w, kubectl, n, total, st); err != nil {
+		if err := writeUndo(&w, kubectl, p.PlanID, n, total, st); err != nil {
 			return nil, fmt.Errorf("undoing step %d/%d (%s %q): %w", n, total, st.Object.Kind, st.Object.Name, err)
 		}
 	}
@@ -93,10 +92,11 @@ func writeRollbackHeader(w *shell, p *planner.Plan, o Options) {
 }
 
 // writeUndo writes the undo of step n of total: its comment, its
-// announcement, the kubectl command — a patch, or krmplan_delete — and its
+// announcement, the kubectl command — a patch, krmplan_delete, or the
+// create of an object the plan removed — and its
 // report, all inside an if that runs it only when n is among the steps to
 // undo.
-func writeUndo(w *shell, kubectl []word, n, total int, st planner.Step) error {
+func writeUndo(w *shell, kubectl []word, planID string, n, total int, st planner.Step) error {
 	if !planned(st.Object.Kind) {
 		return fmt.Errorf("kind %q is not a KRM kind krmplan renders (NodePool, Department, Project)", st.Object.Kind)
 	}
@@ -110,14 +110,20 @@ func writeUndo(w *shell, kubectl []word, n, total int, st planner.Step) error {
 	}
 	plural := word(st.Object.Kind.Plural())
 	var cmd []word
+	var body []byte
 	switch st.Action {
+	case planner.StepCreate:
+		// The re-creation of an object the plan removed, as read.
+		if body, err = manifest(st, planID); err != nil {
+			return err
+		}
+		cmd = append(kubectl, "create", "-f", "-")
 	case planner.StepDelete:
 		tests, err := opsWord(planner.TestOps(st))
 		if err != nil {
 			return err
 		}
-		url := word("/apis/" + tenancy.APIVersion + "/" + st.Object.Kind.Info().Resource + "/" + string(name))
-		cmd = []word{"krmplan_delete", plural, name, url, tests}
+		cmd = []word{"krmplan_delete", plural, name, deleteURL(st.Object.Kind, name), tests}
 	case planner.StepPatch:
 		ops, err := opsWord(st.Ops)
 		if err != nil {
@@ -125,17 +131,25 @@ func writeUndo(w *shell, kubectl []word, n, total int, st planner.Step) error {
 		}
 		cmd = append(kubectl, "patch", plural, name, "--type=json", "--field-manager=krmplan", "-p", ops)
 	default:
-		return fmt.Errorf("action %q is neither %s nor %s", st.Action, planner.StepPatch, planner.StepDelete)
+		return fmt.Errorf("action %q is not %s, %s or %s", st.Action, planner.StepPatch, planner.StepCreate, planner.StepDelete)
 	}
 	w.comment(fmt.Sprintf("undo %d/%d %s: %s", n, total, st.Phase, objectWord(st.Object)))
 	w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
 	w.depth++
 	w.command("krmplan_say", shown(fmt.Sprintf("undoing step %d/%d: %s: %s", n, total, st.Phase, objectWord(st.Object))))
-	w.command(cmd...)
+	if body != nil {
+		w.hereDoc(body, cmd)
+	} else {
+		w.command(cmd...)
+	}
 	w.code("if [ $? -ne 0 ]; then")
 	w.depth++
 	w.command("krmplan_say", shown(fmt.Sprintf("undoing step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object))))
-	w.continued(append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...), 4, 3)
+	report := append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...)
+	if st.Action == planner.StepCreate {
+		report = []word{"krmplan_absent", shown(objectWord(st.Object)), plural, name}
+	}
+	w.continued(report, 4, 3)
 	w.command("krmplan_failed", word(strconv.Itoa(n)))
 	w.depth--
 	w.code("fi")

@@ -17,9 +17,12 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// BarWidth is the number of cells of a pool bar: with its labels and the
-// summary after it, a bar line fits in 100 columns.
-const BarWidth = 60
+// barCells is the number of cells of a pool bar on a page cols wide: 36
+// less, so that a pool's bar line with its indent and the summary after
+// it ("68 of 64 cards, 4 over") fits (44 cells in 80 columns), at least 20
+// and at most 100. A longer summary drops the blank cells after the bar,
+// or goes on the next line (writeBarLine).
+func barCells(cols int) int { return max(20, min(cols-36, 100)) }
 
 // Cell characters of a bar, readable without colour: '=' a guaranteed
 // share, '|' the border between two shares, '.' cards of the pool (or of
@@ -34,7 +37,10 @@ const (
 )
 
 // barsLegend is the first line of the bars section.
-const barsLegend = "Guaranteed GPU cards per node pool, before and after (] is where the cards end, ! is beyond):"
+const barsLegend = "Guaranteed GPU cards per node pool (] is where the cards end, ! is beyond):"
+
+// rootNote explains the * of a root project queue under a pool's bars.
+const rootNote = "* a root queue beside the departments: a project without a department, or whose department has no queue on this pool"
 
 // share is one segment of a bar: a department's (or a project's)
 // guarantee of gpu cards on one pool. Root marks a root project's queue
@@ -466,15 +472,16 @@ type segment struct {
 	start, end, edge int
 }
 
-// layout places the positive shares on the bar: each ends at the cell of
-// its running total, so the segments add up exactly to the total's cell.
-func layout(ss []share, scale float64) []segment {
+// layout places the positive shares on a bar of cells: each ends at the
+// cell of its running total, so the segments add up exactly to the total's
+// cell.
+func layout(ss []share, scale float64, cells int) []segment {
 	pos := func(v quota.Value) int {
 		if scale <= 0 {
 			return 0
 		}
-		n := int(math.Round(v.Float64() / scale * BarWidth))
-		return max(0, min(n, BarWidth))
+		n := int(math.Round(v.Float64() / scale * float64(cells)))
+		return max(0, min(n, cells))
 	}
 	var out []segment
 	cum, prev := quota.Zero, 0
@@ -512,12 +519,12 @@ func (g segment) fits() bool {
 
 // layoutLine lays out one line against its edge: the edge's cell when the
 // edge is known, else the end of the last share.
-func layoutLine(ss []share, e edge, scale float64) ([]segment, int) {
-	segs := layout(ss, scale)
+func layoutLine(ss []share, e edge, scale float64, cells int) ([]segment, int) {
+	segs := layout(ss, scale, cells)
 	edgeCell := 0
 	switch {
 	case e.known && scale > 0:
-		edgeCell = max(0, min(int(math.Round(e.v.Float64()/scale*BarWidth)), BarWidth))
+		edgeCell = max(0, min(int(math.Round(e.v.Float64()/scale*float64(cells))), cells))
 	case len(segs) > 0:
 		edgeCell = segs[len(segs)-1].end
 	}
@@ -552,16 +559,16 @@ func assignKeys(lines ...[]segment) map[string]rune {
 	return keys
 }
 
-// drawBar draws shares over BarWidth cells against scale (in cards). A
+// drawBar draws shares over cells cells against scale (in cards). A
 // share whose label does not fit shows its key letter from keys; one too
 // small for a cell is named in the legend.
-func drawBar(ss []share, e edge, scale float64, keys map[string]rune) barLine {
+func drawBar(ss []share, e edge, scale float64, keys map[string]rune, cells int) barLine {
 	total, unl := finiteTotal(ss)
-	l := barLine{cells: make([]rune, BarWidth), kinds: make([]cellKind, BarWidth)}
+	l := barLine{cells: make([]rune, cells), kinds: make([]cellKind, cells)}
 	for i := range l.cells {
 		l.cells[i] = ' '
 	}
-	segs, edgeCell := layoutLine(ss, e, scale)
+	segs, edgeCell := layoutLine(ss, e, scale, cells)
 	l.edge = edgeCell
 	prev := 0
 	if len(segs) > 0 {
@@ -658,33 +665,35 @@ func scaleOf(vs ...quota.Value) float64 {
 	return m
 }
 
-// writeBars writes the bars section of a plan: nothing when no pool's
-// division changes. Lines end in a summary, never in spaces.
+// writeBars writes the bars section of a plan within st's columns:
+// nothing when no pool's division changes. Lines end in a summary, never
+// in spaces.
 func writeBars(b *bytes.Buffer, p *planner.Plan, st Style) {
 	splits := poolSplits(p)
 	if len(splits) == 0 {
 		return
 	}
-	b.WriteString(barsLegend + "\n")
+	cols := st.Columns()
+	wrapAt(b, cols, "", "", barsLegend)
 	for _, ps := range splits {
 		b.WriteString("\n")
-		writePoolBars(b, ps, st)
+		writePoolBars(b, ps, st, cols)
 	}
 	b.WriteString("\n")
 }
 
-func writePoolBars(b *bytes.Buffer, ps poolSplit, st Style) {
+func writePoolBars(b *bytes.Buffer, ps poolSplit, st Style, cols int) {
 	c := ps.cap
 	switch {
 	case !c.known:
-		fitLine(b, "  ", "Node pool "+escape.Controls(ps.pool)+":", fmt.Sprintf("size unknown (%s), drawn against the departments' total", escape.Controls(c.why)))
+		fitLine(b, cols, "  ", "Node pool "+escape.Controls(ps.pool)+":", fmt.Sprintf("size unknown (%s), drawn against the departments' total", escape.Controls(c.why)))
 	default:
 		nodes := words.Count(c.nodes, "node")
 		extra := ""
 		if !c.unschedulable.IsZero() {
 			extra = fmt.Sprintf(", %s of them not schedulable now", c.unschedulable)
 		}
-		fitLine(b, "  ", "Node pool "+escape.Controls(ps.pool)+":", fmt.Sprintf("%s on %s%s", quota.Amount(quota.GPU, c.cards), nodes, extra))
+		fitLine(b, cols, "  ", "Node pool "+escape.Controls(ps.pool)+":", fmt.Sprintf("%s on %s%s", quota.Amount(quota.GPU, c.cards), nodes, extra))
 	}
 	e := edge{known: c.known, v: c.cards}
 	bt, _ := finiteTotal(ps.before)
@@ -693,20 +702,20 @@ func writePoolBars(b *bytes.Buffer, ps poolSplit, st Style) {
 	if c.known {
 		scale = math.Max(scale, c.cards.Float64())
 	}
-	writeBarPair(b, "    ", ps.before, ps.after, e, e, scale, st)
+	writeBarPair(b, cols, "    ", ps.before, ps.after, e, e, scale, st)
 	for _, d := range ps.depts {
-		writeDeptBars(b, d, st)
+		writeDeptBars(b, d, st, cols)
 	}
 	roots := false
 	for _, s := range append(append([]share(nil), ps.before...), ps.after...) {
 		roots = roots || s.root
 	}
 	if roots {
-		b.WriteString("    * a root queue beside the departments: a project without a department, or whose department has no queue on this pool\n")
+		wrapAt(b, cols, "    ", "      ", rootNote)
 	}
 }
 
-func writeDeptBars(b *bytes.Buffer, d deptSplit, st Style) {
+func writeDeptBars(b *bytes.Buffer, d deptSplit, st Style, cols int) {
 	amount := func(v quota.Value) string { return quota.Amount(quota.GPU, v) }
 	var shareText string
 	switch {
@@ -719,7 +728,7 @@ func writeDeptBars(b *bytes.Buffer, d deptSplit, st Style) {
 	default:
 		shareText = fmt.Sprintf("share %s -> %s", d.before, amount(d.after))
 	}
-	fitLine(b, "    ", "Projects of department "+escape.Controls(d.name), "("+shareText+"):")
+	fitLine(b, cols, "    ", "Projects of department "+escape.Controls(d.name), "("+shareText+"):")
 	if len(d.projBefore) == 0 && len(d.projAfter) == 0 {
 		b.WriteString("      no project has a queue on this pool\n")
 		return
@@ -735,52 +744,54 @@ func writeDeptBars(b *bytes.Buffer, d deptSplit, st Style) {
 	if ea.known {
 		vs = append(vs, ea.v)
 	}
-	writeBarPair(b, "      ", d.projBefore, d.projAfter, eb, ea, scaleOf(vs...), st)
+	writeBarPair(b, cols, "      ", d.projBefore, d.projAfter, eb, ea, scaleOf(vs...), st)
 }
 
 // writeBarPair writes the before and after bars of one set of shares.
-func writeBarPair(b *bytes.Buffer, indent string, before, after []share, eb, ea edge, scale float64, st Style) {
+func writeBarPair(b *bytes.Buffer, cols int, indent string, before, after []share, eb, ea edge, scale float64, st Style) {
 	if scale <= 0 {
 		fmt.Fprintf(b, "%sbefore  no guaranteed cards\n%safter   no guaranteed cards\n", indent, indent)
 		return
 	}
-	bs, _ := layoutLine(before, eb, scale)
-	as, _ := layoutLine(after, ea, scale)
+	// A department's bars are indented two more than the pool's: two
+	// cells fewer, so that their summaries fit as the pool's do.
+	cells := barCells(cols - (len(indent) - len("    ")))
+	bs, _ := layoutLine(before, eb, scale, cells)
+	as, _ := layoutLine(after, ea, scale, cells)
 	keys := assignKeys(bs, as)
 	for _, side := range []struct {
 		name string
 		ss   []share
 		e    edge
 	}{{"before", before, eb}, {"after ", after, ea}} {
-		l := drawBar(side.ss, side.e, scale, keys)
-		writeBarLine(b, indent+side.name+" ", l, st)
+		l := drawBar(side.ss, side.e, scale, keys, cells)
+		writeBarLine(b, cols, indent+side.name+" ", l, st)
 		if len(l.legend) > 0 {
-			writeLegend(b, indent+"       ", l.legend)
+			writeLegend(b, cols, indent+"       ", l.legend)
 		}
 	}
 }
 
-// maxColumns is the width every line of the bars stays within (a line
-// may only pass it when one name alone is longer).
-const maxColumns = 100
-
-// fitLine writes indent+head+" "+tail, or head and tail on two lines
-// (the tail indented two more) when one line would pass maxColumns.
-func fitLine(b *bytes.Buffer, indent, head, tail string) {
-	if utf8.RuneCountInString(indent+head+" "+tail) <= maxColumns {
+// fitLine writes indent+head+" "+tail, or head on a line and the tail
+// wrapped under it (indented two more) when one line would pass cols. (Every line
+// of the bars stays within cols, but for one that a name alone makes
+// longer.)
+func fitLine(b *bytes.Buffer, cols int, indent, head, tail string) {
+	if utf8.RuneCountInString(indent+head+" "+tail) <= cols {
 		b.WriteString(indent + head + " " + tail + "\n")
 		return
 	}
-	b.WriteString(indent + head + "\n" + indent + "  " + tail + "\n")
+	b.WriteString(indent + head + "\n")
+	wrapAt(b, cols, indent+"  ", indent+"  ", tail)
 }
 
 // writeBarLine writes prefix, the bar and its summary. The summaries of a
-// pair of bars line up; when that would pass maxColumns the blank cells
-// after the bar are dropped, and if it still does the summary goes on the
-// next line.
-func writeBarLine(b *bytes.Buffer, prefix string, l barLine, st Style) {
-	plain := utf8.RuneCountInString(prefix) + BarWidth + 3 + utf8.RuneCountInString(l.sum)
-	if plain > maxColumns {
+// pair of bars line up; when that would pass cols the blank cells after
+// the bar are dropped, and if it still does the summary goes on the next
+// line.
+func writeBarLine(b *bytes.Buffer, cols int, prefix string, l barLine, st Style) {
+	plain := utf8.RuneCountInString(prefix) + len(l.cells) + 3 + utf8.RuneCountInString(l.sum)
+	if plain > cols {
 		n := len(l.cells)
 		for n > l.edge && l.kinds[n-1] == kindBlank {
 			n--
@@ -788,7 +799,7 @@ func writeBarLine(b *bytes.Buffer, prefix string, l barLine, st Style) {
 		plain -= len(l.cells) - n
 		l.cells, l.kinds = l.cells[:n], l.kinds[:n]
 	}
-	if plain <= maxColumns {
+	if plain <= cols {
 		b.WriteString(prefix + l.paint(st) + " " + l.sum + "\n")
 		return
 	}
@@ -796,15 +807,15 @@ func writeBarLine(b *bytes.Buffer, prefix string, l barLine, st Style) {
 }
 
 // writeLegend writes the keys of a bar's unlabelled shares, wrapped to stay
-// within 100 columns.
-func writeLegend(b *bytes.Buffer, indent string, items []string) {
+// within cols.
+func writeLegend(b *bytes.Buffer, cols int, indent string, items []string) {
 	line := indent + "("
 	for i, it := range items {
 		sep := ", "
 		if i == len(items)-1 {
 			sep = ")"
 		}
-		if len(line) > len(indent)+1 && utf8.RuneCountInString(line+it+sep) > maxColumns {
+		if len(line) > len(indent)+1 && utf8.RuneCountInString(line+it+sep) > cols {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 			line = indent + " "
 		}

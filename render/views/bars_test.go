@@ -15,16 +15,20 @@ import (
 
 func v(s string) quota.Value { return quota.MustParse(s) }
 
+// testCells is the bar's width in these tests: 60 cells, as on a page of
+// 100 columns.
+const testCells = 60
+
 // bar draws one line of shares, given as "name=value" pairs, the way the
-// text view prints it (without colour).
+// text view prints it (without colour), testCells wide.
 func bar(e edge, scale float64, pairs ...string) string {
 	var ss []share
 	for _, p := range pairs {
 		n, val, _ := strings.Cut(p, "=")
 		ss = append(ss, share{name: n, v: v(val)})
 	}
-	segs, _ := layoutLine(ss, e, scale)
-	l := drawBar(ss, e, scale, assignKeys(segs))
+	segs, _ := layoutLine(ss, e, scale, testCells)
+	l := drawBar(ss, e, scale, assignKeys(segs), testCells)
 	out := l.paint(Style{}) + " " + l.sum
 	if len(l.legend) > 0 {
 		out += " (" + strings.Join(l.legend, "; ") + ")"
@@ -202,19 +206,22 @@ project "new" {
   }
 }
 `)
-	want := `Guaranteed GPU cards per node pool, before and after (] is where the cards end, ! is beyond):
+	want := `Guaranteed GPU cards per node pool (] is where the cards end, ! is beyond):
 
   Node pool a100: 4 cards on 1 node
-    before [research 4========================]|tools* 1                  5 of 4 cards, 1 over
-    after  [research 4========================]|new* 2!!!!!!!!!!|tools* 1 7 of 4 cards, 3 over
-    * a root queue beside the departments: a project without a department, or whose department has no queue on this pool
+    before [research 4===============]|A!!!!              5 of 4 cards, 1 over
+           (A tools* 1)
+    after  [research 4===============]|new* 2!!!!!!|A!!!! 7 of 4 cards, 3 over
+           (A tools* 1)
+    * a root queue beside the departments: a project without a department, or
+      whose department has no queue on this pool
 
   Node pool h100: 24 cards on 3 nodes, 8 of them not schedulable now
-    before [platform 8=======|research 16======================]          24 of 24 cards
-    after  [platform 8=======|research 20======================]!!!!!!!!! 28 of 24 cards, 4 over
+    before [platform 8===|research 16=============]       24 of 24 cards
+    after  [platform 8===|research 20=============]!!!!!! 28 of 24 cards, 4 over
     Projects of department research (share 16 -> 20 cards):
-      before [speech 6========|vision 10==================]                 16 of 16 cards
-      after  [speech 12========================|vision 10============]!!!!! 22 of 20 cards, 2 over
+      before [speech 6===|vision 10==========]            16 of 16 cards
+      after  [speech 12==============|vision 10=====]!!!! 22 of 20 cards, 2 over
 
 `
 	if got != want {
@@ -253,11 +260,11 @@ department "research" {
   }
 }
 `)
-	want := `Guaranteed GPU cards per node pool, before and after (] is where the cards end, ! is beyond):
+	want := `Guaranteed GPU cards per node pool (] is where the cards end, ! is beyond):
 
   Node pool mig: 11 cards on 2 nodes, 4 of them not schedulable now
-    before [research 7============================......................] 7 of 11 cards, 4 free
-    after  [research 10============================================.....] 10 of 11 cards, 1 free
+    before [research 7==================................] 7 of 11 cards, 4 free
+    after  [research 10=============================....] 10 of 11 cards, 1 free
     Projects of department research (share 7 -> 10 cards):
       no project has a queue on this pool
 
@@ -284,13 +291,15 @@ project "speech" {
   }
 }
 `)
-	want := `Guaranteed GPU cards per node pool, before and after (] is where the cards end, ! is beyond):
+	want := `Guaranteed GPU cards per node pool (] is where the cards end, ! is beyond):
 
   Node pool h100: 24 cards on 3 nodes, 8 of them not schedulable now
-    before [platform 8======|research 16====================]|speech* 6!! 30 of 24 cards, 6 over
-    after  [platform 8======|research 16====================]|A!!!!!!     28 of 24 cards, 4 over
+    before [platform 8==|research 16===========]|A!!!!!!! 30 of 24 cards, 6 over
+           (A speech* 6)
+    after  [platform 8==|research 16===========]|A!!!!    28 of 24 cards, 4 over
            (A speech* 4)
-    * a root queue beside the departments: a project without a department, or whose department has no queue on this pool
+    * a root queue beside the departments: a project without a department, or
+      whose department has no queue on this pool
 
 `
 	if got != want {
@@ -298,12 +307,12 @@ project "speech" {
 	}
 }
 
-func TestBarsFitIn100Columns(t *testing.T) {
+func TestBarsFitIn80Columns(t *testing.T) {
 	var y strings.Builder
 	y.WriteString("apiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata: {name: a-node-pool-with-a-rather-long-name-indeed}\nspec: {labelKey: gpu, labelValue: h100}\n")
 	var hcl strings.Builder
 	for i := 0; i < 12; i++ {
-		d := fmt.Sprintf("department-number-%02d-with-a-long-name-for-the-organisation", i)
+		d := fmt.Sprintf("department-number-%02d-with-a-long-name", i)
 		fmt.Fprintf(&y, "---\napiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: %s}\nspec:\n  queues:\n  - {name: d%d, nodepool: a-node-pool-with-a-rather-long-name-indeed, resources: {gpu: {deserved: %d.25, limit: -1}}}\n", d, i, 10+i)
 		fmt.Fprintf(&hcl, "department %q {\n  queue \"a-node-pool-with-a-rather-long-name-indeed\" {\n    gpu = { deserved = %d.75 }\n  }\n}\n", d, 1000+i)
 		for j := 0; j < 8; j++ {
@@ -315,7 +324,7 @@ func TestBarsFitIn100Columns(t *testing.T) {
 		t.Fatalf("no project bars:\n%s", got)
 	}
 	for _, line := range strings.Split(got, "\n") {
-		if n := utf8.RuneCountInString(line); n > 100 {
+		if n := utf8.RuneCountInString(line); n > DefaultColumns {
 			t.Errorf("%d columns: %s", n, line)
 		}
 		if strings.HasSuffix(line, " ") {
@@ -332,9 +341,19 @@ func TestBarsColourOnlyWhenAsked(t *testing.T) {
 	if strings.Contains(plain.String(), "\x1b[") {
 		t.Errorf("colour without a terminal:\n%q", plain.String())
 	}
-	red := "\x1b[31;1m!!!!!!!!!!!!\x1b["
+	red := "\x1b[31;1m!!!!!!!!\x1b["
 	if !strings.Contains(coloured.String(), red) {
 		t.Errorf("the overflow is not red:\n%q", coloured.String())
+	}
+	// The shares alternate cyan and magenta: blue (34) is too dark on a
+	// black background.
+	for _, c := range []string{"\x1b[36m", "\x1b[35m"} {
+		if !strings.Contains(coloured.String(), c) {
+			t.Errorf("no %q in:\n%q", c, coloured.String())
+		}
+	}
+	if strings.Contains(coloured.String(), "\x1b[34m") {
+		t.Errorf("dark blue:\n%q", coloured.String())
 	}
 }
 

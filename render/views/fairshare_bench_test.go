@@ -25,7 +25,7 @@ func BenchmarkPlanFairShare(b *testing.B) {
 		cpu0 := cputime.Process()
 		for b.Loop() {
 			buf.Reset()
-			writeFairShareChange(&buf, p)
+			writeFairShareChange(&buf, p, DefaultColumns)
 		}
 		b.ReportMetric(float64(len(pp.Pools)), "pools")
 		cputime.Report(b, cpu0)

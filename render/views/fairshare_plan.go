@@ -23,11 +23,17 @@ func planFairShare(p *planner.Plan) (*preview.PlanPreview, error) {
 const notInPlan = "not in the plan"
 
 // The columns of the plan's fair-share table: the queue (a project's
-// indented under its department), before, after, the marks.
+// indented under its department), before, after, the marks. The queue's
+// column is fcNameWidth wide on a page of 80 columns or more, narrower on
+// a narrower one (fcNameCol).
 const (
 	fcNameWidth = 36
 	fcNumWidth  = 10
 )
+
+// fcNameCol is the width of the queue's column on a page cols wide: room
+// is left for the two numbers, the marks and "not in the plan".
+func fcNameCol(cols int) int { return max(12, min(fcNameWidth, cols-42)) }
 
 // writeFairShareChange writes the plan's fair-share section: for each
 // pool whose division changes, per resource, the queues whose share
@@ -35,30 +41,33 @@ const (
 // which of them the plan moves without changing them; a pool whose
 // guarantees exceed its capacity after the plan says what KAI does then.
 // Without a change it writes nothing, or why nothing could be previewed.
-func writeFairShareChange(b *bytes.Buffer, p *planner.Plan) {
+//
+// Every line fits in cols but for one that a name or number alone makes
+// longer.
+func writeFairShareChange(b *bytes.Buffer, p *planner.Plan, cols int) {
 	pp, err := planFairShare(p)
 	if err != nil {
-		writeWrapped(b, "", "Fair share: not previewed: "+escape.Controls(err.Error())+".")
+		wrapAt(b, cols, "", "", "Fair share: not previewed: "+escape.Controls(err.Error())+".")
 		b.WriteString("\n")
 		return
 	}
 	if len(pp.Pools) == 0 {
 		if why := unknownPools(pp.After, escape.Controls, escape.Controls); why != "" {
-			writeWrapped(b, "", "Fair share: not previewed for the pools the plan changes: "+why+".")
+			wrapAt(b, cols, "", "", "Fair share: not previewed for the pools the plan changes: "+why+".")
 			b.WriteString("\n")
 		}
 		return
 	}
-	writeWrapped(b, "", "Fair share under full demand, before and after: what KAI's scheduler gives each queue when every project queue asks for all it can get.")
+	wrapAt(b, cols, "", "", "Fair share under full demand, before and after: what KAI's scheduler gives each queue when every project queue asks for all it can get.")
 	used := map[string]bool{}
 	for i := range pp.Pools {
-		writePoolChange(b, &pp.Pools[i], used)
+		writePoolChange(b, &pp.Pools[i], used, cols)
 	}
 	if used[markAgeTie] {
-		writeWrapped(b, "", markAgeTie+" could differ by one unit: a leftover unit went by queue name, the queues' ages (creationTimestamp) unknown.")
+		wrapAt(b, cols, "", "", markAgeTie+" could differ by one unit: a leftover unit went by queue name, the queues' ages (creationTimestamp) unknown.")
 	}
 	if used[markFloat] {
-		writeWrapped(b, "", markFloat+" KAI's float64 arithmetic and exact arithmetic part ways: krmplan fairshare shows how.")
+		wrapAt(b, cols, "", "", markFloat+" KAI's float64 arithmetic and exact arithmetic part ways: krmplan fairshare shows how.")
 	}
 	b.WriteString("\n")
 }
@@ -86,7 +95,7 @@ func unknownPools(pv *preview.Preview, name, text func(string) string) string {
 }
 
 // writePoolChange writes one pool's changes, a table per resource.
-func writePoolChange(b *bytes.Buffer, pc *preview.PoolChange, used map[string]bool) {
+func writePoolChange(b *bytes.Buffer, pc *preview.PoolChange, used map[string]bool, cols int) {
 	side := pc.After
 	if side == nil {
 		side = pc.Before
@@ -99,7 +108,7 @@ func writePoolChange(b *bytes.Buffer, pc *preview.PoolChange, used map[string]bo
 	}
 	b.WriteString(head + ":\n")
 	for _, t := range newOversubscribed(pc) {
-		writeWrapped(b, "    ", t)
+		wrapAt(b, cols, "    ", "    ", t)
 		b.WriteString("\n")
 	}
 	for _, r := range quota.Resources {
@@ -107,13 +116,14 @@ func writePoolChange(b *bytes.Buffer, pc *preview.PoolChange, used map[string]bo
 		if len(rows) == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "    %-*s%*s%*s\n", fcNameWidth, resourceWord[r], fcNumWidth, "before", fcNumWidth, "after")
+		nameCol := fcNameCol(cols)
+		fmt.Fprintf(b, "    %-*s%*s%*s\n", nameCol, resourceWord[r], fcNumWidth, "before", fcNumWidth, "after")
 		for _, row := range rows {
-			writeChangeRow(b, row, r, used)
+			writeChangeRow(b, row, r, used, nameCol)
 		}
 	}
 	if moved := pc.Untouched(); len(moved) > 0 {
-		writeWrapped(b, "    ", untouchedText(moved, escape.Controls))
+		wrapAt(b, cols, "    ", "    ", untouchedText(moved, escape.Controls))
 	}
 }
 
@@ -215,7 +225,8 @@ func rowValues(row changeRow, r quota.Resource, used map[string]bool) (before, a
 }
 
 // writeChangeRow writes one queue's share of r before and after.
-func writeChangeRow(b *bytes.Buffer, row changeRow, r quota.Resource, used map[string]bool) {
+// nameCol is the width of the queue's column.
+func writeChangeRow(b *bytes.Buffer, row changeRow, r quota.Resource, used map[string]bool, nameCol int) {
 	bt, at, marks := rowValues(row, r, used)
 	name := queueLabel(row.q)
 	tail := fmt.Sprintf("%-2s", marks)
@@ -223,12 +234,12 @@ func writeChangeRow(b *bytes.Buffer, row changeRow, r quota.Resource, used map[s
 		tail += notInPlan
 	}
 	tail = strings.TrimRight(tail, " ")
-	if utf8.RuneCountInString(name) > fcNameWidth-1 || len(bt) > fcNumWidth-1 || len(at) > fcNumWidth-1 {
+	if utf8.RuneCountInString(name) > nameCol-1 || len(bt) > fcNumWidth-1 || len(at) > fcNumWidth-1 {
 		b.WriteString("    " + name + "\n")
 		b.WriteString(strings.TrimRight(fmt.Sprintf("      %s -> %s  %s", bt, at, tail), " ") + "\n")
 		return
 	}
-	line := fmt.Sprintf("    %s%s%*s%*s", name, strings.Repeat(" ", fcNameWidth-utf8.RuneCountInString(name)), fcNumWidth, bt, fcNumWidth, at)
+	line := fmt.Sprintf("    %s%s%*s%*s", name, strings.Repeat(" ", nameCol-utf8.RuneCountInString(name)), fcNumWidth, bt, fcNumWidth, at)
 	if tail != "" {
 		line += " " + tail
 	}

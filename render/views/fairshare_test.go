@@ -72,7 +72,7 @@ func TestFairShareExplainDemo(t *testing.T) {
 // vision's segmentation one, none of which the plan changes.
 func TestPlanFairShareMove(t *testing.T) {
 	var b bytes.Buffer
-	writeFairShareChange(&b, plantest.DemoPlan(t, "move-h100-cards.hcl"))
+	writeFairShareChange(&b, plantest.DemoPlan(t, "move-h100-cards.hcl"), DefaultColumns)
 	want := `Fair share under full demand, before and after: what KAI's scheduler gives each
 queue when every project queue asks for all it can get.
 
@@ -100,7 +100,7 @@ queue when every project queue asks for all it can get.
 // still gets its deserved, and the plan says so.
 func TestPlanFairShareOverThePool(t *testing.T) {
 	var b bytes.Buffer
-	writeFairShareChange(&b, plantest.DemoPlan(t, "over-the-pool.hcl"))
+	writeFairShareChange(&b, plantest.DemoPlan(t, "over-the-pool.hcl"), DefaultColumns)
 	out := b.String()
 	within80(t, "over-the-pool", out)
 	for _, want := range []string{

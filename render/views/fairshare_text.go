@@ -12,7 +12,6 @@ import (
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner/preview"
 	"github.com/krmplan/krmplan/quota"
-	"github.com/mitchellh/go-wordwrap"
 )
 
 // fsColumns is the width every line of the fair-share views stays within,
@@ -61,14 +60,7 @@ func writeWrapped(b *bytes.Buffer, indent, text string) { writeHanging(b, indent
 // writeHanging writes text wrapped at fsColumns, its first line after
 // first and the others after indent (first and indent are as wide).
 func writeHanging(b *bytes.Buffer, first, indent, text string) {
-	width := uint(max(fsColumns-utf8.RuneCountInString(indent), 20))
-	for i, line := range strings.Split(wordwrap.WrapString(text, width), "\n") {
-		if i == 0 {
-			b.WriteString(first + line + "\n")
-			continue
-		}
-		b.WriteString(indent + line + "\n")
-	}
+	wrapAt(b, fsColumns, first, indent, text)
 }
 
 // demandText says what a demand assumes.

@@ -197,13 +197,16 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 	for _, c := range p.Changes {
 		i, ok := byAddr[c.Object()]
 		if !ok {
-			action := tenancy.ActionUpdate
-			if c.Creates() {
-				action = tenancy.ActionCreate
+			action := tenancy.ActionUpdate.String()
+			switch {
+			case c.Creates():
+				action = tenancy.ActionCreate.String()
+			case c.Destroys():
+				action = "delete" // Terraform's JSON plan word
 			}
 			o := c.Object()
 			rc := ResourceChange{Address: Address(o), Kind: o.Kind.String(), Name: o.Name, Change: ObjectChange{
-				Actions: []string{action.String()},
+				Actions: []string{action},
 				Before:  manifestOrNull(before, o),
 				After:   manifestOrNull(after, o),
 				Fields:  []FieldChange{},

@@ -164,19 +164,47 @@ func (m mdParts) assemble(nRows, nFind int, withBars, withScript bool) []byte {
 
 func markdownParts(p *planner.Plan) mdParts {
 	m := mdParts{head: mdHead(p), bars: mdBars(p), fair: mdFairShare(p), reminder: mdReminders(p), script: mdScript(p), foot: mdFoot(p)}
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		queue := ""
-		if c.Queue != "" {
-			queue = code(c.Queue) + " (" + esc(c.Pool) + ")"
-		}
-		m.rows = append(m.rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
-			actionMark(c), code(Address(c.Object())), queue, code(c.Field.Field.String()), valueChange(c)))
-	}
+	m.rows = mdRows(p.Changes)
 	for _, f := range p.Findings {
 		m.findings = append(m.findings, mdFinding(f))
 	}
 	return m
+}
+
+// mdRows is the changes table's rows: one per changed field, and one per
+// new queue (and one for a new object's own fields) with its values
+// folded as the text view folds them.
+func mdRows(cs []tenancy.Change) []string {
+	var rows []string
+	for i := 0; i < len(cs); {
+		c := &cs[i]
+		queue := ""
+		if c.Queue != "" {
+			queue = code(c.Queue) + " (" + esc(c.Pool) + ")"
+		}
+		j := i + 1
+		if c.Action != tenancy.ActionCreate {
+			rows = append(rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
+				actionMark(c), code(Address(c.Object())), queue, code(c.Field.Field.String()), valueChange(c)))
+			i = j
+			continue
+		}
+		for j < len(cs) && cs[j].Object() == c.Object() && cs[j].Field.Queue == c.Field.Queue && cs[j].Action == tenancy.ActionCreate {
+			j++
+		}
+		what := "new " + c.Object().Kind.Info().Word
+		if c.Field.Queue >= 0 {
+			what = "new queue"
+		}
+		var vals []string
+		for _, l := range foldCreated(cs[i:j]) {
+			vals = append(vals, code(l))
+		}
+		rows = append(rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
+			actionMark(c), code(Address(c.Object())), queue, what, strings.Join(vals, " ")))
+		i = j
+	}
+	return rows
 }
 
 // mdHead is the marker comment, the title and the verdict line.
@@ -284,8 +312,11 @@ func mdFoot(p *planner.Plan) string {
 }
 
 func actionMark(c *tenancy.Change) string {
-	if c.Action == tenancy.ActionCreate {
+	switch c.Action {
+	case tenancy.ActionCreate:
 		return "➕"
+	case tenancy.ActionDestroy:
+		return "➖"
 	}
 	return "✏️"
 }
@@ -302,6 +333,9 @@ func levelMark(l planner.Level) string {
 
 // valueChange is "`1` → `2`", or "(absent) → `2`" for a new value.
 func valueChange(c *tenancy.Change) string {
+	if c.Action == tenancy.ActionDestroy {
+		return code(c.Before.String()) + " → (removed)"
+	}
 	before := "(absent)"
 	if !c.Before.IsNull() {
 		before = code(c.Before.String())

@@ -20,14 +20,22 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// Style is the colouring of a text view. The zero Style prints no colour.
+// Style is the colouring and the width of a text view. The zero Style
+// prints no colour, in DefaultColumns.
 type Style struct {
-	add, change, errorC, warnC, noteC, bold, dim *color.Color
+	cols                                                  int // see Columns
+	add, change, destroy, errorC, warnC, noteC, bold, dim *color.Color
 	// barA and barB alternate between the shares of a pool bar.
 	barA, barB *color.Color
 }
 
-// NewStyle returns a Style that colours when on is true.
+// NewStyle returns a Style that colours when on is true. The colours are
+// the basic eight of fatih/color, which every terminal theme maps to a
+// hue legible on its own background: green adds, yellow changes (as in
+// Terraform), red and bold errors, cyan notes, and the shares of a bar
+// alternate cyan and magenta — never blue, whose SGR 34 most dark themes
+// draw too dark to read on black; the bright (Hi) variants are avoided as
+// they wash out on white. Free cells and codes are faint.
 func NewStyle(on bool) Style {
 	mk := func(attrs ...color.Attribute) *color.Color {
 		c := color.New(attrs...)
@@ -39,9 +47,9 @@ func NewStyle(on bool) Style {
 		return c
 	}
 	return Style{
-		add: mk(color.FgGreen), change: mk(color.FgYellow), errorC: mk(color.FgRed, color.Bold),
+		add: mk(color.FgGreen), change: mk(color.FgYellow), destroy: mk(color.FgRed), errorC: mk(color.FgRed, color.Bold),
 		warnC: mk(color.FgYellow, color.Bold), noteC: mk(color.FgCyan), bold: mk(color.Bold), dim: mk(color.Faint),
-		barA: mk(color.FgBlue), barB: mk(color.FgMagenta),
+		barA: mk(color.FgCyan), barB: mk(color.FgMagenta),
 	}
 }
 
@@ -56,14 +64,15 @@ func (s Style) paint(c *color.Color, text string) string {
 // Terraform's grammar grouped by object and queue, the pool bars (each
 // pool whose division of cards changes, before and after), the fair share
 // the plan moves (each pool whose division changes, under full demand),
-// the findings
-// with where they come from, then "Plan: N to add, N to change, 0 to
-// destroy." and the plan id.
+// the findings with where they come from, then "Plan: N to add, N to
+// change, N to destroy." and the plan id. A removed object is "- kind
+// "name"" with the queues it had, a removed queue "- queue "name" (node
+// pool p)".
 func Text(w io.Writer, p *planner.Plan, st Style) error {
 	var b bytes.Buffer
 	writeChanges(&b, p, st)
 	writeBars(&b, p, st)
-	writeFairShareChange(&b, p)
+	writeFairShareChange(&b, p, st.Columns())
 	writeFindings(&b, p, st)
 	if rs := script.ProfileReminders(p); len(rs) > 0 {
 		for _, r := range rs {
@@ -79,7 +88,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 	case !p.Renderable():
 		fmt.Fprintf(&b, "%s: %s; this plan cannot be rendered.\n", st.paint(st.errorC, "Not renderable"), words.Count(s.Errors, "error"))
 	case len(p.Steps) > 0 && p.OrderVerified:
-		fmt.Fprintf(&b, "Order: %s in phases, every intermediate state verified against the checks.\n", words.Count(len(p.Steps), "step"))
+		wrapAt(&b, st.Columns(), "", "", fmt.Sprintf("Order: %s in phases, every intermediate state verified against the checks.", words.Count(len(p.Steps), "step")))
 	}
 	fmt.Fprintf(&b, "Plan id: %s\n", p.PlanID)
 	_, err := w.Write(b.Bytes())
@@ -98,7 +107,12 @@ func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
 		for j < len(p.Changes) && p.Changes[j].Object() == p.Changes[i].Object() {
 			j++
 		}
-		writeObject(b, p.Changes[i:j], st)
+		if p.Changes[i].Destroys() {
+			before, _ := p.Indexes()
+			writeDestroyed(b, p.Changes[i].Object(), before, st)
+		} else {
+			writeObject(b, p.Changes[i:j], st)
+		}
 		i = j
 	}
 }
@@ -112,36 +126,94 @@ func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
 	kind, object := first.Kind.String(), escape.Controls(first.Name)
 	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s %s", kind, object, verb)))
 	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(col, symbol), strings.ToLower(kind), first.Name)
-	queue := -2
-	for _, c := range cs {
-		if c.Field.Queue != queue {
-			if queue >= 0 {
-				b.WriteString("        }\n")
-			}
-			queue = c.Field.Queue
-			if queue >= 0 {
-				qs, qc := "~", st.change
-				if c.Action == tenancy.ActionCreate {
-					qs, qc = "+", st.add
-				}
-				fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, escape.Controls(c.Pool))
-			}
+	for i := 0; i < len(cs); {
+		if c := &cs[i]; c.RemovesQueue() {
+			fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), c.Queue, escape.Controls(c.Pool))
+			i++
+			continue
 		}
-		indent := "      "
-		if queue >= 0 {
-			indent = "          "
+		j := i + 1
+		for j < len(cs) && cs[j].Field.Queue == cs[i].Field.Queue && !cs[j].RemovesQueue() {
+			j++
 		}
-		field, before, after := c.Field.Field.String(), escape.Controls(c.Before.String()), escape.Controls(c.After.String())
-		if c.Action == tenancy.ActionCreate || c.Before.IsNull() {
-			fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), field, after)
-		} else {
-			fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), field, before, after)
-		}
-	}
-	if queue >= 0 {
-		b.WriteString("        }\n")
+		writeFieldGroup(b, cs[i:j], st)
+		i = j
 	}
 	b.WriteString("    }\n\n")
+}
+
+// writeDestroyed writes the removal of object o, with the queues it had.
+func writeDestroyed(b *bytes.Buffer, o tenancy.ObjectAddr, before *tenancy.Index, st Style) {
+	kind := o.Kind.String()
+	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s will be destroyed", kind, escape.Controls(o.Name))))
+	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(st.destroy, "-"), strings.ToLower(kind), o.Name)
+	for _, q := range before.Queues(o) {
+		fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), q.Name, escape.Controls(q.NodePool))
+	}
+	b.WriteString("    }\n\n")
+}
+
+// writeFieldGroup writes the changes of one queue (or of the object's own
+// fields): a new queue as its heading and one line per resource, a
+// changed one as a line per field.
+func writeFieldGroup(b *bytes.Buffer, cs []tenancy.Change, st Style) {
+	indent := "      "
+	c := &cs[0]
+	if c.Field.Queue >= 0 {
+		qs, qc := "~", st.change
+		if c.Action == tenancy.ActionCreate {
+			qs, qc = "+", st.add
+		}
+		fmt.Fprintf(b, "      %s queue %q (node pool %s) {\n", st.paint(qc, qs), c.Queue, escape.Controls(c.Pool))
+		indent = "          "
+	}
+	if c.Action == tenancy.ActionCreate {
+		for _, l := range foldCreated(cs) {
+			fmt.Fprintf(b, "%s%s %s\n", indent, st.paint(st.add, "+"), l)
+		}
+	} else {
+		for _, c := range cs {
+			field, before, after := c.Field.Field.String(), escape.Controls(c.Before.String()), escape.Controls(c.After.String())
+			if c.Before.IsNull() {
+				fmt.Fprintf(b, "%s%s %s = %s\n", indent, st.paint(st.add, "+"), field, after)
+			} else {
+				fmt.Fprintf(b, "%s%s %s = %s -> %s\n", indent, st.paint(st.change, "~"), field, before, after)
+			}
+		}
+	}
+	if c.Field.Queue >= 0 {
+		b.WriteString("        }\n")
+	}
+}
+
+// foldCreated is the fields of one new queue, or of a new object outside
+// its queues, as the views print them (escaped): "priority = 50" for a
+// plain field, one "gpu {deserved 6, limit 8, overQuotaWeight 2}" per
+// resource. A queue's name and nodepool are left out: its heading names
+// them.
+func foldCreated(cs []tenancy.Change) []string {
+	var out []string
+	for i := 0; i < len(cs); {
+		c := &cs[i]
+		r, _, isQuota := c.Field.Field.Quota()
+		if !isQuota {
+			if f := c.Field.Field; f != tenancy.FieldQueueName && f != tenancy.FieldQueueNodePool {
+				out = append(out, f.String()+" = "+escape.Controls(c.After.String()))
+			}
+			i++
+			continue
+		}
+		var nums []string
+		for ; i < len(cs); i++ {
+			r2, q, ok := cs[i].Field.Field.Quota()
+			if !ok || r2 != r {
+				break
+			}
+			nums = append(nums, q.String()+" "+escape.Controls(cs[i].After.String()))
+		}
+		out = append(out, string(r)+" {"+strings.Join(nums, ", ")+"}")
+	}
+	return out
 }
 
 func writeFindings(b *bytes.Buffer, p *planner.Plan, st Style) {
@@ -169,7 +241,7 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		case planner.LevelWarning:
 			label, col = "Warning", st.warnC
 		}
-		fmt.Fprintf(b, "%s %s\n", st.paint(col, label+":"), escape.Controls(f.Message))
+		writeLabelled(b, st, col, label, escape.Controls(f.Message))
 		tag := "  [" + escape.Controls(string(f.Code)) + "]"
 		if f.AlreadyPresent {
 			tag += " already present before this plan"
@@ -193,6 +265,15 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 		}
 		b.WriteString("\n")
 	}
+}
+
+// writeLabelled writes "Label: text" wrapped to st's columns, the lines
+// after the first indented by two, the label in col.
+func writeLabelled(b *bytes.Buffer, st Style, col *color.Color, label, text string) {
+	var plain bytes.Buffer
+	wrapAt(&plain, st.Columns(), "", "  ", label+": "+text)
+	b.WriteString(st.paint(col, label+":"))
+	b.Write(plain.Bytes()[len(label)+1:])
 }
 
 // writeSnippet prints "on FILE line N:" and the source line with the range
@@ -231,12 +312,12 @@ func Diagnostics(w io.Writer, diags hcl.Diagnostics, files map[string][]byte, st
 		if d.Severity == hcl.DiagWarning {
 			label, col = "Warning", st.warnC
 		}
-		fmt.Fprintf(&b, "%s %s\n", st.paint(col, label+":"), escape.Controls(d.Summary))
+		writeLabelled(&b, st, col, label, escape.Controls(d.Summary))
 		if d.Subject != nil {
 			writeSnippet(&b, files, *d.Subject)
 		}
 		if d.Detail != "" {
-			fmt.Fprintf(&b, "  %s\n", escape.Lines(d.Detail))
+			wrapAt(&b, st.Columns(), "  ", "  ", escape.Lines(d.Detail))
 		}
 		b.WriteString("\n")
 	}

@@ -97,7 +97,7 @@ func TestDiagnosticsEscapeTheSourceLine(t *testing.T) {
 		"  on d\\x1b.hcl line 1:\n" +
 		"   1: project \"a\\x1b[2Kb\" { x = 1 }\n" +
 		"                            ^^^^^\n" +
-		"  one\ntwo\\x07\n\n"
+		"  one\n  two\\x07\n\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}

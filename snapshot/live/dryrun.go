@@ -23,7 +23,8 @@ const FieldManager = "krmplan"
 
 // ServerDryRun sends each step to the API server in order with
 // dryRun=All: a patch step as its JSON patch (types.JSONPatchType, the
-// test operations included), a create step as a Create of its manifest.
+// test operations included), a create step as a Create of its manifest, a
+// delete step as its tests and a Delete with the uid precondition.
 // Nothing is persisted, so every step is checked against the live object
 // as it is now: step N does not see the effect of step N-1 (a step that
 // depends on an earlier one is not something the planner emits: each
@@ -57,6 +58,8 @@ func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.St
 				return nil, fmt.Errorf("step %d (patch %s %s): %w", n+1, st.Object.Kind, st.Object.Name, merr)
 			}
 			_, err = dyn.Resource(gvr).Patch(ctx, st.Object.Name, types.JSONPatchType, ops, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager})
+		case planner.StepDelete:
+			err = dryRunDelete(ctx, dyn.Resource(gvr), st)
 		default:
 			return nil, fmt.Errorf("step %d: unknown action %q", n+1, st.Action)
 		}
@@ -87,7 +90,10 @@ func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.St
 // in our request") and differs between versions, so it is recognised by
 // its shape, not its words.
 func staleHint(st planner.Step, err error, status apierrors.APIStatus) string {
-	if st.Action != planner.StepPatch || !apierrors.IsInvalid(err) {
+	if st.Action == planner.StepDelete && apierrors.IsConflict(err) {
+		return " — the object of this name has another uid than the snapshot read: it was deleted and created again since; take a new snapshot and plan again"
+	}
+	if (st.Action != planner.StepPatch && st.Action != planner.StepDelete) || !apierrors.IsInvalid(err) {
 		return ""
 	}
 	if d := status.Status().Details; d != nil && len(d.Causes) > 0 {
@@ -99,4 +105,29 @@ func staleHint(st planner.Step, err error, status apierrors.APIStatus) string {
 		}
 	}
 	return ""
+}
+
+// dryRunDelete sends a delete step with dryRun=All: its tests as a JSON
+// patch, then a Delete whose precondition is the uid the step tests (the
+// object's uid read now when the snapshot had none).
+func dryRunDelete(ctx context.Context, r dynamic.NamespaceableResourceInterface, st planner.Step) error {
+	uid, ok := st.TestedUID()
+	if !ok {
+		o, err := r.Get(ctx, st.Object.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		uid = string(o.GetUID())
+	}
+	if len(st.Ops) > 0 {
+		ops, err := json.Marshal(st.Ops)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Patch(ctx, st.Object.Name, types.JSONPatchType, ops, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager}); err != nil {
+			return err
+		}
+	}
+	u := types.UID(uid)
+	return r.Delete(ctx, st.Object.Name, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}, Preconditions: &metav1.Preconditions{UID: &u}})
 }

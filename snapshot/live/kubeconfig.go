@@ -69,6 +69,9 @@ func LoadKubeconfig(o KubeOptions) (*KubeTarget, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
+	if o.Context != "" && len(raw.Contexts) == 0 && noFile(rules.GetLoadingPrecedence()) {
+		return nil, fmt.Errorf("context %q does not exist: there is no kubeconfig file (%s); pass --kubeconfig FILE or set $KUBECONFIG", o.Context, missingWhere(o.Kubeconfig))
+	}
 	if err := checkNames(&raw, o, kubeconfigName(o.Kubeconfig)); err != nil {
 		return nil, err
 	}
@@ -131,6 +134,27 @@ func kubeconfigName(explicit string) string {
 		return "$KUBECONFIG " + env
 	}
 	return "~/.kube/config"
+}
+
+// noFile reports whether none of the kubeconfig files exists: clientcmd
+// skips a missing file of $KUBECONFIG or ~/.kube/config without a word, so
+// a named context would otherwise be reported as missing from an empty
+// kubeconfig.
+func noFile(files []string) bool {
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// missingWhere says which kubeconfig files were looked for and not found.
+func missingWhere(explicit string) string {
+	if name := kubeconfigName(explicit); name != "~/.kube/config" {
+		return name + ": none of its files exists"
+	}
+	return "~/.kube/config does not exist"
 }
 
 // maxListed bounds the names a message lists; kubectl config get-contexts

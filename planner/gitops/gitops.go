@@ -1,52 +1,79 @@
-package planner
-
-// The GitOps checks: an object that Argo CD or Flux owns (DESIGN §1: the
-// keys of tenancy.GitOpsKeys on its labels or annotations) and that the
-// plan changes — a live patch to it is put back at the next sync, so the
-// change only lasts if it is made in the GitOps source; and a
-// kustomization among the tenancy files that patches the objects read.
+// Package gitops holds the planner's checks of GitOps: an object that
+// Argo CD or Flux owns (DESIGN §1: the keys of tenancy.GitOpsKeys on its
+// labels or annotations) and that the plan changes — a live patch to it is
+// put back at the next sync, so the change only lasts if it is made in the
+// GitOps source; and a kustomization among the tenancy files that patches
+// the objects read. It returns findings (package finding), which the
+// planner takes over.
+package gitops
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/planner/finding"
+	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/kustomize"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// checkGitOps warns, for every object of the target that carries GitOps
+// The codes of the findings, as the planner's catalogue lists them
+// (planner.Codes).
+const (
+	CodeOwned          = "gitops-owned"    // a warning
+	CodeKustomizePatch = "kustomize-patch" // a note
+)
+
+// maxNamesListed bounds the objects one message names.
+const maxNamesListed = 10
+
+// Input is what Owned reads.
+type Input struct {
+	// Before is the snapshot, Target the state the plan makes; the same
+	// pointer when a state is checked as it is.
+	Before, Target *snapshot.State
+	// BeforeIndex indexes Before's tenancy.
+	BeforeIndex *tenancy.Index
+	// Where locates a field in the snapshot's files.
+	Where func(tenancy.FieldAddr) []tenancy.Location
+}
+
+// Owned warns, for every object of the target that carries GitOps
 // ownership keys and whose spec differs from the snapshot's (the plan
 // changes it), naming the keys and their values and what a live patch
 // would meet. New objects carry no keys; a state checked as it is
 // (before == target) has no change and so no finding.
-func (c *checker) checkGitOps() {
-	if c.before == c.s {
-		return
+func Owned(in Input) []finding.Finding {
+	if in.Before == in.Target {
+		return nil
 	}
+	var out []finding.Finding
 	check := func(a tenancy.ObjectAddr, spec any) {
-		was := c.bx.Meta(a)
-		if was == nil || len(was.GitOps) == 0 || sameJSON(c.bx.Spec(a), spec) {
+		was := in.BeforeIndex.Meta(a)
+		if was == nil || len(was.GitOps) == 0 || sameJSON(in.BeforeIndex.Spec(a), spec) {
 			return
 		}
-		c.add(Finding{Code: CodeGitOpsOwned, Level: LevelWarning, Object: a,
-			Message: gitOpsMessage(a, was.GitOps, c.before.Source.Kind),
-			Where:   c.beforeLoc.at(a.Field(tenancy.FieldName))})
+		out = append(out, finding.Finding{Code: CodeOwned, Level: finding.Warning, Object: a,
+			Message: message(a, was.GitOps, in.Before.Source.Kind),
+			Where:   in.Where(a.Field(tenancy.FieldName))})
 	}
-	for _, p := range c.s.NodePools { // the findings are sorted afterwards
+	for _, p := range in.Target.NodePools { // the findings are sorted afterwards
 		check(tenancy.KindNodePool.Object(p.Metadata.Name), p.Spec)
 	}
-	for _, d := range c.s.Departments {
+	for _, d := range in.Target.Departments {
 		check(tenancy.KindDepartment.Object(d.Metadata.Name), d.Spec)
 	}
-	for _, p := range c.s.Projects {
+	for _, p := range in.Target.Projects {
 		check(tenancy.KindProject.Object(p.Metadata.Name), p.Spec)
 	}
+	return out
 }
 
-// gitOpsMessage names the owner and the keys, e.g. "project workspace is
+// message names the owner and the keys, e.g. "project workspace is
 // owned by Argo CD (argocd.argoproj.io/instance=tenancy): …".
-func gitOpsMessage(a tenancy.ObjectAddr, keys map[string]string, sourceKind string) string {
+func message(a tenancy.ObjectAddr, keys map[string]string, sourceKind string) string {
 	var pairs []string
 	owners := map[string]bool{}
 	var ownerNames []string
@@ -80,7 +107,7 @@ func sameJSON(a, b any) bool {
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
-// checkKustomizePatches notes each patch of a kustomization among the
+// KustomizePatches notes each patch of a kustomization among the
 // tenancy files that selects objects krmplan reads (its target's kind and
 // name are anchored regular expressions, as kustomize reads them; a
 // strategic merge patch without a target selects the kind and name written
@@ -90,16 +117,17 @@ func sameJSON(a, b any) bool {
 // label or annotation selector cannot be evaluated on objects read from
 // files (their labels are not kept), so the note says the patch may
 // select them; a patch whose target cannot be told is noted too.
-func (c *checker) checkKustomizePatches() {
-	for i := range c.s.Other {
-		o := &c.s.Other[i]
+func KustomizePatches(s *snapshot.State) []finding.Finding {
+	var out []finding.Finding
+	for i := range s.Other {
+		o := &s.Other[i]
 		for _, pt := range o.Patches {
 			what := fmt.Sprintf("%s: %s", o.File, pt.Field)
 			if pt.Path != "" {
 				what += " (" + pt.Path + ")"
 			}
 			var msg string
-			switch names, err := c.patched(&pt); {
+			switch names, err := patched(s, &pt); {
 			case pt.Unread != "":
 				msg = fmt.Sprintf("%s: %s, so it may patch any object krmplan reads", what, pt.Unread)
 			case err != nil:
@@ -107,20 +135,21 @@ func (c *checker) checkKustomizePatches() {
 			case len(names) == 0:
 				continue // it patches other kinds
 			case pt.LabelSelector != "" || pt.AnnotationSelector != "":
-				msg = fmt.Sprintf("%s may patch %s (those its selectors %s select)", what, joinNames(names, maxNamesListed), pt.Selectors())
+				msg = fmt.Sprintf("%s may patch %s (those its selectors %s select)", what, words.List(names, maxNamesListed), pt.Selectors())
 			default:
-				msg = fmt.Sprintf("%s patches %s", what, joinNames(names, maxNamesListed))
+				msg = fmt.Sprintf("%s patches %s", what, words.List(names, maxNamesListed))
 			}
-			c.add(Finding{Code: CodeKustomizePatch, Level: LevelNote,
+			out = append(out, finding.Finding{Code: CodeKustomizePatch, Level: finding.Note,
 				Message: msg + "; kustomize applies it before the cluster receives the objects, so krmplan's checks and plans are of the files as written, not of what is applied: check the patch does not set the values a plan changes",
 				Where:   []tenancy.Location{{File: o.File, Line: pt.Line}}})
 		}
 	}
+	return out
 }
 
 // patched lists the objects of the state a patch target selects ("Project
 // workspace"), in the kind table's order, each kind by name.
-func (c *checker) patched(pt *kustomize.PatchTarget) ([]string, error) {
+func patched(s *snapshot.State, pt *kustomize.PatchTarget) ([]string, error) {
 	selects, err := pt.Selects()
 	if err != nil {
 		return nil, err
@@ -131,19 +160,19 @@ func (c *checker) patched(pt *kustomize.PatchTarget) ([]string, error) {
 			out = append(out, k.String()+" "+n)
 		}
 	}
-	for _, p := range c.s.NodePools {
+	for _, p := range s.NodePools {
 		add(tenancy.KindNodePool, p.Metadata.Name)
 	}
-	for _, d := range c.s.Departments {
+	for _, d := range s.Departments {
 		add(tenancy.KindDepartment, d.Metadata.Name)
 	}
-	for _, p := range c.s.Projects {
+	for _, p := range s.Projects {
 		add(tenancy.KindProject, p.Metadata.Name)
 	}
-	if m := c.s.ManagedNodes; m != nil {
+	if m := s.ManagedNodes; m != nil {
 		add(tenancy.KindManagedNodesConfig, m.Metadata.Name)
 	}
-	if k := c.s.KRMConfig; k != nil {
+	if k := s.KRMConfig; k != nil {
 		add(tenancy.KindKRMConfig, k.Metadata.Name)
 	}
 	return out, nil

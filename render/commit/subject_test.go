@@ -1,0 +1,81 @@
+package commit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/tenancy"
+)
+
+func num(n int64) tenancy.Value { return tenancy.Number(quota.FromInt(n)) }
+
+// queueChange is a change of gpu.deserved of object's queue i on pool.
+func queueChange(k tenancy.Kind, object string, i int, pool string, before, after int64) tenancy.Change {
+	return tenancy.Change{Action: tenancy.ActionUpdate, Field: k.Object(object).Queue(i).Field(gpuDeserved),
+		Queue: object + "-" + pool, Pool: pool, Before: num(before), After: num(after)}
+}
+
+// newProject is the changes of a new project with one queue.
+func newProject(name string) []tenancy.Change {
+	o := tenancy.KindProject.Object(name)
+	return []tenancy.Change{
+		{Action: tenancy.ActionCreate, Field: o.Field(tenancy.FieldParent), After: tenancy.String("platform")},
+		{Action: tenancy.ActionCreate, Field: o.Queue(0).Field(gpuDeserved), Queue: name + "-h100", Pool: "h100", After: num(2)},
+	}
+}
+
+func TestSubject(t *testing.T) {
+	limit := tenancy.QuotaFieldOf(quota.GPU, tenancy.Limit)
+	ws := tenancy.KindProject.Object("workspace")
+	many := newProject("inference")
+	for i := range 12 {
+		many = append(many, queueChange(tenancy.KindProject, "team-"+string(rune('a'+i)), 0, "h100", 1, 2))
+	}
+	for _, tc := range []struct {
+		name string
+		cs   []tenancy.Change
+		want string
+	}{
+		{"a move", []tenancy.Change{queueChange(tenancy.KindProject, "workspace", 0, "rtx", 3, 2), queueChange(tenancy.KindProject, "benchmark", 0, "rtx", 1, 2)},
+			"move 1 card from workspace to benchmark on rtx"},
+		{"a new project and a change", append(newProject("inference"), queueChange(tenancy.KindProject, "workspace", 0, "rtx", 3, 2)),
+			"+project inference, workspace gpu 3→2"},
+		{"two fields, two pools, a new queue", []tenancy.Change{
+			queueChange(tenancy.KindProject, "workspace", 0, "rtx", 3, 2),
+			{Action: tenancy.ActionUpdate, Field: ws.Queue(0).Field(limit), Queue: "workspace-rtx", Pool: "rtx", After: num(4)},
+			queueChange(tenancy.KindProject, "workspace", 1, "h100", 1, 0),
+			{Action: tenancy.ActionCreate, NewQueue: true, Field: ws.Queue(2).Field(tenancy.FieldQueueName), Queue: "workspace-b200", Pool: "b200", After: tenancy.String("workspace-b200")},
+			{Action: tenancy.ActionCreate, NewQueue: true, Field: ws.Queue(2).Field(gpuDeserved), Queue: "workspace-b200", Pool: "b200", After: num(1)},
+		}, "workspace 4 changes"},
+		{"two fields, one pool", []tenancy.Change{
+			queueChange(tenancy.KindProject, "workspace", 0, "rtx", 3, 2),
+			{Action: tenancy.ActionUpdate, Field: ws.Queue(0).Field(limit), Queue: "workspace-rtx", Pool: "rtx", Before: num(4), After: num(3)},
+			{Action: tenancy.ActionCreate, NewQueue: true, Field: ws.Queue(1).Field(gpuDeserved), Queue: "workspace-b200", Pool: "b200", After: num(1)},
+		}, "workspace gpu 3→2 gpu.limit 4→3 +queue workspace-b200"},
+		{"a big plan, cut", many, "+project inference, team-a gpu 1→2, team-b gpu 1→2 and 10 more"},
+		{"nothing fits", []tenancy.Change{queueChange(tenancy.KindProject, strings.Repeat("n", 70), 0, "rtx", 3, 2)}, "0 to add, 1 to change"},
+	} {
+		p := &planner.Plan{Changes: tc.cs}
+		p.Summary.Change = 1
+		got := Subject(p)
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+		if n := len([]rune("quota: " + got)); n > subjectWidth {
+			t.Errorf("%s: %d columns", tc.name, n)
+		}
+	}
+}
+
+// render --message replaces the subject; the body still lists the changes.
+func TestMessageSubjectGiven(t *testing.T) {
+	p := &planner.Plan{PlanID: "id", Changes: newProject("inference")}
+	got := Message(p, &SplicePlan{Subject: "tenancy: onboard the inference team"})
+	want := "tenancy: onboard the inference team\n\n- project inference (new): parent \"platform\"\n" +
+		"- project inference queue inference-h100 (new): gpu.deserved 2\n\nPlan-Id: id\n"
+	if got != want {
+		t.Errorf("message:\n%q\nwant:\n%q", got, want)
+	}
+}
