@@ -521,7 +521,7 @@ func (c *docCheck) written(n *yaml.Node) string {
 		props := string(src[off:at])
 		switch {
 		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
-			if end := quotedEnd(src, at); end > at {
+			if end := yamlsrc.QuotedEnd(src, at); end > at {
 				text = props + string(src[at:end])
 			}
 		case bytes.HasPrefix(src[at:], []byte(n.Value)):
@@ -532,25 +532,4 @@ func (c *docCheck) written(n *yaml.Node) string {
 		text = text[:37] + "..."
 	}
 	return "`" + text + "`"
-}
-
-// quotedEnd is the offset just past the quoted scalar that starts at
-// src[at] (a " with its backslash escapes, or a ' with each quote inside
-// written twice), or -1 when src[at] is no quote or the scalar does not end.
-func quotedEnd(src []byte, at int) int {
-	if at >= len(src) || (src[at] != '"' && src[at] != '\'') {
-		return -1
-	}
-	q := src[at]
-	for i := at + 1; i < len(src); i++ {
-		switch {
-		case q == '"' && src[i] == '\\':
-			i++
-		case src[i] == q && q == '\'' && i+1 < len(src) && src[i+1] == '\'':
-			i++
-		case src[i] == q:
-			return i + 1
-		}
-	}
-	return -1
 }
