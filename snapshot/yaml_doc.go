@@ -26,34 +26,37 @@ type head struct {
 // by read once the document is checked).
 func peekHead(root *yaml.Node) head {
 	h := head{versionAt: root, kindAt: root}
-	own := func(m *yaml.Node, key string) *yaml.Node {
-		m = deref(m)
-		if m == nil || m.Kind != yaml.MappingNode {
-			return nil
-		}
-		var v *yaml.Node // the last of a key written twice, as kubectl keeps it
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key && k.Tag != "!!merge" {
-				v = m.Content[i+1]
-			}
-		}
-		return v
-	}
 	text := func(n *yaml.Node) string {
 		if v := deref(n); v != nil && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
 			return v.Value
 		}
 		return ""
 	}
-	if v := own(root, "apiVersion"); v != nil {
+	if v := ownKey(root, "apiVersion"); v != nil {
 		h.apiVersion, h.versionAt = text(v), v
 	}
-	if v := own(root, "kind"); v != nil {
+	if v := ownKey(root, "kind"); v != nil {
 		h.kind, h.kindAt = text(v), v
 	}
-	h.name = text(own(own(root, "metadata"), "name"))
-	h.hasQueues = own(own(root, "spec"), "queues") != nil
+	h.name = text(ownKey(ownKey(root, "metadata"), "name"))
+	h.hasQueues = ownKey(ownKey(root, "spec"), "queues") != nil
 	return h
+}
+
+// ownKey is the value of key written in mapping m itself (merge keys not
+// followed), the last of a key written twice, as kubectl keeps it.
+func ownKey(m *yaml.Node, key string) *yaml.Node {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	var v *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key && k.Tag != "!!merge" {
+			v = m.Content[i+1]
+		}
+	}
+	return v
 }
 
 // checkHead refuses a document meant for KRM whose apiVersion or kind is
@@ -301,16 +304,7 @@ func (r *docReader) boolean(n *yaml.Node, what string) (bool, error) {
 // kubectl get -o yaml writes it, or DepartmentList), which kubectl's
 // decoder takes for a list whatever its kind, applying each item.
 func listedKRM(root *yaml.Node) []string {
-	m := deref(root)
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	var items *yaml.Node // the last of a key written twice, as kubectl keeps it
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "items" {
-			items = deref(m.Content[i+1])
-		}
-	}
+	items := deref(ownKey(root, "items"))
 	if items == nil || items.Kind != yaml.SequenceNode {
 		return nil
 	}
