@@ -138,7 +138,7 @@ func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank 
 	var steps []Step
 	for _, g := range groups {
 		if len(g.destroy) > 0 {
-			phase := removalPhase(g.addr.Kind)
+			phase := removalPhases[g.addr.Kind]
 			if changes[g.destroy[0]].MovedTo != "" {
 				phase = PhaseRemoveRenamed
 			}
@@ -154,7 +154,7 @@ func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank 
 			other := append(append([]int{}, g.shrink...), g.grow...)
 			sort.Ints(other)
 			patch := patchOps(before, target, g.addr, changes, other)
-			steps = append(steps, Step{Phase: removalPhase(g.addr.Kind), Action: StepPatch, Object: g.addr,
+			steps = append(steps, Step{Phase: removalPhases[g.addr.Kind], Action: StepPatch, Object: g.addr,
 				Changes: append(other, g.remove...), Ops: append(patch, ops(removal.RemoveOps(before, g.addr, changes, g.remove))...)})
 			continue
 		}

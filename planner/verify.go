@@ -47,7 +47,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 	var out []added
 	rel := newRelations(before, bx, tx)
 	work := tenancy.NewDraft(&before.Tenancy)
-	renamed := renamedPairs(changes)
+	renamed := removal.Renamed(changes)
 	for n, st := range steps[:max(len(steps)-1, 0)] { // the last state is the target, checked on its own
 		sc := rel.scope(changes, st)
 		had := map[findingKey]bool{}
@@ -62,7 +62,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 		}
 		var errs []Finding
 		for _, f := range checkErrors(sc.extract(before, work.Index())) {
-			if !had[f.key()] && !sharedNamespace(f, renamed) {
+			if !had[f.key()] && (f.Code != CodeSharedNamespace || !renamed[f.Object]) {
 				errs = append(errs, f)
 			}
 		}
@@ -72,27 +72,6 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 		}
 	}
 	return out
-}
-
-// renamedPairs are the projects of the moved blocks, old and new, whose
-// shared namespace is no error while both exist: it is the rename's
-// intermediate state, in which KRM refuses the namespace to the new project
-// (NamespaceReady=False) until the patch script relabels it.
-func renamedPairs(changes []tenancy.Change) map[tenancy.ObjectAddr]bool {
-	out := map[tenancy.ObjectAddr]bool{}
-	for i := range changes {
-		if to := changes[i].MovedTo; to != "" {
-			out[changes[i].Object()] = true
-			out[tenancy.KindProject.Object(to)] = true
-		}
-	}
-	return out
-}
-
-// sharedNamespace reports whether f is the shared namespace of a renamed
-// pair.
-func sharedNamespace(f Finding, renamed map[tenancy.ObjectAddr]bool) bool {
-	return f.Code == CodeSharedNamespace && renamed[f.Object]
 }
 
 // stepChanges is the changes a step applies, in its order.

@@ -9,6 +9,7 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // movedTenancy is a tenancy of its own (every name starts with "mv-"): a
@@ -54,7 +55,13 @@ func TestMovedScript(t *testing.T) {
 	objs := []tenancy.ObjectAddr{tenancy.KindProject.Object("mv-nlp"), tenancy.KindProject.Object("mv-language"),
 		tenancy.KindDepartment.Object("mv-dept"), tenancy.KindNodePool.Object("mv-h100")}
 	f.deleteAtCleanup(objs)
-	t.Cleanup(func() { _ = f.cs.CoreV1().Namespaces().Delete(ctx, "mv-ns", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		// The test API server runs no namespace controller, so a deleted
+		// namespace stays Terminating: its project label goes first, so
+		// that later tests that list labelled namespaces do not see it.
+		_, _ = f.cs.CoreV1().Namespaces().Patch(ctx, "mv-ns", types.MergePatchType, []byte(`{"metadata":{"labels":{"kai/project":null}}}`), metav1.PatchOptions{})
+		_ = f.cs.CoreV1().Namespaces().Delete(ctx, "mv-ns", metav1.DeleteOptions{})
+	})
 	f.namespace("mv-ns", map[string]string{"kai/project": "mv-nlp", "team": "nlp"})
 	f.write("tenancy.yaml", movedTenancy)
 	f.createYAML(f.dir + "/tenancy.yaml")

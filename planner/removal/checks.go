@@ -262,6 +262,22 @@ func (c *checker) namespaceKept(r removal) {
 		Where: c.in.Where(r.c.Field)})
 }
 
+// Renamed are the projects of the moved blocks, old and new (the destroys
+// with MovedTo): while both exist they share the namespace, which is no
+// error in a step of the plan — it is the rename's intermediate state, in
+// which KRM refuses the namespace to the new project (NamespaceReady=False)
+// until the patch script relabels it.
+func Renamed(changes []tenancy.Change) map[tenancy.ObjectAddr]bool {
+	out := map[tenancy.ObjectAddr]bool{}
+	for i := range changes {
+		if to := changes[i].MovedTo; to != "" {
+			out[changes[i].Object()] = true
+			out[tenancy.KindProject.Object(to)] = true
+		}
+	}
+	return out
+}
+
 // movedText says what the rename of project p to project to does with its
 // namespace ns (labelled with key) and its workloads.
 func movedText(p *tenancy.Project, to, state, ns, key string) string {
