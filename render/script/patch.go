@@ -237,12 +237,8 @@ func replan(p *planner.Plan, o Options) string {
 // The relabel is part of step n: should kubectl refuse it, step n is not
 // applied.
 func writeRelabel(w *shell, kubectl []word, p *planner.Plan, n int, st planner.Step) error {
-	to := movedTo(p, st)
-	if to == "" {
-		return nil
-	}
-	ns, err := movedNamespace(p, st, to)
-	if err != nil {
+	to, ns, err := moved(p, st)
+	if to == "" || err != nil {
 		return err
 	}
 	w.comment(fmt.Sprintf("step %d/%d begins with the relabel: namespace %s carries over from project %s to project %s, and KRM never moves its label", n, len(p.Steps), ns, st.Object.Name, to))
@@ -263,29 +259,28 @@ func relabel(w *shell, kubectl []word, ns word, label, what string, n int) {
 	w.code("fi")
 }
 
-// movedNamespace is the namespace that project to, which the delete step
-// st's project is moved to, names in the plan's target (validated).
-func movedNamespace(p *planner.Plan, st planner.Step, to string) (word, error) {
-	for i := range p.Target.Projects {
-		if proj := &p.Target.Projects[i]; proj.Metadata.Name == to {
-			return objectName("Namespace", proj.NamespaceName(p.Target.KRMConfig.NamePrefix()))
-		}
-	}
-	return "", fmt.Errorf("project %q, which project %q is moved to, is not in the plan's target", to, st.Object.Name)
-}
-
-// movedTo is the project a delete step's `moved` block renames its
-// project to, "" for another step.
-func movedTo(p *planner.Plan, st planner.Step) string {
+// moved is, for a delete step whose project a `moved` block renames, the
+// new project's name and the namespace it names in the plan's target
+// (validated); to is "" for another step.
+func moved(p *planner.Plan, st planner.Step) (to string, ns word, err error) {
 	if st.Action != planner.StepDelete {
-		return ""
+		return "", "", nil
 	}
 	for _, i := range st.Changes {
 		if i >= 0 && i < len(p.Changes) && p.Changes[i].MovedTo != "" {
-			return p.Changes[i].MovedTo
+			to = p.Changes[i].MovedTo
 		}
 	}
-	return ""
+	if to == "" {
+		return "", "", nil
+	}
+	for i := range p.Target.Projects {
+		if proj := &p.Target.Projects[i]; proj.Metadata.Name == to {
+			ns, err = objectName("Namespace", proj.NamespaceName(p.Target.KRMConfig.NamePrefix()))
+			return to, ns, err
+		}
+	}
+	return to, "", fmt.Errorf("project %q, which project %q is moved to, is not in the plan's target", to, st.Object.Name)
 }
 
 // writeStep writes step n of total: its comment, its announcement and its

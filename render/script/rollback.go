@@ -81,12 +81,8 @@ func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
 // the new project, which the undo of an earlier step deletes.
 func writeUndoRelabel(w *shell, kubectl []word, p *planner.Plan, n int) error {
 	st := p.Steps[n-1]
-	to := movedTo(p, st)
-	if to == "" {
-		return nil
-	}
-	ns, err := movedNamespace(p, st, to)
-	if err != nil {
+	to, ns, err := moved(p, st)
+	if to == "" || err != nil {
 		return err
 	}
 	w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
