@@ -44,6 +44,7 @@ func (o *Overlay) Changes(before *tenancy.Index, read []string) ([]tenancy.Chang
 		d.project(p)
 	}
 	d.removals(o)
+	d.moves(o)
 	if d.diags.HasErrors() {
 		return nil, d.set, sortDiagnostics(o.File, d.diags)
 	}

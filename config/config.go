@@ -82,6 +82,8 @@ type Overlay struct {
 	Projects    []Project    // in file order
 	// Removed are the removed blocks, in file order.
 	Removed []Removed
+	// Moved are the moved blocks (project renames), in file order.
+	Moved []Moved
 }
 
 // NodePool is a `node_pool "name" {}` block.

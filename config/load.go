@@ -179,6 +179,7 @@ var topSchema = &hcl.BodySchema{
 		{Type: "department", LabelNames: []string{"name"}},
 		{Type: "project", LabelNames: []string{"name"}},
 		{Type: "removed"},
+		{Type: "moved"},
 	},
 }
 
@@ -254,6 +255,10 @@ func (d *decoder) load(ov *Overlay, vars []string, varFiles []VarFile) {
 		case "removed":
 			if r, ok := d.removed(b); ok {
 				ov.Removed = append(ov.Removed, r)
+			}
+		case "moved":
+			if m, ok := d.moved(b); ok {
+				ov.Moved = append(ov.Moved, m)
 			}
 		}
 	}

@@ -52,6 +52,7 @@ const (
 	CodeSingletonIgnored              Code = "singleton-ignored"
 	CodeForcedRemoval                 Code = removal.CodeForced
 	CodeRemovalNamespaceKept          Code = removal.CodeNamespaceKept
+	CodeMovedProject                  Code = removal.CodeMoved
 
 	// Notes.
 	CodeUnassignedShare   Code = "unassigned-share"
@@ -126,6 +127,7 @@ var Codes = []CodeInfo{
 	{CodeSingletonIgnored, LevelWarning, "a ManagedNodesConfig or KRMConfig of another name than the one KRM reads: KRM ignores it"},
 	{CodeForcedRemoval, LevelWarning, "a removal in use (removal-in-use, removal-orphans-queues) that force = true allows"},
 	{CodeRemovalNamespaceKept, LevelWarning, "a removed project's namespace stays, still labelled for it, with its workloads"},
+	{CodeMovedProject, LevelWarning, "a renamed project (moved block) is a create and a remove: its namespace carries over once relabelled, its workloads must move to the new queue names"},
 
 	{CodeUnassignedShare, LevelNote, "part of a department's guarantee is guaranteed to none of its projects"},
 	{CodeZeroWeight, LevelNote, "an overQuotaWeight of 0 (or omitted) on a queue whose limit is above its guarantee"},

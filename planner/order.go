@@ -26,6 +26,9 @@ const (
 	PhaseShrinkDepartments Phase = "shrinking departments"
 	PhaseGrowDepartments   Phase = "growing or new departments"
 	PhaseGrowProjects      Phase = "growing or new projects"
+	// PhaseRemoveRenamed removes the old project of a `moved` block, after
+	// the new one is created with its spec and namespace.
+	PhaseRemoveRenamed     Phase = "removing renamed projects"
 	PhaseRemoveDepartments Phase = "removing departments and department queues"
 	PhaseRemovePools       Phase = "removing node pools"
 )
@@ -55,7 +58,7 @@ const (
 )
 
 var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseRemoveProjects: 1, PhaseShrinkProjects: 2, PhaseShrinkDepartments: 3,
-	PhaseGrowDepartments: 4, PhaseGrowProjects: 5, PhaseRemoveDepartments: 6, PhaseRemovePools: 7}
+	PhaseGrowDepartments: 4, PhaseGrowProjects: 5, PhaseRemoveRenamed: 6, PhaseRemoveDepartments: 7, PhaseRemovePools: 8}
 
 // moveRank is the order tried when a project changes department and the
 // usual order fails: the project must leave its old department before that
@@ -65,7 +68,7 @@ var phaseRank = map[Phase]int{PhaseNewPools: 0, PhaseRemoveProjects: 1, PhaseShr
 // to pass through a state over the pool, and the plan says no safe order
 // exists; moving such a project takes two plans.)
 var moveRank = map[Phase]int{PhaseNewPools: 0, PhaseRemoveProjects: 1, PhaseShrinkProjects: 2, PhaseGrowDepartments: 3,
-	PhaseGrowProjects: 4, PhaseShrinkDepartments: 5, PhaseRemoveDepartments: 6, PhaseRemovePools: 7}
+	PhaseGrowProjects: 4, PhaseRemoveRenamed: 5, PhaseShrinkDepartments: 6, PhaseRemoveDepartments: 7, PhaseRemovePools: 8}
 
 // Op is one JSON-patch (RFC 6902) operation. Value is written whenever it
 // is set, as "test", "replace" and "add" require (a JSON null is the four
@@ -135,7 +138,11 @@ func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank 
 	var steps []Step
 	for _, g := range groups {
 		if len(g.destroy) > 0 {
-			steps = append(steps, Step{Phase: removalPhase(g.addr.Kind), Action: StepDelete, Object: g.addr,
+			phase := removalPhases[g.addr.Kind]
+			if changes[g.destroy[0]].MovedTo != "" {
+				phase = PhaseRemoveRenamed
+			}
+			steps = append(steps, Step{Phase: phase, Action: StepDelete, Object: g.addr,
 				Changes: g.destroy, Ops: ops(removal.DeleteTests(before, g.addr))})
 			continue
 		}
@@ -147,7 +154,7 @@ func buildStepsIn(before, target *tenancy.Index, changes []tenancy.Change, rank 
 			other := append(append([]int{}, g.shrink...), g.grow...)
 			sort.Ints(other)
 			patch := patchOps(before, target, g.addr, changes, other)
-			steps = append(steps, Step{Phase: removalPhase(g.addr.Kind), Action: StepPatch, Object: g.addr,
+			steps = append(steps, Step{Phase: removalPhases[g.addr.Kind], Action: StepPatch, Object: g.addr,
 				Changes: append(other, g.remove...), Ops: append(patch, ops(removal.RemoveOps(before, g.addr, changes, g.remove))...)})
 			continue
 		}

@@ -13,17 +13,9 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// removalPhase is the phase of the removal of an object of kind k or of
+// removalPhases are the phases of the removal of an object of a kind or of
 // one of its queues.
-func removalPhase(k tenancy.Kind) Phase {
-	switch k {
-	case tenancy.KindProject:
-		return PhaseRemoveProjects
-	case tenancy.KindDepartment:
-		return PhaseRemoveDepartments
-	}
-	return PhaseRemovePools
-}
+var removalPhases = map[tenancy.Kind]Phase{tenancy.KindProject: PhaseRemoveProjects, tenancy.KindDepartment: PhaseRemoveDepartments, tenancy.KindNodePool: PhaseRemovePools}
 
 // ops are removal's operations as the planner's.
 func ops(rs []removal.Op) []Op {

@@ -47,6 +47,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 	var out []added
 	rel := newRelations(before, bx, tx)
 	work := tenancy.NewDraft(&before.Tenancy)
+	renamed := removal.Renamed(changes)
 	for n, st := range steps[:max(len(steps)-1, 0)] { // the last state is the target, checked on its own
 		sc := rel.scope(changes, st)
 		had := map[findingKey]bool{}
@@ -61,7 +62,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 		}
 		var errs []Finding
 		for _, f := range checkErrors(sc.extract(before, work.Index())) {
-			if !had[f.key()] {
+			if !had[f.key()] && (f.Code != CodeSharedNamespace || !renamed[f.Object]) {
 				errs = append(errs, f)
 			}
 		}

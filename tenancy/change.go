@@ -90,6 +90,10 @@ type Change struct {
 	// Force is a destroy's `force = true`: the removal of something in
 	// use is then a warning, not an error.
 	Force bool
+	// MovedTo is, on the destroy of a project, the project a `moved`
+	// block renames it to: the plan creates that project (with this one's
+	// spec and namespace) before it removes this one.
+	MovedTo string
 }
 
 // Object is the address of the changed object.
@@ -164,17 +168,18 @@ type changeJSON struct {
 	Resource   string          `json:"resource,omitempty"`
 	Shrinks    bool            `json:"shrinks,omitempty"`
 	Force      bool            `json:"force,omitempty"`
+	MovedTo    string          `json:"moved_to,omitempty"`
 }
 
 // MarshalJSON writes the change as plan.json holds it: action, kind,
 // object, queue, pool, queue_index (-1 for a field of the object),
 // new_queue, file, field (the short name), path (the JSON pointer), before,
-// after, source, resource and shrinks.
+// after, source, resource, shrinks, force and moved_to.
 func (c Change) MarshalJSON() ([]byte, error) {
 	w := changeJSON{Action: c.Action.String(), Kind: c.Field.Object.Kind, Object: c.Field.Object.Name,
 		Queue: c.Queue, Pool: c.Pool, QueueIndex: c.Field.Queue, NewQueue: c.NewQueue, File: c.File,
 		Field: c.Field.Field.String(), Path: c.Field.Pointer(), Before: c.Before.AppendJSON(nil), After: c.After.AppendJSON(nil),
-		Source: c.Source, Resource: string(c.Resource()), Shrinks: c.Shrinks(), Force: c.Force}
+		Source: c.Source, Resource: string(c.Resource()), Shrinks: c.Shrinks(), Force: c.Force, MovedTo: c.MovedTo}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // as the file: a value's strings are escaped as json.Marshal escapes them (AppendJSON)
@@ -211,12 +216,15 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%s: after: %w", at, err)
 	}
 	*c = Change{Action: action, Field: at, Before: before, After: after, Queue: w.Queue, Pool: w.Pool,
-		NewQueue: w.NewQueue, File: w.File, Source: w.Source, Force: w.Force}
+		NewQueue: w.NewQueue, File: w.File, Source: w.Source, Force: w.Force, MovedTo: w.MovedTo}
 	if r := c.Resource(); string(r) != w.Resource {
 		return fmt.Errorf("%s: resource %q, but the field's resource is %q", at, w.Resource, r)
 	}
 	if w.Force && action != ActionDestroy {
 		return fmt.Errorf("%s: force belongs to a destroy only", at)
+	}
+	if w.MovedTo != "" && (action != ActionDestroy || at.Object.Kind != KindProject || at.Queue != NoQueue) {
+		return fmt.Errorf("%s: moved_to belongs to the destroy of a project only", at)
 	}
 	if c.Shrinks() != w.Shrinks {
 		return fmt.Errorf("%s: shrinks is %v, but %s -> %s does not say so", at, w.Shrinks, before, after)

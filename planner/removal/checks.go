@@ -33,6 +33,7 @@ const (
 	CodeOrphansQueues = "removal-orphans-queues" // an error
 	CodeForced        = "forced-removal"         // a warning
 	CodeNamespaceKept = "removal-namespace-kept" // a warning
+	CodeMoved         = "moved-project"          // a warning
 	CodeUsageNotRead  = "removal-usage-not-read" // a note
 )
 
@@ -250,26 +251,62 @@ func (c *checker) namespaceKept(r removal) {
 	} else if !slices.ContainsFunc(c.in.State.Namespaces, func(n snapshot.Namespace) bool { return n.Name == ns }) {
 		return // no namespace to keep
 	}
+	if to := r.c.MovedTo; to != "" {
+		c.add(Finding{Code: CodeMoved, Level: Warning, Object: r.c.Object(), Message: movedText(p, to, state, ns, key),
+			Where: c.in.Where(r.c.Field)})
+		return
+	}
 	c.add(Finding{Code: CodeNamespaceKept, Level: Warning, Object: r.c.Object(),
 		Message: fmt.Sprintf("project %s is removed: KRM deletes its queues but keeps %s, still labelled %s=%s, with every workload in it; a new project can use it only after the label is changed (kubectl label namespace %s %s=<project> --overwrite), or delete the namespace by hand",
 			p.Metadata.Name, state, key, p.Metadata.Name, ns, key),
 		Where: c.in.Where(r.c.Field)})
 }
 
+// Renamed are the projects of the moved blocks, old and new (the destroys
+// with MovedTo): while both exist they share the namespace, which is no
+// error in a step of the plan — it is the rename's intermediate state, in
+// which KRM refuses the namespace to the new project (NamespaceReady=False)
+// until the patch script relabels it.
+func Renamed(changes []tenancy.Change) map[tenancy.ObjectAddr]bool {
+	out := map[tenancy.ObjectAddr]bool{}
+	for i := range changes {
+		if to := changes[i].MovedTo; to != "" {
+			out[changes[i].Object()] = true
+			out[tenancy.KindProject.Object(to)] = true
+		}
+	}
+	return out
+}
+
+// movedText says what the rename of project p to project to does with its
+// namespace ns (labelled with key) and its workloads.
+func movedText(p *tenancy.Project, to, state, ns, key string) string {
+	var olds, news []string
+	for _, q := range p.Spec.Queues {
+		olds = append(olds, tenancy.QueueName(p.Metadata.Name, q.Name, q.NodePool))
+		news = append(news, tenancy.QueueName(to, q.Name, q.NodePool))
+	}
+	return fmt.Sprintf("project %s is renamed to %s: KRM cannot rename a project, so %s is created naming %s in spec.namespace, then %s is removed; KRM keeps %s with its workloads, but refuses a namespace labelled for another project (NamespaceReady=False) and never moves the label, so the patch script relabels it (kubectl label namespace %s %s=%s --overwrite) between the two; by hand: workloads that name queue %s must be submitted again to %s (their PodGroups get QueueDoesNotExist once %s's queues go)",
+		p.Metadata.Name, to, to, ns, p.Metadata.Name, state, ns, key, to, strings.Join(olds, ", "), strings.Join(news, ", "), p.Metadata.Name)
+}
+
 // queueUsage is the blast radius of one removed queue from live usage:
 // an error (a forced-removal warning with force) when workloads are
 // allocated to it, a note when the usage was not read.
 func (c *checker) queueUsage(r removal, q *tenancy.Queue) {
+	// The KAI Queue's name: an entry without one has its owner's (KRM's
+	// GetQueueName).
+	name := tenancy.QueueName(r.c.Object().Name, q.Name, q.NodePool)
 	if !c.in.State.Read(snapshot.SourceQueues) {
-		c.add(Finding{Code: CodeUsageNotRead, Level: Note, Object: r.c.Object(), Queue: q.Name, Pool: q.NodePool,
+		c.add(Finding{Code: CodeUsageNotRead, Level: Note, Object: r.c.Object(), Queue: name, Pool: q.NodePool,
 			Message: fmt.Sprintf("%s: the queue is removed, and its usage was not read (%s), so what stops running is unknown; snapshot with the cluster (--context) to see it",
-				q.Name, notReadReason(c.in.State, snapshot.SourceQueues)),
+				name, notReadReason(c.in.State, snapshot.SourceQueues)),
 			Where: c.in.Where(r.c.Field)})
 		return
 	}
 	var lq *snapshot.LiveQueue
 	for i := range c.in.State.LiveQueues {
-		if c.in.State.LiveQueues[i].Name == q.Name {
+		if c.in.State.LiveQueues[i].Name == name {
 			lq = &c.in.State.LiveQueues[i]
 		}
 	}
@@ -280,9 +317,9 @@ func (c *checker) queueUsage(r removal, q *tenancy.Queue) {
 	if use == "" {
 		return
 	}
-	c.forceable(r, Finding{Code: CodeInUse, Object: r.c.Object(), Queue: q.Name, Pool: q.NodePool,
+	c.forceable(r, Finding{Code: CodeInUse, Object: r.c.Object(), Queue: name, Pool: q.NodePool,
 		Message: fmt.Sprintf("%s: %s: these workloads stop being schedulable when the queue is removed (KAI's scheduler gives their PodGroups QueueDoesNotExist)",
-			q.Name, use)})
+			name, use)})
 }
 
 // usageText is what a live queue has allocated, "" for nothing: "3 cards

@@ -65,11 +65,32 @@ func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
 		if err := writeUndo(&w, kubectl, p.PlanID, n, total, st); err != nil {
 			return nil, fmt.Errorf("undoing step %d/%d (%s %q): %w", n, total, st.Object.Kind, st.Object.Name, err)
 		}
+		if err := writeUndoRelabel(&w, kubectl, p, n); err != nil {
+			return nil, fmt.Errorf("undoing step %d/%d (%s %q): %w", n, total, st.Object.Kind, st.Object.Name, err)
+		}
 	}
 	w.blank()
 	w.code(`krmplan_say "undone: $(krmplan_steps "$krmplan_from" 1): the cluster holds the snapshot's values for them again"`)
 	w.code("exit 0")
 	return w.b.Bytes(), nil
+}
+
+// writeUndoRelabel writes, after the undo of step n when that step removed
+// the old project of a `moved` block (the undo created it again), the
+// relabel of its namespace back to it: the patch script gave the label to
+// the new project, which the undo of an earlier step deletes.
+func writeUndoRelabel(w *shell, kubectl []word, p *planner.Plan, n int) error {
+	st := p.Steps[n-1]
+	to, ns, err := moved(p, st)
+	if to == "" || err != nil {
+		return err
+	}
+	w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
+	w.depth++
+	relabel(w, kubectl, ns, p.Target.KRMConfig.LabelKey()+"="+st.Object.Name, fmt.Sprintf("undoing step %d/%d", n, len(p.Steps)), n)
+	w.depth--
+	w.code("fi")
+	return nil
 }
 
 // writeRollbackHeader writes the rollback script's comments.

@@ -148,7 +148,8 @@ func writeDestroyed(b *bytes.Buffer, o tenancy.ObjectAddr, before *tenancy.Index
 	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s will be destroyed", kind, escape.Controls(o.Name))))
 	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(st.destroy, "-"), strings.ToLower(kind), o.Name)
 	for _, q := range before.Queues(o) {
-		fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), q.Name, escape.Controls(q.NodePool))
+		// The Queue's name: an entry without one has its owner's.
+		fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), tenancy.QueueName(o.Name, q.Name, q.NodePool), escape.Controls(q.NodePool))
 	}
 	b.WriteString("    }\n\n")
 }
