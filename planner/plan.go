@@ -6,6 +6,7 @@
 package planner
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,10 @@ type Plan struct {
 	Steps         []Step
 	Findings      []Finding
 	Desired       Desired
+	// Head is the git source of the head of a plan between two refs
+	// (BuildBetween): the commit whose tenancy the plan reaches. Such a
+	// plan has no desired file; nil for a plan of desired.hcl.
+	Head *snapshot.Source
 	// Snapshot is the snapshot the plan was made from (its Digest names
 	// it), with the positions of values (Origin.Values) kept only for the
 	// objects the plan changes: render splices only those, and at 10,000
@@ -104,18 +109,48 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	draft := tenancy.NewDraft(&before.Tenancy)
-	if err := draft.Apply(changes); err != nil {
+	p, err := build(before, bx, changes, set)
+	if err != nil {
 		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Internal error",
 			Detail: "the changes of desired.hcl do not apply to the snapshot: " + err.Error() + "; please report this with the desired file"})
 	}
+	p.Desired = Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables}
+	return p, diags
+}
+
+// BuildBetween plans the changes that take the git snapshot base to the
+// git snapshot head (tenancy.Diff): a pull request's plan, with the same
+// checks, order and verification as a plan of desired.hcl against base,
+// and "already present" meaning present at base. The plan embeds base
+// (render patches a cluster that runs it) and names head's source
+// (Plan.Head). The error is what tenancy.Diff cannot plan.
+func BuildBetween(base, head *snapshot.State) (*Plan, error) {
+	changes, err := tenancy.Diff(&base.Tenancy, &head.Tenancy)
+	if err != nil {
+		return nil, err
+	}
+	p, err := build(base, tenancy.NewIndex(&base.Tenancy), changes, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the changes between the refs do not apply to the base (please report this): %w", err)
+	}
+	src := head.Source
+	p.Head = &src
+	return p, nil
+}
+
+// build plans changes against the snapshot before, which bx indexes; set
+// is where desired.hcl sets values (nil for a plan between refs).
+func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, set config.Ranges) (*Plan, error) {
+	draft := tenancy.NewDraft(&before.Tenancy)
+	if err := draft.Apply(changes); err != nil {
+		return nil, err
+	}
 	// The plan's snapshot keeps fewer positions than before: its index is
 	// made again when asked for; the target's is the draft's.
-	p := &Plan{Changes: changes, Snapshot: embedded(before, changes), Target: draft.Tenancy(), target: draft.Index(),
-		Desired: Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables}}
+	p := &Plan{Changes: changes, Snapshot: embedded(before, changes), Target: draft.Tenancy(), target: draft.Index()}
 	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
 	p.Summary = p.summary()
-	return p, diags
+	return p, nil
 }
 
 // order builds the steps, runs the checks of the target and of the

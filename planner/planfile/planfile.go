@@ -44,7 +44,10 @@ type file struct {
 	Steps         []step           `json:"steps"`
 	Findings      []finding        `json:"findings"`
 	Desired       planner.Desired  `json:"desired"`
-	Snapshot      *snapshot.State  `json:"snapshot"`
+	// Head is the git source of a plan between two refs: the commit its
+	// changes reach from the snapshot (the base). Absent otherwise.
+	Head     *snapshot.Source `json:"head,omitempty"`
+	Snapshot *snapshot.State  `json:"snapshot"`
 }
 
 // step is a planner.Step as plan.json writes it.
@@ -102,7 +105,7 @@ var idPlaceholder = strings.Repeat("0", 64)
 
 func toFile(p *planner.Plan) *file {
 	f := &file{FormatVersion: FormatVersion, PlanID: p.PlanID, Renderable: p.Renderable(), OrderVerified: p.OrderVerified,
-		Summary: p.Summary, Changes: p.Changes, Desired: p.Desired, Snapshot: p.Snapshot}
+		Summary: p.Summary, Changes: p.Changes, Desired: p.Desired, Head: p.Head, Snapshot: p.Snapshot}
 	if p.Steps != nil {
 		f.Steps = make([]step, len(p.Steps))
 		for i, st := range p.Steps {
@@ -168,7 +171,7 @@ func edited(name, id string) error {
 // what the file repeats (verify).
 func fromFile(f *file) (*planner.Plan, error) {
 	p := &planner.Plan{PlanID: f.PlanID, OrderVerified: f.OrderVerified, Summary: f.Summary, Changes: f.Changes,
-		Desired: f.Desired, Snapshot: f.Snapshot}
+		Desired: f.Desired, Head: f.Head, Snapshot: f.Snapshot}
 	if err := fromFindings(p, f.Findings); err != nil {
 		return nil, err
 	}
