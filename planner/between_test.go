@@ -154,7 +154,7 @@ func TestBetweenRefsIsTheDesiredPlan(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if between.Head == nil || between.Head.Ref != "pr" || desired.Head != nil {
+	if between.Head == nil || between.Head.Source.Ref != "pr" || desired.Head != nil {
 		t.Errorf("Head: between %+v, desired %+v", between.Head, desired.Head)
 	}
 	if between.Summary != desired.Summary || between.OrderVerified != desired.OrderVerified {

@@ -32,10 +32,12 @@ type Plan struct {
 	Steps         []Step
 	Findings      []Finding
 	Desired       Desired
-	// Head is the git source of the head of a plan between two refs
-	// (BuildBetween): the commit whose tenancy the plan reaches. Such a
+	// Head is the git snapshot of the head of a plan between two refs
+	// (BuildBetween): the commit whose tenancy the plan reaches, its
+	// objects with their file and line only. The changes are
+	// tenancy.Diff(Snapshot, Head), which planfile.Decode verifies. Such a
 	// plan has no desired file; nil for a plan of desired.hcl.
-	Head *snapshot.Source
+	Head *snapshot.State
 	// Snapshot is the snapshot the plan was made from (its Digest names
 	// it), with the positions of values (Origin.Values) kept only for the
 	// objects the plan changes: render splices only those, and at 10,000
@@ -123,7 +125,8 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 // checks, order and verification as a plan of desired.hcl against base,
 // and "already present" meaning present at base. The plan embeds base
 // (render patches a cluster that runs it) and names head's source
-// (Plan.Head). The error is what tenancy.Diff cannot plan.
+// (Plan.Head, without the positions of its values). The error is what
+// tenancy.Diff cannot plan.
 func BuildBetween(base, head *snapshot.State) (*Plan, error) {
 	changes, err := tenancy.Diff(&base.Tenancy, &head.Tenancy)
 	if err != nil {
@@ -133,8 +136,7 @@ func BuildBetween(base, head *snapshot.State) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the changes between the refs do not apply to the base (please report this): %w", err)
 	}
-	src := head.Source
-	p.Head = &src
+	p.Head = embedded(head, nil)
 	return p, nil
 }
 

@@ -14,6 +14,7 @@ package planfile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -44,10 +45,11 @@ type file struct {
 	Steps         []step           `json:"steps"`
 	Findings      []finding        `json:"findings"`
 	Desired       planner.Desired  `json:"desired"`
-	// Head is the git source of a plan between two refs: the commit its
-	// changes reach from the snapshot (the base). Absent otherwise.
-	Head     *snapshot.Source `json:"head,omitempty"`
-	Snapshot *snapshot.State  `json:"snapshot"`
+	// Head is the git snapshot of the head of a plan between two refs:
+	// the changes are those from the snapshot (the base) to it. Absent
+	// otherwise.
+	Head     *snapshot.State `json:"head,omitempty"`
+	Snapshot *snapshot.State `json:"snapshot"`
 }
 
 // step is a planner.Step as plan.json writes it.
@@ -190,6 +192,9 @@ func fromFile(f *file) (*planner.Plan, error) {
 		return nil, fmt.Errorf("the plan's changes do not apply to its snapshot (the file was edited): %v", err)
 	}
 	p.Target = target
+	if err := verifyBetween(p); err != nil {
+		return nil, err
+	}
 	if err := verify(p, f.Renderable); err != nil {
 		return nil, err
 	}
@@ -244,4 +249,30 @@ func short(id string) string {
 		return strconv.Quote(id)
 	}
 	return id
+}
+
+// verifyBetween checks that the changes of a plan between two refs are
+// the ones between its two embedded snapshots (tenancy.Diff of the base
+// and the head): such a plan's inputs are the snapshots, as a desired
+// plan's are its changes.
+func verifyBetween(p *planner.Plan) error {
+	if p.Head == nil {
+		return nil
+	}
+	if p.Head.Source.Kind != "git" || p.Snapshot.Source.Kind != "git" {
+		return fmt.Errorf("the plan has a head, but its snapshots are not both from git (the file was edited)")
+	}
+	want, err := tenancy.Diff(&p.Snapshot.Tenancy, &p.Head.Tenancy)
+	if err != nil {
+		return fmt.Errorf("the changes between the plan's base and head cannot be planned (the file was edited): %v", err)
+	}
+	got, err1 := json.Marshal(p.Changes)
+	exp, err2 := json.Marshal(want)
+	if err := errors.Join(err1, err2); err != nil {
+		return err
+	}
+	if string(got) != string(exp) {
+		return fmt.Errorf("the plan's changes are not those between its base %s and its head %s (the file was edited)", short(p.Snapshot.Source.Commit), short(p.Head.Source.Commit))
+	}
+	return nil
 }

@@ -603,5 +603,5 @@ func betweenRefs(p *planner.Plan, format string) error {
 		return nil
 	}
 	return fmt.Errorf("this plan is between two git refs: its head %s (commit %s) already holds the change, so there is no %s to write; render it with --format patch for a cluster that runs the base %s",
-		p.Head.Ref, words.ShortID(p.Head.Commit), format, p.Snapshot.Source.Ref)
+		p.Head.Source.Ref, words.ShortID(p.Head.Source.Commit), format, p.Snapshot.Source.Ref)
 }
