@@ -40,27 +40,12 @@ func (d *differ) place(o *Overlay) hcl.Diagnostics {
 		if f == nil {
 			continue
 		}
-		r := f.Range
-		if why := badPath(f.Value); why != "" {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
-				Detail: fmt.Sprintf("file = %q: give a clean path relative to the repository root, such as \"tenancy/projects.yaml\" (%s).", f.Value, why)})
+		if summary, detail := placementProblem(d.x, d.read, a, f.Value); summary != "" {
+			r := f.Range
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Subject: &r, Detail: detail})
 			continue
 		}
-		_, exists := d.x.Origin(a)
-		if why := d.read.unread(f.Value); !exists && why != "" {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid file", Subject: &r,
-				Detail: fmt.Sprintf("file = %q: %s, so the next snapshot would not read %s back.", f.Value, why, a)})
-			continue
-		}
-		if origin, exists := d.x.Origin(a); exists {
-			if origin == nil || origin.File != f.Value {
-				where := "the cluster"
-				if origin != nil {
-					where = origin.File
-				}
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Object already placed", Subject: &r,
-					Detail: fmt.Sprintf("%s is already written in %s; file = %q only places a new object (a plan never moves objects between files).", a, where, f.Value)})
-			}
+		if _, exists := d.x.Origin(a); exists {
 			continue
 		}
 		if oc := d.byObject[a]; oc != nil {
@@ -70,6 +55,47 @@ func (d *differ) place(o *Overlay) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// CheckPlacements refuses the first change whose file cannot place its
+// object by the rules of desired.hcl's `file = "…"` (place), against the
+// snapshot's index x and the tenancy files it read: "change 3 (parent of
+// project e): Invalid file: file = ".git/x.yaml": …". A plan made from its
+// changes (no desired file) is checked with it, so that an edited
+// plan.json cannot place an object where desired.hcl could not
+// (.git/x.yaml, tenancy/x.json).
+func CheckPlacements(x *tenancy.Index, read []string, changes []tenancy.Change) error {
+	folders := readFolders(read)
+	for i := range changes {
+		c := &changes[i]
+		if c.File == "" {
+			continue
+		}
+		if summary, detail := placementProblem(x, folders, c.Field.Object, c.File); summary != "" {
+			return fmt.Errorf("change %d (%s): %s: %s", i+1, c.Describe(), summary, strings.TrimSuffix(detail, "."))
+		}
+	}
+	return nil
+}
+
+// placementProblem is the summary and detail of the diagnostic for file =
+// file on the object a, both "" when it places a.
+func placementProblem(x *tenancy.Index, read folders, a tenancy.ObjectAddr, file string) (summary, detail string) {
+	if why := badPath(file); why != "" {
+		return "Invalid file", fmt.Sprintf("file = %q: give a clean path relative to the repository root, such as \"tenancy/projects.yaml\" (%s).", file, why)
+	}
+	origin, exists := x.Origin(a)
+	if why := read.unread(file); !exists && why != "" {
+		return "Invalid file", fmt.Sprintf("file = %q: %s, so the next snapshot would not read %s back.", file, why, a)
+	}
+	if exists && (origin == nil || origin.File != file) {
+		where := "the cluster"
+		if origin != nil {
+			where = origin.File
+		}
+		return "Object already placed", fmt.Sprintf("%s is already written in %s; file = %q only places a new object (a plan never moves objects between files).", a, where, file)
+	}
+	return "", ""
 }
 
 // badPath says why p cannot name a file of the repository for a new

@@ -93,20 +93,9 @@ type Step struct {
 }
 
 // BuildSteps groups the changes into steps and orders them in phases.
-// before and target index the snapshot's tenancy and the plan's target;
-// planfile.Decode builds the steps again from the changes with it.
+// before and target index the snapshot's tenancy and the plan's target.
 func BuildSteps(before, target *tenancy.Index, changes []tenancy.Change) []Step {
 	return buildStepsIn(before, target, changes, phaseRank)
-}
-
-// BuildStepsMoving is BuildSteps in the order tried when a project changes
-// department and the usual one fails (moveRank); nil when no change moves a
-// project.
-func BuildStepsMoving(before, target *tenancy.Index, changes []tenancy.Change) []Step {
-	if !movesProject(changes) {
-		return nil
-	}
-	return buildStepsIn(before, target, changes, moveRank)
 }
 
 // buildStepsIn is BuildSteps with the phases ranked by rank.

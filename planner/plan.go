@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/planner/embed"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -132,25 +133,49 @@ func BuildBetween(base, head *snapshot.State) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := build(base, tenancy.NewIndex(&base.Tenancy), changes, nil)
+	p, err := FromChanges(base, changes)
 	if err != nil {
-		return nil, fmt.Errorf("the changes between the refs do not apply to the base (please report this): %w", err)
+		return nil, fmt.Errorf("the changes between the refs cannot be planned against the base: %w", err)
 	}
-	p.Head = embedded(head, nil)
+	p.Head = embed.Snapshot(head, nil, nil)
 	return p, nil
 }
 
-// build plans changes against the snapshot before, which bx indexes; set
-// is where desired.hcl sets values (nil for a plan between refs).
+// FromChanges plans exactly changes against the snapshot before, as Build
+// plans the changes of an overlay: the target (tenancy.Apply), every
+// check, the steps and their verified order. It is how a plan without a
+// desired file is made and re-verified (a plan between two git refs,
+// issue #16). The findings point at desired.hcl only for the values the
+// changes set (their Source); Desired is empty. An error is a change
+// whose file cannot place its object, by the rules of desired.hcl's file =
+// (config.CheckPlacements), or a change that does not fit before
+// (*tenancy.ApplyError).
+func FromChanges(before *snapshot.State, changes []tenancy.Change) (*Plan, error) {
+	bx := tenancy.NewIndex(&before.Tenancy)
+	if err := config.CheckPlacements(bx, readFiles(before), changes); err != nil {
+		return nil, err
+	}
+	set := config.Ranges{}
+	for i := range changes {
+		if c := &changes[i]; c.Source != nil {
+			set[c.Field] = *c.Source
+		}
+	}
+	return build(before, bx, changes, set)
+}
+
+// build is the plan of changes against before (bx indexes its tenancy);
+// set maps the values desired.hcl sets to their ranges.
 func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, set config.Ranges) (*Plan, error) {
 	draft := tenancy.NewDraft(&before.Tenancy)
 	if err := draft.Apply(changes); err != nil {
 		return nil, err
 	}
+	p := &Plan{Changes: changes, Target: draft.Tenancy(), target: draft.Index()}
+	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
 	// The plan's snapshot keeps fewer positions than before: its index is
 	// made again when asked for; the target's is the draft's.
-	p := &Plan{Changes: changes, Snapshot: embedded(before, changes), Target: draft.Tenancy(), target: draft.Index()}
-	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
+	p.Snapshot = embed.Snapshot(before, changes, locations(p.Findings))
 	p.Summary = p.summary()
 	return p, nil
 }
@@ -259,34 +284,13 @@ func Summarize(changes []tenancy.Change, findings []Finding) Summary {
 // AddFindings set p.Summary.
 func (p *Plan) summary() Summary { return Summarize(p.Changes, p.Findings) }
 
-// embedded is the snapshot a plan carries: before, with the positions of
-// values kept only for the objects that changes touch. The other objects
-// keep their file and line (render inserts new objects after the last of
-// their kind); their Origin is a new one, before's is not changed.
-func embedded(before *snapshot.State, changes []tenancy.Change) *snapshot.State {
-	changed := make(map[tenancy.ObjectAddr]bool, len(changes))
-	for i := range changes {
-		changed[changes[i].Object()] = true
+// locations is every location the findings point at, in their order.
+func locations(findings []Finding) []tenancy.Location {
+	var out []tenancy.Location
+	for i := range findings {
+		out = append(out, findings[i].Where...)
 	}
-	trim := func(a tenancy.ObjectAddr, o **tenancy.Origin) {
-		if *o != nil && !changed[a] {
-			*o = &tenancy.Origin{File: (*o).File, Line: (*o).Line}
-		}
-	}
-	s := *before
-	s.NodePools = slices.Clone(before.NodePools)
-	for i := range s.NodePools {
-		trim(tenancy.KindNodePool.Object(s.NodePools[i].Metadata.Name), &s.NodePools[i].Origin)
-	}
-	s.Departments = slices.Clone(before.Departments)
-	for i := range s.Departments {
-		trim(tenancy.KindDepartment.Object(s.Departments[i].Metadata.Name), &s.Departments[i].Origin)
-	}
-	s.Projects = slices.Clone(before.Projects)
-	for i := range s.Projects {
-		trim(tenancy.KindProject.Object(s.Projects[i].Metadata.Name), &s.Projects[i].Origin)
-	}
-	return &s
+	return out
 }
 
 // MatchID reports whether id approves the plan: the full plan_id or a

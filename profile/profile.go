@@ -265,12 +265,22 @@ func (pr *parser) bad(r hcl.Range, summary, detail string) {
 
 // checkPath cleans p, refusing a path outside the repository.
 func (pr *parser) checkPath(r hcl.Range, what, p string) string {
-	clean := path.Clean(strings.TrimSuffix(p, "/"))
-	if p == "" || path.IsAbs(p) || clean == ".." || strings.HasPrefix(clean, "../") {
+	clean, ok := insideRepository(p)
+	if !ok {
 		pr.bad(r, "Invalid path", fmt.Sprintf("%s %q must be a path inside the repository, relative to its root.", what, p))
 	}
 	return clean
 }
+
+// insideRepository cleans p, a repository path relative to its root;
+// ok is false for an empty, absolute or escaping path.
+func insideRepository(p string) (clean string, ok bool) {
+	clean = path.Clean(strings.TrimSuffix(p, "/"))
+	return clean, p != "" && !path.IsAbs(p) && clean != ".." && !strings.HasPrefix(clean, "../")
+}
+
+// validFollows reports whether a mirror may follow f.
+func validFollows(f string) bool { return f == "limit" || f == "deserved" }
 
 func (pr *parser) expectations(e hclExpectations) {
 	ex := Expectations{File: pr.checkPath(e.DefRange, "expectations", e.File), Line: e.DefRange.Start.Line}
@@ -305,7 +315,7 @@ func (pr *parser) mirror(m hclMirror) {
 	if m.Follows != nil {
 		mi.Follows = *m.Follows
 	}
-	if mi.Follows != "limit" && mi.Follows != "deserved" {
+	if !validFollows(mi.Follows) {
 		pr.bad(m.DefRange, "Invalid follows", fmt.Sprintf("follows = %q: a mirror follows the gpu \"limit\" or \"deserved\".", mi.Follows))
 	}
 	if m.Pool != nil {
@@ -351,4 +361,60 @@ func ValidField(f string) bool {
 // gpu.overQuotaWeight), as plan changes name it.
 func NormalizeField(f string) string {
 	return strings.Replace(f, "over_quota_weight", "overQuotaWeight", 1)
+}
+
+// Check refuses a decoded profile (from state.json or a plan's snapshot)
+// that Parse would not have made: a path that is not clean or not inside
+// the repository, a field that is not ValidField in KRM's spelling, a
+// mirror that follows neither limit nor deserved, a variable without a
+// queue or named twice in one file. A file edited by hand (its digest or
+// plan_id recomputed) is read with the rules .krmplan.hcl is read with.
+func (p *Profile) Check() error {
+	for _, e := range p.Expectations {
+		if err := checkClean("expectations", e.File); err != nil {
+			return fmt.Errorf("%s: %w", p.File, err)
+		}
+		seen := map[string]bool{}
+		for _, v := range e.Variables {
+			switch {
+			case seen[v.Name]:
+				return fmt.Errorf("%s: variable %q is named twice for %s", p.File, v.Name, e.File)
+			case !ValidField(v.Field) || NormalizeField(v.Field) != v.Field:
+				return fmt.Errorf("%s: variable %q: field %q is not a quota field (gpu, cpu or memory . deserved, limit or overQuotaWeight)", p.File, v.Name, v.Field)
+			case v.Queue == "":
+				return fmt.Errorf("%s: variable %q has no queue", p.File, v.Name)
+			}
+			seen[v.Name] = true
+		}
+	}
+	for _, m := range p.Mirrors {
+		if m.Path != "" {
+			if err := checkClean("resource_quota_mirror path", m.Path); err != nil {
+				return fmt.Errorf("%s: %w", p.File, err)
+			}
+		}
+		if !validFollows(m.Follows) {
+			return fmt.Errorf("%s: a resource_quota_mirror follows %q; it follows the gpu \"limit\" or \"deserved\"", p.File, m.Follows)
+		}
+	}
+	if pl := p.Placement; pl != nil {
+		for _, f := range []struct{ what, v string }{{"node_pool", pl.NodePool}, {"department", pl.Department}, {"project", pl.Project}} {
+			if f.v == "" {
+				continue
+			}
+			if err := checkClean("placement "+f.what, f.v); err != nil {
+				return fmt.Errorf("%s: %w", p.File, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkClean refuses a path that Parse would not keep: not inside the
+// repository, or not in the clean form Parse writes.
+func checkClean(what, p string) error {
+	if clean, ok := insideRepository(p); !ok || clean != p {
+		return fmt.Errorf("%s %q is not a clean path inside the repository, relative to its root", what, p)
+	}
+	return nil
 }

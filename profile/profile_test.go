@@ -63,6 +63,47 @@ placement {
 	}
 }
 
+// Check passes what Parse makes and refuses, naming it, each edit of a
+// decoded profile (state.json's, a plan's snapshot's) that Parse refuses.
+func TestCheck(t *testing.T) {
+	src := "expectations \"ops/expected.sh\" {\n  variable \"A\" {\n    queue = \"a-q\"\n    field = \"gpu.over_quota_weight\"\n  }\n}\n" +
+		"resource_quota_mirror {\n  path = \"namespaces/\"\n}\nplacement {\n  project = \"./tenancy/projects.yaml\"\n}\n"
+	parsed := func() *Profile {
+		p, err := Parse(FileName, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := parsed().Check(); err != nil {
+		t.Fatalf("the parsed profile: %v", err)
+	}
+	edits := []struct {
+		edit func(p *Profile)
+		want string
+	}{
+		{func(p *Profile) { p.Expectations[0].File = "../outside.sh" }, `.krmplan.hcl: expectations "../outside.sh" is not a clean path inside the repository, relative to its root`},
+		{func(p *Profile) { p.Expectations[0].File = "/etc/profile" }, `.krmplan.hcl: expectations "/etc/profile" is not a clean path inside the repository, relative to its root`},
+		{func(p *Profile) { p.Mirrors[0].Path = "a/../../b" }, `.krmplan.hcl: resource_quota_mirror path "a/../../b" is not a clean path inside the repository, relative to its root`},
+		{func(p *Profile) { p.Placement.Project = "./tenancy/projects.yaml" }, `.krmplan.hcl: placement project "./tenancy/projects.yaml" is not a clean path inside the repository, relative to its root`},
+		{func(p *Profile) { p.Mirrors[0].Follows = "usage" }, `.krmplan.hcl: a resource_quota_mirror follows "usage"; it follows the gpu "limit" or "deserved"`},
+		{func(p *Profile) { p.Expectations[0].Variables[0].Field = "gpu.over_quota_weight" }, `.krmplan.hcl: variable "A": field "gpu.over_quota_weight" is not a quota field (gpu, cpu or memory . deserved, limit or overQuotaWeight)`},
+		{func(p *Profile) { p.Expectations[0].Variables[0].Field = "gpu.allocated" }, `.krmplan.hcl: variable "A": field "gpu.allocated" is not a quota field (gpu, cpu or memory . deserved, limit or overQuotaWeight)`},
+		{func(p *Profile) { p.Expectations[0].Variables[0].Queue = "" }, `.krmplan.hcl: variable "A" has no queue`},
+		{func(p *Profile) {
+			e := &p.Expectations[0]
+			e.Variables = append(e.Variables, e.Variables[0])
+		}, `.krmplan.hcl: variable "A" is named twice for ops/expected.sh`},
+	}
+	for _, c := range edits {
+		p := parsed()
+		c.edit(p)
+		if err := p.Check(); err == nil || err.Error() != c.want {
+			t.Errorf("got  %v\nwant %s", err, c.want)
+		}
+	}
+}
+
 // Every mistake is a diagnostic naming the file, the line and the column.
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{

@@ -113,10 +113,28 @@ func Decode(name string, b []byte) (*State, error) {
 	if !fp.Holds(s.TakenAt, s.Digest) || "sha256:"+fp.Sum != s.Digest {
 		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)
 	}
-	if err := checkCluster(s.Nodes, s.LiveQueues); err != nil {
+	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
 	return &s, nil
+}
+
+// Check refuses what decoding a state alone lets through and snapshot
+// would not have written: in its nodes and Queues (checkCluster) and in
+// its repository profile (profile.Profile.Check). A plan file's snapshot
+// is checked alike. The tenancy's names and values are checked by the
+// planner (invalid-name and the other checks), as they are after a
+// snapshot from git.
+func (s *State) Check() error {
+	if err := checkCluster(s.Nodes, s.LiveQueues); err != nil {
+		return err
+	}
+	if s.Profile != nil {
+		if err := s.Profile.Check(); err != nil {
+			return fmt.Errorf("its repository profile: %w", err)
+		}
+	}
+	return nil
 }
 
 // Provenance is the lines that name s in a file made from it (an exported

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"github.com/krmplan/krmplan/internal/escape"
 	"os"
@@ -351,14 +352,20 @@ func loadDesired(file string, vars, varFileNames []string) (*config.Overlay, hcl
 	return ov, diags, nil
 }
 
-// loadPlan reads and verifies a plan file.
-func loadPlan(path string) (*planner.Plan, error) {
+// loadPlan reads a plan file and plans it again (planfile.Decode): the
+// plan that its snapshot and desired file make. A file that says anything
+// else is refused by the command (show, render), naming the difference.
+func loadPlan(path, command string) (*planner.Plan, error) {
 	b, err := inputfile.Read(path, inputfile.Plan)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
 	p, err := planfile.Decode(path, b)
-	if err != nil {
+	var differs *planfile.DiffersError
+	switch {
+	case errors.As(err, &differs):
+		return nil, cli.Exit(command+" refused: "+err.Error(), 1)
+	case err != nil:
 		return nil, cli.Exit(err.Error(), 1)
 	}
 	return p, nil
@@ -382,7 +389,7 @@ func showCommand(e *env) *cli.Command {
 			if err := checkFormat(format, viewFormats); err != nil {
 				return err
 			}
-			p, err := loadPlan(file)
+			p, err := loadPlan(file, "show")
 			if err != nil {
 				return err
 			}
@@ -419,7 +426,7 @@ func runRender(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadPlan(file)
+	p, err := loadPlan(file, "render")
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,9 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"krmplan": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"krmplan":  func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"limit":    func() { os.Exit(limit(os.Args[1:], os.Stdout, os.Stderr)) },
+		"midwrite": func() { os.Exit(midwrite(os.Args[1:], os.Stderr)) },
 	})
 }
 
@@ -28,12 +30,19 @@ var update = flag.Bool("update", false, "rewrite the scripts' expected files")
 // TestScripts runs the CLI scripts in testdata/script: every command, its
 // exact output and its refusals, against real git repositories.
 func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams(t, "testdata/script"))
+}
+
+// scriptParams are the parameters of the CLI scripts in dir: the sample
+// at $SAMPLE, fixed git identities and dates (so commit ids, and so plan
+// ids, repeat), and the scripts' own commands.
+func scriptParams(t *testing.T, dir string) testscript.Params {
 	sample, err := filepath.Abs("../../examples/sample")
 	if err != nil {
 		t.Fatal(err)
 	}
 	params := testscript.Params{
-		Dir:           "testdata/script",
+		Dir:           dir,
 		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("SAMPLE", sample)
@@ -86,10 +95,13 @@ func TestScripts(t *testing.T) {
 	for name, cmd := range spliceScriptCmds {
 		params.Cmds[name] = cmd
 	}
+	for name, cmd := range attackCmds {
+		params.Cmds[name] = cmd
+	}
 	if params.Condition == nil {
 		params.Condition = kubectlCondition
 	}
-	testscript.Run(t, params)
+	return params
 }
 
 // maxWidth is the script command "maxwidth N FILE": it fails naming every

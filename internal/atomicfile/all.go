@@ -26,10 +26,10 @@ type File struct {
 func WriteAll(files ...File) error {
 	type staged struct {
 		File
-		sp   spot
-		tmp  string
-		old  []byte
-		stop func()
+		sp    spot
+		tmp   string
+		old   []byte
+		guard *signalGuard
 	}
 	var st []*staged
 	defer func() {
@@ -37,7 +37,7 @@ func WriteAll(files ...File) error {
 			if s.tmp != "" {
 				os.Remove(s.tmp) // renamed already, or left by an error
 			}
-			s.stop()
+			s.guard.stop()
 		}
 	}()
 	for _, f := range files {
@@ -60,13 +60,13 @@ func WriteAll(files ...File) error {
 				return fail(err)
 			}
 		}
-		if s.tmp, s.stop, err = stage(sp.dir, sp.target, f.Data, perm); err != nil {
+		if s.tmp, s.guard, err = stage(sp.dir, sp.target, f.Data, perm); err != nil {
 			return fail(err)
 		}
 		st = append(st, s)
 	}
 	for i, s := range st {
-		if err := os.Rename(s.tmp, s.sp.target); err != nil {
+		if err := s.guard.rename(s.sp.target); err != nil {
 			for _, done := range st[:i] {
 				if done.sp.exists {
 					_ = writeRename(done.sp.dir, done.sp.target, done.old, done.sp.perm, func(e error) error { return e })

@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -226,12 +227,12 @@ func split(p string) (dir, base string) {
 // writeRename writes data to a temporary file in dir and renames it over
 // target.
 func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(error) error) error {
-	tmp, stop, err := stage(dir, target, data, perm)
+	tmp, guard, err := stage(dir, target, data, perm)
 	if err != nil {
 		return fail(err)
 	}
-	defer stop()
-	if err := os.Rename(tmp, target); err != nil {
+	defer guard.stop()
+	if err := guard.rename(target); err != nil {
 		os.Remove(tmp)
 		return fail(err)
 	}
@@ -240,20 +241,24 @@ func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(er
 }
 
 // stage writes data with mode perm to a new temporary file in dir, named
-// after target, synced and closed, and returns its name and the function
-// that stops watching the signals that remove it (removeOnSignal). On an
-// error there is no temporary file.
-func stage(dir, target string, data []byte, perm os.FileMode) (tmpName string, stop func(), err error) {
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+// after target, synced and closed, and returns its name and the guard that
+// removes it on a signal until it is renamed (guard.rename) or the guard
+// stopped (removeOnSignal). On an error there is no temporary file, and
+// the guard is stopped.
+func stage(dir, target string, data []byte, perm os.FileMode) (tmpName string, guard *signalGuard, err error) {
+	// The signals are watched before the temporary file exists: a signal
+	// between its creation and the watch left it behind.
+	guard = removeOnSignal()
+	tmp, err := guard.create(dir, "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
+		guard.stop()
 		return "", nil, fmt.Errorf("cannot create a file in %s: %w", dir, bare(err))
 	}
-	stop = removeOnSignal(tmp.Name())
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
-			stop()
+			guard.stop()
 		}
 	}()
 	if afterCreate != nil {
@@ -271,7 +276,7 @@ func stage(dir, target string, data []byte, perm os.FileMode) (tmpName string, s
 	if err = tmp.Close(); err != nil {
 		return "", nil, err
 	}
-	return tmp.Name(), stop, nil
+	return tmp.Name(), guard, nil
 }
 
 // syncDir makes the renames in dir durable; a file system that cannot sync
@@ -283,21 +288,42 @@ func syncDir(dir string) {
 	}
 }
 
-// afterCreate, when set (by a test), runs once the temporary file exists.
-var afterCreate func(tmp string)
+// inCreate and afterCreate, when set (by a test), run once the temporary
+// file exists: inCreate while the guard's lock is held (a signal then
+// waits for it), afterCreate once it is released.
+var (
+	inCreate    func(tmp string)
+	afterCreate func(tmp string)
+)
 
 // cleanupSignals are the signals that end krmplan from outside: Ctrl-C,
 // kill, a closed terminal.
 var cleanupSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
-// removeOnSignal removes the temporary file tmp if one of cleanupSignals
-// arrives before the returned function is called, and then lets the
-// signal end the process as it would have (the exit status still says
-// which signal): Ctrl-C or kill during a write left a .NAME.tmp-* file.
-func removeOnSignal(tmp string) (stop func()) {
+// signalGuard removes the temporary file of a write when one of
+// cleanupSignals arrives before stop is called, and then lets the signal
+// end the process as it would have (the exit status still says which
+// signal): Ctrl-C or kill during a write left a .NAME.tmp-* file.
+type signalGuard struct {
+	// mu is held while the temporary file is created and while it is
+	// renamed: a signal that arrives meanwhile removes it once it exists,
+	// or finds it renamed. The signal's handler keeps mu until the signal
+	// ends the process, so that the write never goes on to its rename
+	// (and to an error about the file it removed). Every receiver of these
+	// signals in krmplan is a guard (WriteAll holds one per file), and each
+	// sends the signal on once its file is removed: the last one stopped
+	// restores the default action, and the signal ends the process.
+	mu   sync.Mutex
+	tmp  string // the temporary file, from its creation to its rename
+	stop func()
+}
+
+// removeOnSignal starts watching cleanupSignals (those not ignored from
+// the start: under nohup a SIGHUP ends nothing, and stays so).
+func removeOnSignal() *signalGuard {
+	g := &signalGuard{}
 	var watched []os.Signal
 	for _, s := range cleanupSignals {
-		// A signal ignored from the start (nohup) ends nothing: keep it so.
 		if !signal.Ignored(s) {
 			watched = append(watched, s)
 		}
@@ -312,7 +338,10 @@ func removeOnSignal(tmp string) (stop func()) {
 		defer close(finished)
 		select {
 		case sig := <-ch:
-			os.Remove(tmp)
+			g.mu.Lock() // kept: the process ends by the signal
+			if g.tmp != "" {
+				os.Remove(g.tmp)
+			}
 			// With no other receiver, Stop restores the signal's default
 			// action, and the signal sent again ends the process.
 			signal.Stop(ch)
@@ -322,11 +351,37 @@ func removeOnSignal(tmp string) (stop func()) {
 		case <-done:
 		}
 	}()
-	return func() {
+	g.stop = func() {
 		signal.Stop(ch)
 		close(done)
 		<-finished
 	}
+	return g
+}
+
+// rename renames the temporary file over target under the guard.
+func (g *signalGuard) rename(target string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := os.Rename(g.tmp, target); err != nil {
+		return err
+	}
+	g.tmp = ""
+	return nil
+}
+
+// create creates the temporary file (os.CreateTemp) under the guard.
+func (g *signalGuard) create(dir, pattern string) (*os.File, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f, err := os.CreateTemp(dir, pattern)
+	if err == nil {
+		g.tmp = f.Name()
+		if inCreate != nil {
+			inCreate(g.tmp)
+		}
+	}
+	return f, err
 }
 
 // bare is err without the file names of *fs.PathError and *os.LinkError,

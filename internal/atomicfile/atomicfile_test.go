@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // entries lists dir's names, to prove no temporary file is left behind.
@@ -300,56 +301,70 @@ func TestWriteProcLink(t *testing.T) {
 // A SIGTERM or SIGINT while the temporary file exists removes it, and the
 // signal still ends the process: the test sends a real signal to a child
 // process (this test binary again) held just after the temporary file is
-// created. The target keeps its old content, and the directory holds
-// nothing else.
+// created, or while it is being created (the attack suite's midwrite once
+// found a signal there that left the file). The target keeps its old
+// content, and the directory holds nothing else.
 func TestSignalRemovesTemporaryFile(t *testing.T) {
 	if target := os.Getenv("ATOMICFILE_CHILD_TARGET"); target != "" {
-		afterCreate = func(tmp string) {
-			fmt.Println(tmp)
-			select {} // until the signal
+		if os.Getenv("ATOMICFILE_CHILD_HOLD") == "creating" {
+			// The signal arrives as the file is being created: before,
+			// it came between the creation and the watch of the signals,
+			// and the file was left.
+			inCreate = func(tmp string) {
+				fmt.Println(tmp)
+				time.Sleep(300 * time.Millisecond)
+			}
+			afterCreate = func(string) { select {} }
+		} else {
+			afterCreate = func(tmp string) {
+				fmt.Println(tmp)
+				select {} // until the signal
+			}
 		}
 		Write(target, []byte("new\n"), 0o644)
 		os.Exit(3) // not reached: the signal ends the process
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		t.Run(sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
-			target := filepath.Join(dir, "plan.json")
-			if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestSignalRemovesTemporaryFile$")
-			cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD_TARGET="+target)
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			tmp, err := bufio.NewReader(out).ReadString('\n')
-			if err != nil {
-				cmd.Process.Kill()
-				t.Fatalf("the child did not create its temporary file: %v", err)
-			}
-			tmp = strings.TrimSpace(tmp)
-			if _, err := os.Stat(tmp); err != nil {
-				t.Fatalf("no temporary file while writing: %v", err)
-			}
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			err = cmd.Wait()
-			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-			if err == nil || !ws.Signaled() || ws.Signal() != sig {
-				t.Errorf("the child ended with %v (%v), not by %v", cmd.ProcessState, err, sig)
-			}
-			if got := entries(t, dir); len(got) != 1 || got[0] != "plan.json" {
-				t.Errorf("the directory holds %q: the temporary file %s was left", got, filepath.Base(tmp))
-			}
-			if got := readFile(t, target); got != "old\n" {
-				t.Errorf("the target holds %q", got)
-			}
-		})
+	for _, hold := range []string{"written", "creating"} {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			t.Run(hold+"/"+sig.String(), func(t *testing.T) {
+				dir := t.TempDir()
+				target := filepath.Join(dir, "plan.json")
+				if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command(os.Args[0], "-test.run=^TestSignalRemovesTemporaryFile$")
+				cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD_TARGET="+target, "ATOMICFILE_CHILD_HOLD="+hold)
+				out, err := cmd.StdoutPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				tmp, err := bufio.NewReader(out).ReadString('\n')
+				if err != nil {
+					cmd.Process.Kill()
+					t.Fatalf("the child did not create its temporary file: %v", err)
+				}
+				tmp = strings.TrimSpace(tmp)
+				if _, err := os.Stat(tmp); err != nil {
+					t.Fatalf("no temporary file while writing: %v", err)
+				}
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				err = cmd.Wait()
+				ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+				if err == nil || !ws.Signaled() || ws.Signal() != sig {
+					t.Errorf("the child ended with %v (%v), not by %v", cmd.ProcessState, err, sig)
+				}
+				if got := entries(t, dir); len(got) != 1 || got[0] != "plan.json" {
+					t.Errorf("the directory holds %q: the temporary file %s was left", got, filepath.Base(tmp))
+				}
+				if got := readFile(t, target); got != "old\n" {
+					t.Errorf("the target holds %q", got)
+				}
+			})
+		}
 	}
 }

@@ -42,7 +42,7 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "plan.json: the plan's changes are not those between its base aaaaaaaaaaaa and its head bbbbbbbbbbbb (the file was edited); make a new plan"
+	want := "plan.json: the plan's change 1 sets gpu.deserved of queue a-q to 2, but the diff of the plan's base and head gives 1; make a new plan"
 	if _, err := planfile.Decode("plan.json", b); err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

@@ -1,20 +1,21 @@
-// Package planfile writes and reads plan.json (format_version 2), the file
+// Package planfile writes and reads plan.json (format_version 3), the file
 // of a planner.Plan: deterministic, so that it diffs well in a pull
 // request, with a plan_id that is the sha256 of its own bytes.
 //
-// The file repeats what follows from its changes (the steps, the summary,
-// whether it renders) so that a reviewer and a program can read it. Decode
-// never trusts those: it applies the changes to the embedded snapshot
-// (tenancy.Apply), builds the steps again (planner.BuildSteps) and refuses
-// a file whose steps, summary or renderable differ, naming what differs.
-// So show (which prints the changes) and render (which prints the steps)
-// cannot disagree for one plan id, although whoever edits a plan file can
-// recompute its plan_id.
+// The file holds the plan's inputs (the snapshot, the desired file's
+// source and resolved variables) and repeats what follows from them (the
+// changes, the findings, the steps, whether the order was verified, the
+// summary, whether it renders) so that a reviewer and a program can read
+// it. Decode trusts none of what follows: it plans the inputs again, as
+// plan did (every check, the order's verification), and refuses a file
+// that says anything else, naming the first difference (*DiffersError).
+// Whoever edits a plan file can recompute its plan_id, a sha256; they
+// cannot make render do what the checks refuse, nor show display what
+// render would not do.
 package planfile
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,7 +29,10 @@ import (
 // FormatVersion is the version of the plan.json schema.
 // 2: the plan_id is over the file's bytes and the embedded snapshot keeps
 // positions only for the objects the plan changes.
-const FormatVersion = 2
+// 3: it keeps the positions the findings point at too, and a file is read
+// only if planning its inputs again gives what it says (reverify): a plan
+// of version 2 lacks positions that planning it again needs.
+const FormatVersion = 3
 
 // file is plan.json, member by member.
 type file struct {
@@ -118,17 +122,24 @@ func toFile(p *planner.Plan) *file {
 	if p.Findings != nil {
 		f.Findings = make([]finding, len(p.Findings))
 		for i, x := range p.Findings {
-			f.Findings[i] = finding{Code: x.Code, Level: x.Level, Object: x.Object.String(), Queue: x.Queue, Pool: x.Pool,
-				Resource: x.Resource, Message: x.Message, Where: x.Where, AlreadyPresent: x.AlreadyPresent, Before: x.Before}
+			f.Findings[i] = fileFinding(x)
 		}
 	}
 	return f
 }
 
-// Decode reads plan.json bytes (name is used in errors). It refuses another
-// format version, a plan whose plan_id does not match its content (changed
-// after it was made: tampered, or edited by hand), and a plan whose steps,
-// summary or renderable are not what its changes and findings give.
+// fileFinding is x as plan.json writes it.
+func fileFinding(x planner.Finding) finding {
+	return finding{Code: x.Code, Level: x.Level, Object: x.Object.String(), Queue: x.Queue, Pool: x.Pool,
+		Resource: x.Resource, Message: x.Message, Where: x.Where, AlreadyPresent: x.AlreadyPresent, Before: x.Before}
+}
+
+// Decode reads plan.json bytes (name is used in errors) and returns the
+// plan its inputs make. It refuses another format version, a plan whose
+// plan_id does not match its content (changed after it was made: tampered,
+// or edited by hand), and, as a *DiffersError, a plan that its snapshot and
+// desired file (or its changes) do not make (reverify). It costs about
+// what planning the desired file costs.
 func Decode(name string, b []byte) (*planner.Plan, error) {
 	var f file
 	fp, err := jsonfile.DecodeSummed(b, &f, "plan_id")
@@ -156,11 +167,10 @@ func Decode(name string, b []byte) (*planner.Plan, error) {
 	if f.Snapshot == nil {
 		return nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
 	}
-	p, err := fromFile(&f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w; make a new plan", name, err)
+	if err := f.Snapshot.Check(); err != nil {
+		return nil, fmt.Errorf("%s: the plan's snapshot is not one krmplan takes: %w; make a new plan", name, err)
 	}
-	return p, nil
+	return fromFile(name, &f)
 }
 
 // edited is the refusal of a file whose content does not match its
@@ -169,55 +179,26 @@ func edited(name, id string) error {
 	return fmt.Errorf("%s: the plan's content does not match its plan_id %s (it was changed after it was made); make a new plan", name, short(id))
 }
 
-// fromFile is the plan of a file whose plan_id matched, after checking
-// what the file repeats (verify).
-func fromFile(f *file) (*planner.Plan, error) {
-	p := &planner.Plan{PlanID: f.PlanID, OrderVerified: f.OrderVerified, Summary: f.Summary, Changes: f.Changes,
+// fromFile is the plan of a file whose plan_id matched: the plan its
+// inputs make, once it is checked that the file says nothing else
+// (reverify).
+func fromFile(name string, f *file) (*planner.Plan, error) {
+	claimed := &planner.Plan{PlanID: f.PlanID, OrderVerified: f.OrderVerified, Summary: f.Summary, Changes: f.Changes,
 		Desired: f.Desired, Head: f.Head, Snapshot: f.Snapshot}
-	if err := fromFindings(p, f.Findings); err != nil {
-		return nil, err
+	if err := fromFindings(claimed, f.Findings); err != nil {
+		return nil, fmt.Errorf("%s: %w; make a new plan", name, err)
 	}
 	if f.Steps != nil {
-		p.Steps = make([]planner.Step, len(f.Steps))
+		claimed.Steps = make([]planner.Step, len(f.Steps))
 		for i, st := range f.Steps {
 			if !st.Kind.Valid() {
-				return nil, fmt.Errorf("step %d has no kind", i+1)
+				return nil, fmt.Errorf("%s: step %d has no kind; make a new plan", name, i+1)
 			}
-			p.Steps[i] = planner.Step{Phase: st.Phase, Action: st.Action, Object: st.Kind.Object(st.Object),
+			claimed.Steps[i] = planner.Step{Phase: st.Phase, Action: st.Action, Object: st.Kind.Object(st.Object),
 				Changes: st.Changes, Ops: st.Ops, Manifest: st.Manifest}
 		}
 	}
-	target, err := tenancy.Apply(&p.Snapshot.Tenancy, p.Changes)
-	if err != nil {
-		return nil, fmt.Errorf("the plan's changes do not apply to its snapshot (the file was edited): %v", err)
-	}
-	p.Target = target
-	if err := verifyBetween(p); err != nil {
-		return nil, err
-	}
-	if err := verify(p, f.Renderable); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// verify checks what a plan file repeats against what its changes give:
-// the steps (built again), the summary, and renderable (the file's, which
-// is never trusted: Plan.Renderable derives it from the findings). The
-// findings and order_verified are the file's; re-running the checks on
-// Target and the steps' verification is the next check to add here
-// (issue #13).
-func verify(p *planner.Plan, renderable bool) error {
-	if err := checkSteps(p); err != nil {
-		return fmt.Errorf("the plan's steps do not match its changes (the file was edited): %v", err)
-	}
-	if got := planner.Summarize(p.Changes, p.Findings); got != p.Summary {
-		return fmt.Errorf("the plan's summary %+v is not that of its changes and findings, %+v (the file was edited)", p.Summary, got)
-	}
-	if renderable != p.Renderable() {
-		return fmt.Errorf("the plan says renderable %v, but its findings say %v (the file was edited)", renderable, p.Renderable())
-	}
-	return nil
+	return reverify(name, claimed, f.Renderable)
 }
 
 func fromFindings(p *planner.Plan, fs []finding) error {
@@ -249,30 +230,4 @@ func short(id string) string {
 		return strconv.Quote(id)
 	}
 	return id
-}
-
-// verifyBetween checks that the changes of a plan between two refs are
-// the ones between its two embedded snapshots (tenancy.Diff of the base
-// and the head): such a plan's inputs are the snapshots, as a desired
-// plan's are its changes.
-func verifyBetween(p *planner.Plan) error {
-	if p.Head == nil {
-		return nil
-	}
-	if p.Head.Source.Kind != "git" || p.Snapshot.Source.Kind != "git" {
-		return fmt.Errorf("the plan has a head, but its snapshots are not both from git (the file was edited)")
-	}
-	want, err := tenancy.Diff(&p.Snapshot.Tenancy, &p.Head.Tenancy)
-	if err != nil {
-		return fmt.Errorf("the changes between the plan's base and head cannot be planned (the file was edited): %v", err)
-	}
-	got, err1 := json.Marshal(p.Changes)
-	exp, err2 := json.Marshal(want)
-	if err := errors.Join(err1, err2); err != nil {
-		return err
-	}
-	if string(got) != string(exp) {
-		return fmt.Errorf("the plan's changes are not those between its base %s and its head %s (the file was edited)", short(p.Snapshot.Source.Commit), short(p.Head.Source.Commit))
-	}
-	return nil
 }

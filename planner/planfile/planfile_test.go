@@ -2,6 +2,7 @@ package planfile_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,18 +59,30 @@ const (
 	add  = move + "project \"e\" {\n  department = \"d\"\n  queue \"h100\" {\n    name = \"e-q\"\n  }\n}\n"
 )
 
-// planOf plans desired against the fixture tenancy and returns the plan,
-// its file and the state it was made from.
+// planOf plans desired against the fixture tenancy, a plan that renders,
+// and returns the plan, its file and the state it was made from.
 func planOf(t *testing.T, desired string) (*planner.Plan, []byte, *snapshot.State) {
 	t.Helper()
+	p, b, before := planFrom(t, desired)
+	if !p.Renderable() {
+		t.Fatalf("plan: %+v", p.Findings)
+	}
+	return p, b, before
+}
+
+// planFrom plans desired (with --var options vars) against the fixture
+// tenancy, errors and all, and returns the plan, its file and the state it
+// was made from.
+func planFrom(t *testing.T, desired string, vars ...string) (*planner.Plan, []byte, *snapshot.State) {
+	t.Helper()
 	before := plantest.State(t, "t.yaml", []byte(tenancyYAML))
-	ov, diags := config.Load("desired.hcl", []byte(desired), nil, nil)
+	ov, diags := config.Load("desired.hcl", []byte(desired), vars, nil)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
 	p, diags := planner.Build(before, ov)
-	if diags.HasErrors() || !p.Renderable() {
-		t.Fatalf("plan: %v %+v", diags, p.Findings)
+	if diags.HasErrors() {
+		t.Fatal(diags)
 	}
 	b, err := planfile.Encode(p)
 	if err != nil {
@@ -113,14 +126,13 @@ func TestPlanIDIsTheFilesSum(t *testing.T) {
 }
 
 // The embedded snapshot keeps the positions of the changed objects' values
-// only; every object keeps its file and line, and the state planned from
-// is not changed.
+// and of the values the findings point at, and no other; every object
+// keeps its file and line, and the state planned from is not changed.
 func TestEmbeddedSnapshotKeepsChangedPositions(t *testing.T) {
 	p, _, before := planOf(t, move)
 	for _, pr := range p.Snapshot.Projects {
 		o := pr.Origin
-		changed := pr.Metadata.Name != "c"
-		if o == nil || o.File != "t.yaml" || o.Line == 0 || (len(o.Values) > 0) != changed {
+		if o == nil || o.File != "t.yaml" || o.Line == 0 {
 			t.Errorf("project %s: origin %+v", pr.Metadata.Name, o)
 		}
 	}
@@ -129,6 +141,20 @@ func TestEmbeddedSnapshotKeepsChangedPositions(t *testing.T) {
 	}
 	if pos := p.Snapshot.Projects[0].Origin.Values["/spec/queues/0/resources/gpu/deserved"]; pos.Text != "3" {
 		t.Errorf("a's deserved: %+v", pos)
+	}
+	// c does not change; the zero-weight note on its queue points at its
+	// gpu limit, and that position alone is kept.
+	var notes []string
+	for _, f := range p.Findings {
+		if f.Object.Name == "c" {
+			notes = append(notes, fmt.Sprintf("%s %v", f.Code, f.Where))
+		}
+	}
+	if want := "[zero-weight [{t.yaml 35 73 0 0 0 0 false}]]"; fmt.Sprint(notes) != want {
+		t.Errorf("the findings about c: %v, want %s", notes, want)
+	}
+	if got := p.Snapshot.Projects[2].Origin.Values; len(got) != 1 || got["/spec/queues/0/resources/gpu/limit"].Text != "4" {
+		t.Errorf("c's positions: %+v", got)
 	}
 	for _, pr := range before.Projects {
 		if len(pr.Origin.Values) == 0 {

@@ -3,28 +3,11 @@ package planfile
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/krmplan/krmplan/planner"
 )
-
-// checkSteps compares the plan's steps, as its file gives them, with the
-// steps its changes make (in the usual order of the phases, or in the
-// order tried when a project changes department), and says where they
-// first differ.
-func checkSteps(p *planner.Plan) error {
-	bx, tx := p.Indexes()
-	diff := diffSteps(p.Steps, planner.BuildSteps(bx, tx, p.Changes))
-	if diff == "" {
-		return nil
-	}
-	if moved := planner.BuildStepsMoving(bx, tx, p.Changes); moved != nil && diffSteps(p.Steps, moved) == "" {
-		return nil
-	}
-	return errors.New(diff)
-}
 
 // diffSteps describes the first difference between the steps a file holds
 // and the steps the changes make, "" when there is none.
@@ -55,22 +38,22 @@ func diffStep(got, want planner.Step) string {
 	case got.Action != want.Action || got.Object != want.Object:
 		return fmt.Sprintf("the changes make %s %s %s here", want.Action, want.Object.Kind, want.Object.Name)
 	case got.Phase != want.Phase:
-		return fmt.Sprintf("it is in phase %q, its changes are in phase %q", got.Phase, want.Phase)
+		return fmt.Sprintf("it is in phase %q, its changes are in phase %q", shown(string(got.Phase)), want.Phase)
 	case !slices.Equal(got.Changes, want.Changes):
 		return fmt.Sprintf("it applies changes %v, the changes make it apply %v", got.Changes, want.Changes)
 	case !sameJSON(got.Manifest, want.Manifest):
-		return fmt.Sprintf("the manifest is %s, the changes give %s", compact(got.Manifest), compact(want.Manifest))
+		return fmt.Sprintf("the manifest is %s, the changes give %s", shown(compact(got.Manifest)), shown(compact(want.Manifest)))
 	}
 	for k := range max(len(got.Ops), len(want.Ops)) {
 		switch {
 		case k >= len(got.Ops):
 			return fmt.Sprintf("op %d (%s %s) is missing", k+1, want.Ops[k].Op, want.Ops[k].Path)
 		case k >= len(want.Ops):
-			return fmt.Sprintf("op %d (%s %s) is not one of the plan's changes", k+1, got.Ops[k].Op, got.Ops[k].Path)
+			return fmt.Sprintf("op %d (%s %s) is not one of the plan's changes", k+1, shown(got.Ops[k].Op), shown(got.Ops[k].Path))
 		}
 		g, w := got.Ops[k], want.Ops[k]
 		if g.Op != w.Op || g.Path != w.Path || !sameJSON(g.Value, w.Value) {
-			return fmt.Sprintf("op %d is %s %s %s, the changes give %s %s %s", k+1, g.Op, g.Path, compact(g.Value), w.Op, w.Path, compact(w.Value))
+			return fmt.Sprintf("op %d is %s %s %s, the changes give %s %s %s", k+1, shown(g.Op), shown(g.Path), shown(compact(g.Value)), w.Op, w.Path, shown(compact(w.Value)))
 		}
 	}
 	return ""
@@ -83,6 +66,25 @@ func sameJSON(a, b json.RawMessage) bool {
 		return len(a) == len(b)
 	}
 	return bytes.Equal([]byte(compact(a)), []byte(compact(b)))
+}
+
+// maxShown is the most characters of one value a message shows.
+const maxShown = 200
+
+// shown is s for a message, cut to maxShown characters: an edited file
+// may hold a value of megabytes.
+func shown(s string) string { return clip(s, maxShown) }
+
+// clip is s cut to n characters, saying how long it was.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d bytes)", string(r[:n]), len(s))
 }
 
 // compact is b without insignificant space, or b as it is when it is not

@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/fairshare"
+	"github.com/krmplan/krmplan/internal/words"
 	poolcap "github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
@@ -167,6 +168,10 @@ func of(s *snapshot.State, d Demand, only map[string]bool, c *cluster, keep bool
 	if d == Live && !s.Read(snapshot.SourceQueues) {
 		return nil, fmt.Errorf("--demand live needs each Queue's status.requested, and the snapshot did not read the Queues (%s); take the snapshot with the cluster's Queues, or preview --demand full",
 			notReadReason(s, snapshot.SourceQueues))
+	}
+	if d == Live && !anyRequested(s.LiveQueues) {
+		return nil, fmt.Errorf("--demand live needs each Queue's status.requested, and none of the snapshot's %s has one, so every queue would demand 0; preview --demand full",
+			words.Count(len(s.LiveQueues), "Queue"))
 	}
 	b := &builder{s: s, d: d, only: only, live: c.live, keep: keep, pools: map[string][]entry{}}
 	b.collect()
@@ -307,4 +312,15 @@ func (b *builder) leftOutf(say bool, format string, args ...any) {
 	if say {
 		b.leftOut = append(b.leftOut, fmt.Sprintf(format, args...))
 	}
+}
+
+// anyRequested reports whether one of the live Queues carries a
+// status.requested: without any, live demand is unknown, not zero.
+func anyRequested(qs []snapshot.LiveQueue) bool {
+	for i := range qs {
+		if qs[i].Requested != nil {
+			return true
+		}
+	}
+	return false
 }
