@@ -219,18 +219,24 @@ func (oc *objectDiff) add(a FieldAddr, q *queueRef, before, after Value) {
 // sorted is the object's changes: its own fields, its queues by index,
 // its queue removals from the highest index down.
 func (oc *objectDiff) sorted() []Change {
-	sort.SliceStable(oc.changes, func(i, j int) bool {
-		a, b := &oc.changes[i], &oc.changes[j]
-		da, db := a.Action == ActionDestroy, b.Action == ActionDestroy
-		switch {
-		case da != db:
-			return db
-		case da:
-			return a.Field.Queue > b.Field.Queue
-		}
-		return a.Field.Queue < b.Field.Queue
-	})
+	sort.SliceStable(oc.changes, func(i, j int) bool { return ChangeBefore(&oc.changes[i], &oc.changes[j]) })
 	return oc.changes
+}
+
+// ChangeBefore orders the changes of one object: its own fields, then its
+// queues by index, then the removals from the highest queue index down
+// (the queues after a removed one move up, so nothing may follow a removal
+// of a lower index). Sorted stably, it keeps the fields of one queue in
+// the order they were added.
+func ChangeBefore(a, b *Change) bool {
+	da, db := a.Action == ActionDestroy, b.Action == ActionDestroy
+	switch {
+	case da != db:
+		return db
+	case da:
+		return a.Field.Queue > b.Field.Queue
+	}
+	return a.Field.Queue < b.Field.Queue
 }
 
 // str is a string field's value: absent when the field is.
