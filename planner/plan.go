@@ -6,7 +6,6 @@
 package planner
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -33,11 +32,8 @@ type Plan struct {
 	Steps         []Step
 	Findings      []Finding
 	Desired       Desired
-	// Head is the git snapshot of the head of a plan between two refs
-	// (BuildBetween): the commit whose tenancy the plan reaches, its
-	// objects with their file and line only. The changes are
-	// tenancy.Diff(Snapshot, Head), which planfile.Decode verifies. Such a
-	// plan has no desired file; nil for a plan of desired.hcl.
+	// Head is the git snapshot a plan between two refs reaches (package
+	// between; its changes are tenancy.Diff(Snapshot, Head)), else nil.
 	Head *snapshot.State
 	// Snapshot is the snapshot the plan was made from (its Digest names
 	// it), with the positions of values (Origin.Values) kept only for the
@@ -119,26 +115,6 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 	}
 	p.Desired = Desired{File: ov.File, Source: string(ov.Source), Variables: ov.Variables}
 	return p, diags
-}
-
-// BuildBetween plans the changes that take the git snapshot base to the
-// git snapshot head (tenancy.Diff): a pull request's plan, with the same
-// checks, order and verification as a plan of desired.hcl against base,
-// and "already present" meaning present at base. The plan embeds base
-// (render patches a cluster that runs it) and names head's source
-// (Plan.Head, without the positions of its values). The error is what
-// tenancy.Diff cannot plan.
-func BuildBetween(base, head *snapshot.State) (*Plan, error) {
-	changes, err := tenancy.Diff(&base.Tenancy, &head.Tenancy)
-	if err != nil {
-		return nil, err
-	}
-	p, err := FromChanges(base, changes)
-	if err != nil {
-		return nil, fmt.Errorf("the changes between the refs cannot be planned against the base: %w", err)
-	}
-	p.Head = embed.Snapshot(head, nil, nil)
-	return p, nil
 }
 
 // FromChanges plans exactly changes against the snapshot before, as Build

@@ -9,7 +9,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
-	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/urfave/cli/v2"
 )
@@ -45,7 +45,7 @@ func runPlanRefs(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	p, err := planner.BuildBetween(base, head)
+	p, err := between.Plan(base, head)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "Error: the changes from %s to %s cannot be planned:\n%s\n", escape.Controls(c.String("base")), escape.Controls(c.String("head")), escape.Controls(err.Error()))
 		if c.String("out") != "" {

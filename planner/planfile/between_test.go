@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/internal/plantest"
-	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/quota"
 )
@@ -17,7 +17,7 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	base := plantest.State(t, "t.yaml", []byte(tenancyYAML))
 	head := plantest.State(t, "t.yaml", []byte(strings.Replace(tenancyYAML, "gpu: {deserved: 3, limit: 4}", "gpu: {deserved: 2, limit: 4}", 1)))
 	base.Source.Kind, base.Source.Commit, head.Source.Kind, head.Source.Commit = "git", "aaaaaaaaaaaaaaaa", "git", "bbbbbbbbbbbbbbbb"
-	p, err := planner.BuildBetween(base, head)
+	p, err := between.Plan(base, head)
 	if err != nil {
 		t.Fatal(err)
 	}

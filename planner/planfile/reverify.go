@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/planner/split"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -41,7 +42,7 @@ func (e *DiffersError) Error() string { return e.File + ": " + e.What + "; make 
 // take from their defaults set to their resolved values: loadDesired), or,
 // for a plan without a desired file, from its changes
 // (planner.FromChanges), or, for a plan between two git refs, from its two
-// snapshots (planner.BuildBetween). The snapshot's values are read as at snapshot
+// snapshots (between.Plan). The snapshot's values are read as at snapshot
 // time (quota numbers, whole numbers, strings: the file's decoding), and
 // every check runs again on the snapshot and the target, the names'
 // validity (invalid-name) among them, and an unsafe order's finding is
@@ -72,7 +73,7 @@ func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 		if d.File != "" || d.Source != "" || len(d.Variables) > 0 {
 			return nil, "the plan is between two git refs, but it has a desired file too"
 		}
-		p, err := planner.BuildBetween(claimed.Snapshot, claimed.Head)
+		p, err := between.Plan(claimed.Snapshot, claimed.Head)
 		if err != nil {
 			return nil, "the plan's changes between its base and its head cannot be planned: " + clip(err.Error(), 1000)
 		}

@@ -1,4 +1,4 @@
-package planner
+package between
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -73,7 +74,7 @@ func gitIn(t *testing.T, dir string, args ...string) {
 // branch pr edits the YAML as prDesired says.
 func prRepo(t *testing.T) string {
 	t.Helper()
-	sample, err := os.ReadFile("../examples/sample/tenancy.yaml")
+	sample, err := os.ReadFile("../../examples/sample/tenancy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func gitSnapshot(t *testing.T, repo, ref string) *snapshot.State {
 // comparable is a plan's changes (without where desired.hcl sets them and
 // its force), findings (without their locations: desired.hcl's lines in
 // one, the YAML's in the other) and steps, as JSON.
-func comparable(t *testing.T, p *Plan) (changes, findings, steps string) {
+func comparable(t *testing.T, p *planner.Plan) (changes, findings, steps string) {
 	t.Helper()
 	cs := make([]tenancy.Change, len(p.Changes))
 	for i, c := range p.Changes {
@@ -142,7 +143,7 @@ func comparable(t *testing.T, p *Plan) (changes, findings, steps string) {
 func TestBetweenRefsIsTheDesiredPlan(t *testing.T) {
 	repo := prRepo(t)
 	base := gitSnapshot(t, repo, "main")
-	between, err := BuildBetween(base, gitSnapshot(t, repo, "pr"))
+	between, err := Plan(base, gitSnapshot(t, repo, "pr"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestBetweenRefsIsTheDesiredPlan(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	desired, diags := Build(gitSnapshot(t, repo, "main"), ov)
+	desired, diags := planner.Build(gitSnapshot(t, repo, "main"), ov)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -160,7 +161,7 @@ func TestBetweenRefsIsTheDesiredPlan(t *testing.T) {
 	if between.Summary != desired.Summary || between.OrderVerified != desired.OrderVerified {
 		t.Errorf("summary %+v verified %v, desired.hcl gives %+v verified %v", between.Summary, between.OrderVerified, desired.Summary, desired.OrderVerified)
 	}
-	if want := (Summary{Add: 1, Change: 1, Destroy: 1, Warnings: between.Summary.Warnings, Notes: between.Summary.Notes}); between.Summary != want || len(between.Steps) == 0 {
+	if want := (planner.Summary{Add: 1, Change: 1, Destroy: 1, Warnings: between.Summary.Warnings, Notes: between.Summary.Notes}); between.Summary != want || len(between.Steps) == 0 {
 		t.Errorf("summary %+v, %d steps: want 1 to add, 1 to change, 1 to destroy, no error", between.Summary, len(between.Steps))
 	}
 	bc, bf, bs := comparable(t, between)
