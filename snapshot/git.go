@@ -279,8 +279,8 @@ func (t *Parsed) RequireObjects(files []string, at string) error {
 	return errors.New(msg + "; name the files or folders that hold the tenancy")
 }
 
-// listFiles joins names for a message, the first max of them and a count
-// of the rest.
+// listFiles joins names (files, kinds, objects) for a message, the first
+// max of them and a count of the rest.
 func listFiles(names []string, max int) string {
 	if len(names) <= max {
 		return strings.Join(names, ", ")

@@ -13,9 +13,17 @@ import (
 )
 
 // isKustomization reports whether a document of another kind is a
-// kustomization (kustomize.config.k8s.io, Kustomization or Component).
+// kustomization (kustomize.config.k8s.io, Kustomization or Component). In
+// a file named as kustomize looks for one (kustomization.yaml or .yml),
+// apiVersion and kind may be left out: kustomize defaults them to
+// kustomize.config.k8s.io/v1beta1 and Kustomization, and many repositories
+// write neither.
 func isKustomization(o *OtherDocument) bool {
-	return strings.HasPrefix(o.APIVersion, "kustomize.config.k8s.io/") && (o.Kind == "Kustomization" || o.Kind == "Component")
+	named := path.Base(o.File) == "kustomization.yaml" || path.Base(o.File) == "kustomization.yml"
+	if o.APIVersion == "" && named {
+		return o.Kind == "" || o.Kind == "Kustomization"
+	}
+	return strings.HasPrefix(o.APIVersion, "kustomize.config.k8s.io/") && (o.Kind == "Kustomization" || o.Kind == "Component" || (o.Kind == "" && named))
 }
 
 // ReadKustomizations records the patches of every kustomization document

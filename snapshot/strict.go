@@ -390,8 +390,8 @@ func (c *docCheck) set(m *mapping, ks keySet) error {
 	case prev.owner == ks.owner && c.strict:
 		c.push(ks.key, -1)
 		defer c.pop()
-		return c.errf(ks.node, "%s is set twice in one mapping, at lines %d and %d; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one",
-			c.pointer(), prev.node.Line, ks.node.Line)
+		return c.errf(ks.node, "%s is set twice in one mapping, %s; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one",
+			c.pointer(), twoPlaces(prev.node, ks.node))
 	case prev.owner != ks.owner && c.open(prev.owner) && c.strict:
 		c.push(ks.key, -1)
 		defer c.pop()
@@ -500,20 +500,32 @@ func (c *docCheck) unknownField(k *yaml.Node, written, key string, s *krmschema.
 	return c.errf(k, "%s", msg)
 }
 
-// written is n's text as the file has it, shortened for a message.
+// twoPlaces says where two keys of one mapping are written: their lines,
+// or their columns when they share one (a flow mapping).
+func twoPlaces(a, b *yaml.Node) string {
+	if a.Line == b.Line {
+		return fmt.Sprintf("on line %d at columns %d and %d", a.Line, a.Column, b.Column)
+	}
+	return fmt.Sprintf("at lines %d and %d", a.Line, b.Line)
+}
+
+// written is scalar n as the file spells it, for a message: with its tag
+// or anchor (`!!int 010`) and its quotes (`"5"`), and nothing after it on
+// the line (no comment, no `, limit: 4}` of a flow mapping). A spelling over
+// 40 bytes is cut.
 func (c *docCheck) written(n *yaml.Node) string {
 	text := n.Value
+	src := c.lines.Src()
 	if off := c.lines.Offset(n.Line, n.Column); off >= 0 && n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
-		end := off
-		for end < len(c.lines.Src()) && c.lines.Src()[end] != '\n' && c.lines.Src()[end] != '\r' {
-			end++
-		}
-		line := string(c.lines.Src()[off:end])
-		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 && n.Style&yaml.TaggedStyle == 0 && strings.HasPrefix(line, n.Value) {
-			line = n.Value
-		}
-		if strings.HasPrefix(line, text) || n.Style != 0 {
-			text = line
+		at := skipProperties(src, off)
+		props := string(src[off:at])
+		switch {
+		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+			if end := yamlsrc.QuotedEnd(src, at); end > at {
+				text = props + string(src[at:end])
+			}
+		case bytes.HasPrefix(src[at:], []byte(n.Value)):
+			text = props + n.Value
 		}
 	}
 	if len(text) > 40 {

@@ -509,7 +509,7 @@ func nameOf(meta *yaml.Node) string {
 
 func (r *docReader) meta(n, doc *yaml.Node) (tenancy.Meta, error) {
 	var m tenancy.Meta
-	if n == nil {
+	if v := deref(n); v == nil || (v.Kind == yaml.ScalarNode && v.Tag == "!!null") { // absent, or metadata: with nothing under it
 		return m, r.errf(doc, "the document has no metadata; kubectl refuses an object without metadata.name")
 	}
 	kvs, err := r.fields(n, "/metadata")

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -25,34 +26,37 @@ type head struct {
 // by read once the document is checked).
 func peekHead(root *yaml.Node) head {
 	h := head{versionAt: root, kindAt: root}
-	own := func(m *yaml.Node, key string) *yaml.Node {
-		m = deref(m)
-		if m == nil || m.Kind != yaml.MappingNode {
-			return nil
-		}
-		var v *yaml.Node // the last of a key written twice, as kubectl keeps it
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key && k.Tag != "!!merge" {
-				v = m.Content[i+1]
-			}
-		}
-		return v
-	}
 	text := func(n *yaml.Node) string {
 		if v := deref(n); v != nil && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
 			return v.Value
 		}
 		return ""
 	}
-	if v := own(root, "apiVersion"); v != nil {
+	if v := ownKey(root, "apiVersion"); v != nil {
 		h.apiVersion, h.versionAt = text(v), v
 	}
-	if v := own(root, "kind"); v != nil {
+	if v := ownKey(root, "kind"); v != nil {
 		h.kind, h.kindAt = text(v), v
 	}
-	h.name = text(own(own(root, "metadata"), "name"))
-	h.hasQueues = own(own(root, "spec"), "queues") != nil
+	h.name = text(ownKey(ownKey(root, "metadata"), "name"))
+	h.hasQueues = ownKey(ownKey(root, "spec"), "queues") != nil
 	return h
+}
+
+// ownKey is the value of key written in mapping m itself (merge keys not
+// followed), the last of a key written twice, as kubectl keeps it.
+func ownKey(m *yaml.Node, key string) *yaml.Node {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	var v *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key && k.Tag != "!!merge" {
+			v = m.Content[i+1]
+		}
+	}
+	return v
 }
 
 // checkHead refuses a document meant for KRM whose apiVersion or kind is
@@ -125,6 +129,10 @@ func (r *docReader) read(t *Parsed, root *yaml.Node) error {
 		return r.errf(root, "the document's apiVersion or kind comes from a merge key (<<); write both in the document itself")
 	}
 	if !known {
+		if listed := listedKRM(root); len(listed) > 0 {
+			return r.errf(root, "the document is a %s whose items kubectl applies one by one: %s; krmplan reads a KRM object only as a document of its own: write each item as a document, separated by ---",
+				cmp.Or(kind, "list"), listFiles(listed, 3))
+		}
 		// Another kind (a Kustomization, a ConfigMap, another group's
 		// NodePool) is kept aside, with whatever name it has.
 		t.Other = append(t.Other, OtherDocument{APIVersion: apiVersion, Kind: kind, Name: nameOf(meta), File: r.file, Line: root.Line})
@@ -289,4 +297,22 @@ func (r *docReader) boolean(n *yaml.Node, what string) (bool, error) {
 		return false, r.errf(n, "%s: %q is not true or false", what, d.Value)
 	}
 	return k.Text == "true", nil
+}
+
+// listedKRM names ("Department eng") the KRM objects among the items of a
+// document kubectl reads as a list: one with an items key (kind List, as
+// kubectl get -o yaml writes it, or DepartmentList), which kubectl's
+// decoder takes for a list whatever its kind, applying each item.
+func listedKRM(root *yaml.Node) []string {
+	items := deref(ownKey(root, "items"))
+	if items == nil || items.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []string
+	for _, it := range items.Content {
+		if h := peekHead(it); krmKind(h.kind) && (h.apiVersion == tenancy.APIVersion || meantForKRM(h.apiVersion)) {
+			out = append(out, h.kind+" "+h.name)
+		}
+	}
+	return out
 }

@@ -68,6 +68,11 @@ func TestOtherKindsNeedNoMetadata(t *testing.T) {
 	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nspec: {queues: []}\n"); err != "t.yaml:1: Department (no metadata.name): the document has no metadata; kubectl refuses an object without metadata.name" {
 		t.Errorf("a KRM kind without metadata: %q", err)
 	}
+	// metadata: with nothing under it (null, as a deleted name leaves it)
+	// is no metadata to kubectl either (resource name may not be empty).
+	if _, err := parseErr("apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata:\nspec: {queues: []}\n"); err != "t.yaml:1: Department (no metadata.name): the document has no metadata; kubectl refuses an object without metadata.name" {
+		t.Errorf("a KRM kind with metadata null: %q", err)
+	}
 }
 
 // A KRM kind at another or a mistyped apiVersion is an error at the
@@ -245,7 +250,7 @@ func TestStrictObjects(t *testing.T) {
 		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: 4, overQuotaWieght: 2}}}"),
 			`t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu: unknown field "overQuotaWieght" (did you mean overQuotaWeight?); kubectl apply refuses it (strict field validation), and with --validate=warn the API server drops it`},
 		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: 4, limit: 4, limit: 0}}}"),
-			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit is set twice in one mapping, at lines 6 and 6; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one"},
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit is set twice in one mapping, on line 6 at columns 69 and 79; kubectl keeps the last silently, YAML 1.2 tools refuse the file: keep one"},
 		{q("{name: d-q, nodepool: default, resources: {gpu: {limit: 2, <<: {limit: 1}}}}"),
 			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/limit at line 6 is also set by the merge key << after it (line 6): kubectl (go-yaml v2) takes the merged value, YAML's merge rule the key's own; move limit below the << line"},
 		{q("{<<: {limit: 1}, name: d-q, nodepool: default, resources: {gpu: {<<: {limit: 1}, deserved: 1}}}"),
@@ -262,6 +267,13 @@ func TestStrictObjects(t *testing.T) {
 			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources is a list; KRM's schema wants a mapping there"},
 		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: .inf}}}"),
 			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `.inf`, which kubectl cannot send: JSON has no infinity or NaN (json: unsupported value: +Inf); KRM's numbers are finite, -1 is unlimited"},
+		// The spelling quoted is the scalar's own, with its tag, not the rest of its line.
+		{q("{name: d-q, nodepool: default, resources: {gpu: {deserved: !!int 010, limit: 4}}}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `!!int 010`: kubectl reads the number 8 (YAML 1.1 reads a leading 0 as octal), YAML 1.2 tools the number 10; write 8 or 10"},
+		{q("{name: d-q, nodepool: default, priority: \"5\", resources: {gpu: {deserved: 4}}}"),
+			"t.yaml:6: Department d, queue d-q: /spec/queues/0/priority is `\"5\"`, the string \"5\"; KRM's schema wants a whole number there"},
+		{q("\n      name: d-q\n      nodepool: default\n      resources:\n        gpu:\n          deserved: !!int 010   # eight cards"),
+			"t.yaml:11: Department d, queue d-q: /spec/queues/0/resources/gpu/deserved is `!!int 010`: kubectl reads the number 8 (YAML 1.1 reads a leading 0 as octal), YAML 1.2 tools the number 10; write 8 or 10"},
 		{strings.Replace(yamlDept, "metadata: {name: d}", "metadata: {name: d, labels: {y: x}}", 1),
 			"t.yaml:3: Department d: /metadata/labels has the key `y`, which kubectl reads as \"true\" (YAML 1.1); quote it: \"y\""},
 		{strings.Replace(yamlDept, "metadata: {name: d}", "metadata: {name: d, lables: {a: b}}", 1),
@@ -330,5 +342,25 @@ func TestKRMConfigFields(t *testing.T) {
 	}
 	if _, err := parseErr(head + "  projectController:\n    extraArgs: --namespaces\n"); err != "t.yaml:6: KRMConfig krm-config: /spec/projectController/extraArgs is `--namespaces`, the string \"--namespaces\"; KRM's schema wants a list there" {
 		t.Errorf("extraArgs that is not a list: %q", err)
+	}
+}
+
+// kubectl reads a document with an items list as a list (kind List, as
+// `kubectl get -o yaml` writes it, or DepartmentList) and applies each
+// item: KRM objects there would reach the cluster unread by krmplan, so
+// such a list is refused, naming them. A list of other objects is kept
+// aside like any other document.
+func TestListOfKRMObjectsIsRefused(t *testing.T) {
+	item := func(kind, name string) string {
+		return "  - apiVersion: kai.resources/v1alpha1\n    kind: " + kind + "\n    metadata: {name: " + name + "}\n    spec: {}\n"
+	}
+	for src, want := range map[string]string{
+		"apiVersion: v1\nkind: List\nmetadata: {resourceVersion: \"\"}\nitems:\n" + item("Department", "eng") + item("Project", "alpha"):                              "t.yaml:1: the document is a List whose items kubectl applies one by one: Department eng, Project alpha; krmplan reads a KRM object only as a document of its own: write each item as a document, separated by ---",
+		"apiVersion: kai.resources/v1alpha1\nkind: ProjectList\nitems:\n" + item("Project", "a") + item("Project", "b") + item("Project", "c") + item("Project", "d"): "t.yaml:1: the document is a ProjectList whose items kubectl applies one by one: Project a, Project b, Project c and 1 more; krmplan reads a KRM object only as a document of its own: write each item as a document, separated by ---",
+		yamlDept + "---\napiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n":                                            "",
+	} {
+		if _, err := parseErr(src); err != want {
+			t.Errorf("%q:\n got %q\nwant %q", src, err, want)
+		}
 	}
 }

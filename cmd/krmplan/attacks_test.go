@@ -237,6 +237,10 @@ func midwriteOnce(args []string, stderr io.Writer, last bool) (missed bool, code
 		fmt.Fprintf(stderr, "midwrite: %s was sent SIGTERM while %s existed, but ended with %v\n", args[1], seen, cmd.ProcessState)
 	case len(left) > 0:
 		fmt.Fprintf(stderr, "midwrite: SIGTERM while %s existed left %v\n", seen, left)
+	case exists(args[0]) && !last:
+		return true, 1 // the signal came after the rename: the write was whole; try again
+	case exists(args[0]):
+		fmt.Fprintf(stderr, "midwrite: SIGTERM came after %s was renamed to %s, %d times\n", seen, args[0], midwriteTries)
 	default:
 		fmt.Fprintf(stderr, "midwrite: SIGTERM while %s existed ended %s (%v); nothing was left\n", seen, args[1], cmd.ProcessState)
 		return false, 0
@@ -335,4 +339,10 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// exists reports whether the file name exists.
+func exists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }

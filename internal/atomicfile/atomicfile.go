@@ -349,6 +349,21 @@ func removeOnSignal() *signalGuard {
 				syscall.Kill(os.Getpid(), s)
 			}
 		case <-done:
+			// A signal that came as stop was called is not lost (stop and the
+			// signal can be ready at once): the file is renamed or still to
+			// be removed, and the signal then ends the process.
+			select {
+			case sig := <-ch:
+				g.mu.Lock()
+				if g.tmp != "" {
+					os.Remove(g.tmp)
+				}
+				if s, ok := sig.(syscall.Signal); ok {
+					syscall.Kill(os.Getpid(), s)
+				}
+				g.mu.Unlock()
+			default:
+			}
 		}
 	}()
 	g.stop = func() {

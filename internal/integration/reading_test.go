@@ -322,7 +322,7 @@ var strictCases = []strictCase{
 	{what: "a field under status", src: "apiVersion: kai.resources/v1alpha1\nkind: NodePool\nmetadata: {name: NAME}\nspec: {}\nstatus: {phaze: Ready}\n",
 		refusal: `/status: unknown field "phaze" (did you mean phase?)`, kubectl: `unknown field "status.phaze"`},
 	{what: "a duplicate key", src: deptDoc("NAME", "{name: NAME-q, nodepool: default, resources: {gpu: {deserved: 1, limit: 4, limit: 0}}}"),
-		refusal: "/spec/queues/0/resources/gpu/limit is set twice in one mapping, at lines 6 and 6; kubectl keeps the last silently",
+		refusal: "/spec/queues/0/resources/gpu/limit is set twice in one mapping, on line 6 at columns ",
 		stored:  storedAt("Department", "limit", "spec", "queues", "0", "resources", "gpu", "limit"), want: "limit 0"},
 	{what: "spec.queues twice", src: "apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: NAME}\nspec:\n  queues: [{name: NAME-a, nodepool: default}]\n  queues: [{name: NAME-b, nodepool: default}]\n",
 		refusal: "/spec/queues is set twice in one mapping, at lines 5 and 6",
@@ -361,6 +361,12 @@ var strictCases = []strictCase{
 		}, want: "first true, second false"},
 	{what: "aliases and merge keys beyond kubectl's bound", src: aliasBomb(),
 		refusal: "expand beyond kubectl's bound", kubectl: "excessive aliasing"},
+	{what: "a List of KRM objects", src: "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: kai.resources/v1alpha1\n    kind: Department\n    metadata: {name: NAME}\n    spec:\n      queues: [{name: NAME-q, nodepool: default}]\n",
+		refusal: "the document is a List whose items kubectl applies one by one: Department rd-",
+		stored: func(a *applyFx, name string) string {
+			v, _ := storedText(a.stored("Department", name), []string{"spec", "queues", "0", "name"})
+			return "queue " + strings.TrimPrefix(v, name+"-")
+		}, want: "queue q"},
 }
 
 // What krmplan refuses of an object's shape, kubectl refuses too (strict

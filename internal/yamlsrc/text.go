@@ -106,24 +106,9 @@ func (x *Text) TokenEnd(n *yaml.Node) (int, error) {
 	switch {
 	case n.Kind == yaml.AliasNode:
 		return o + 1 + len(n.Value), nil
-	case src[o] == '"':
-		for i := o + 1; i < len(src); i++ {
-			switch src[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1, nil
-			}
-		}
-	case src[o] == '\'':
-		for i := o + 1; i < len(src); i++ {
-			if src[i] == '\'' {
-				if i+1 < len(src) && src[i+1] == '\'' {
-					i++
-					continue
-				}
-				return i + 1, nil
-			}
+	case src[o] == '"' || src[o] == '\'':
+		if end := QuotedEnd(src, o); end >= 0 {
+			return end, nil
 		}
 	case src[o] == '|' || src[o] == '>':
 		return 0, fmt.Errorf("%s:%d: a block scalar", x.name, n.Line)
@@ -146,6 +131,27 @@ func (x *Text) TokenEnd(n *yaml.Node) (int, error) {
 		return end, nil
 	}
 	return 0, fmt.Errorf("%s:%d: unterminated quoted value", x.name, n.Line)
+}
+
+// QuotedEnd is the offset just past the quoted scalar that starts at
+// src[o] (a " with its backslash escapes, or a ' with each quote inside
+// written twice), or -1 when src[o] is no quote or the scalar does not end.
+func QuotedEnd(src []byte, o int) int {
+	if o < 0 || o >= len(src) || (src[o] != '"' && src[o] != '\'') {
+		return -1
+	}
+	q := src[o]
+	for i := o + 1; i < len(src); i++ {
+		switch {
+		case q == '"' && src[i] == '\\':
+			i++
+		case src[i] == q && q == '\'' && i+1 < len(src) && src[i+1] == '\'':
+			i++
+		case src[i] == q:
+			return i + 1
+		}
+	}
+	return -1
 }
 
 // FlowEnd is the offset just past the closing bracket of flow collection n.

@@ -169,9 +169,9 @@ func of(s *snapshot.State, d Demand, only map[string]bool, c *cluster, keep bool
 		return nil, fmt.Errorf("--demand live needs each Queue's status.requested, and the snapshot did not read the Queues (%s); take the snapshot with the cluster's Queues, or preview --demand full",
 			notReadReason(s, snapshot.SourceQueues))
 	}
-	if d == Live && !anyRequested(s.LiveQueues) {
-		return nil, fmt.Errorf("--demand live needs each Queue's status.requested, and none of the snapshot's %s has one, so every queue would demand 0; preview --demand full",
-			words.Count(len(s.LiveQueues), "Queue"))
+	if n := allocatedOnly(s.LiveQueues); d == Live && n > 0 {
+		return nil, fmt.Errorf("--demand live needs each Queue's status.requested, and none of the snapshot's %s has one though %d have status.allocated (what is allocated was requested, so the snapshot lacks the field, not the demand); preview --demand full",
+			words.Count(len(s.LiveQueues), "Queue"), n)
 	}
 	b := &builder{s: s, d: d, only: only, live: c.live, keep: keep, pools: map[string][]entry{}}
 	b.collect()
@@ -314,13 +314,20 @@ func (b *builder) leftOutf(say bool, format string, args ...any) {
 	}
 }
 
-// anyRequested reports whether one of the live Queues carries a
-// status.requested: without any, live demand is unknown, not zero.
-func anyRequested(qs []snapshot.LiveQueue) bool {
+// allocatedOnly is how many live Queues carry a status.allocated when
+// none carries a status.requested, else 0. KAI counts what is allocated
+// among what is requested, so such Queues (hand-written cluster data, or a
+// scheduler that does not write requested) say nothing of the demand;
+// Queues without either are idle and demand 0.
+func allocatedOnly(qs []snapshot.LiveQueue) int {
+	n := 0
 	for i := range qs {
 		if qs[i].Requested != nil {
-			return true
+			return 0
+		}
+		if len(qs[i].Allocated) > 0 {
+			n++
 		}
 	}
-	return false
+	return n
 }

@@ -160,8 +160,8 @@ h100/solo-h100 Project solo parent="" gpu=3
 }
 
 // TestLiveDemandWithoutQueues: --demand live on a snapshot that did not
-// read the Queues, or whose Queues carry no requested at all, is refused
-// with the reason; a leaf whose live Queue has no requested demands 0, and
+// read the Queues, or whose Queues carry allocated but no requested at
+// all, is refused with the reason; a leaf whose live Queue has no requested demands 0, and
 // says why.
 func TestLiveDemandWithoutQueues(t *testing.T) {
 	s := plantest.State(t, "t.yaml", []byte(tree))
@@ -171,13 +171,13 @@ func TestLiveDemandWithoutQueues(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 	withNodes(s, nil)
-	s.LiveQueues = []snapshot.LiveQueue{{Name: "llm-h100"}}
+	s.LiveQueues = []snapshot.LiveQueue{{Name: "llm-h100", Allocated: map[string]string{"nvidia.com/gpu": "1"}}, {Name: "idle-h100"}}
 	_, err = preview.Of(s, preview.Live, nil)
-	want = "--demand live needs each Queue's status.requested, and none of the snapshot's 1 Queue has one, so every queue would demand 0; preview --demand full"
+	want = "--demand live needs each Queue's status.requested, and none of the snapshot's 2 Queues has one though 1 have status.allocated (what is allocated was requested, so the snapshot lacks the field, not the demand); preview --demand full"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
-	s.LiveQueues = append(s.LiveQueues, snapshot.LiveQueue{Name: "idle-h100", Requested: map[string]string{}})
+	s.LiveQueues = []snapshot.LiveQueue{{Name: "llm-h100"}} // idle: no requested, no allocated
 	pv, err := preview.Of(s, preview.Live, nil)
 	if err != nil {
 		t.Fatal(err)

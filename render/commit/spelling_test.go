@@ -60,3 +60,31 @@ func TestSpliceRefusesANumberKubectlRounds(t *testing.T) {
 		t.Errorf("err = %v\nwant  %s", err, want)
 	}
 }
+
+// A value written with the tag !!int holds only whole numbers, to kubectl
+// and to YAML 1.2 alike: a plan that makes it a fraction is refused with
+// the file, line and fix, not spliced into a file neither can read. A whole
+// number keeps the tag.
+func TestSpliceRefusesAFractionUnderIntTag(t *testing.T) {
+	src := []byte(strings.Replace(spellingBase, "{deserved: 1, limit: 1}", "{deserved: !!int 1, limit: 2}", 1))
+	fx := plantest.PlanOn(t, plantest.Repo{"t.yaml": src}, []string{"t.yaml"}, `project "a" {
+  queue "p1" {
+    gpu { deserved = 0.5 }
+  }
+}`)
+	_, err := Prepare(fx.Plan, fx.Repo, Options{})
+	var se *yamledit.Error
+	want := "t.yaml:11: gpu.deserved of queue a-p1 is written with the tag !!int, which holds only whole numbers, and the plan sets 0.5: remove the tag, or plan a whole number"
+	if !errors.As(err, &se) || err.Error() != want {
+		t.Errorf("err = %v\nwant  %s", err, want)
+	}
+	fx = plantest.PlanOn(t, plantest.Repo{"t.yaml": src}, []string{"t.yaml"}, `project "a" {
+  queue "p1" {
+    gpu { deserved = 2 }
+  }
+}`)
+	sp, err := Prepare(fx.Plan, fx.Repo, Options{})
+	if err != nil || len(sp.Files) != 1 || !strings.Contains(string(sp.Files[0].New), "{deserved: !!int 2, limit: 2}") {
+		t.Errorf("a whole number under !!int: err %v, files %+v", err, sp)
+	}
+}

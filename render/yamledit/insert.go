@@ -45,8 +45,8 @@ type insertion struct {
 // the style of their neighbours, new objects (changes without Origin; the
 // changes of one object together) as new documents after the last object
 // of their kind. Refusals are *Error naming the file and line: a number
-// that no spelling gives to kubectl and YAML 1.2 alike, a value
-// reached through a YAML alias or inside an anchor that an alias shares,
+// that no spelling gives to kubectl and YAML 1.2 alike, a fraction for a
+// value written with the tag !!int, a value reached through a YAML alias or inside an anchor that an alias shares,
 // an object not where the reader found it (the file changed since), a new
 // object already in the files.
 func (ts *Set) Edits(changes []Change) (map[string][]Edit, error) {
@@ -213,6 +213,9 @@ func valueEdit(c Change, o *Origin, f *File, d *yamlDoc, last pathStep) (Edit, e
 				return Edit{}, &Error{File: f.path, Line: n.Line, Msg: fmt.Sprintf("%s: cannot find the value's text; edit it by hand", what)}
 			}
 			pos = Pos{Line: n.Line, Start: start, End: end, Text: string(f.src[start:end])}
+		}
+		if err := checkTag(c, o.File, pos.Line, n); err != nil {
+			return Edit{}, err
 		}
 		t, err := fromJSON(c.Value)
 		if err != nil {
