@@ -51,6 +51,9 @@ func worstInputs() map[string]struct {
 		"distinct": {func() string {
 			return "locals { a = distinct([for p in setproduct(range(1000), range(30)) : p[0]]) }\n"
 		}, hcllimit.WorkSummary},
+		"distinct of unique numbers": {func() string {
+			return "locals { a = distinct(concat([for i in range(1000) : i], [for i in range(1000) : i + 1000], [for i in range(1000) : i + 2000], [for i in range(1000) : i + 3000])) }\n"
+		}, hcllimit.WorkSummary},
 		"huge literals": {func() string { return queueGPU(strings.Repeat("9", 3_900_000)) }, hcllimit.NumberSummary},
 		"huge string":   {func() string { return queueGPU(`"` + strings.Repeat("9", 3_900_000) + `" * 1`) }, hcllimit.NumberSummary},
 		"json":          {func() string { return `locals { a = jsondecode("[` + strings.Repeat("1,", 1_900_000) + `1]") }` + "\n" }, "File too dense"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -13,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/krmplan/krmplan/internal/hcllimit"
+	"github.com/krmplan/krmplan/internal/kubeyaml"
 	"github.com/krmplan/krmplan/quota"
 )
 
@@ -103,6 +105,16 @@ func (d *decoder) toNum(what string, v cty.Value, expr hcl.Expression, ctx *hcl.
 	case err != nil:
 		d.diags = append(d.diags, valueError(what, expr, ctx, context,
 			fmt.Sprintf("The value %s is not a decimal number: %v.", hcllimit.NumberString(f), err)))
+		return nil
+	}
+	// The API server reads a JSON number with a fraction as a float64:
+	// 4.00000000000000001 would be stored as 4 (kubectl's YAML reading
+	// is the same), so a value the cluster cannot hold exactly is refused.
+	if text := q.String(); !kubeyaml.NumberAlike(text) {
+		stored, _ := strconv.ParseFloat(text, 64)
+		d.diags = append(d.diags, valueError(what, expr, ctx, context,
+			fmt.Sprintf("The value %s cannot be stored exactly: the API server reads it as the float64 %s; write a number of at most 15 significant digits.",
+				text, strconv.FormatFloat(stored, 'f', -1, 64))))
 		return nil
 	}
 	return &Num{Value: q, Range: expr.Range()}

@@ -315,10 +315,13 @@ func (ev *Evaluator) preChecks() map[string]func([]cty.Value) error {
 		"zipmap":       sumOfElements,
 		"join":         joinLength,
 		"distinct": func(args []cty.Value) error {
-			// cty compares every element with every one kept so far.
+			// cty compares every element with every one kept so far: n²/2
+			// comparisons of values, each far more than a step. Measured on
+			// the 2-core machine under load: 2,000 distinct numbers take 2.4 s,
+			// 4,000 took 10 s (at n²/20 steps, 4,000 fitted in the budget).
 			if a := args[0]; a.IsKnown() && !a.IsNull() && a.CanIterateElements() {
 				n := a.LengthInt()
-				ev.charge(n * (n / 20))
+				ev.charge(n * (n / 4))
 			}
 			return nil
 		},

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/krmplan/krmplan/internal/plantest"
+	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/render/yamledit"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 const spellingBase = `apiVersion: kai.resources/v1alpha1
@@ -47,12 +49,21 @@ func TestSpliceQuotesWhatYAML11ReadsOtherwise(t *testing.T) {
 
 // A number that no spelling gives to kubectl and YAML 1.2 alike is
 // refused before anything is written: kubectl would send it rounded.
+// desired.hcl refuses such a number already (config), so the plan is made
+// with 0.3 and its change given the longer number, as a plan from elsewhere
+// could carry it.
 func TestSpliceRefusesANumberKubectlRounds(t *testing.T) {
 	fx := plantest.PlanOn(t, plantest.Repo{"t.yaml": []byte(spellingBase)}, []string{"t.yaml"}, `project "a" {
   queue "p1" {
-    gpu { limit = 0.30000000000000001 }
+    gpu { limit = 0.3 }
   }
 }`)
+	long := tenancy.Number(quota.MustParse("0.30000000000000001"))
+	for i := range fx.Plan.Changes {
+		if c := &fx.Plan.Changes[i]; c.After.String() == "0.3" {
+			c.After = long
+		}
+	}
 	_, err := Prepare(fx.Plan, fx.Repo, Options{})
 	var se *yamledit.Error
 	want := "t.yaml:11: gpu.limit of queue a-p1: 0.30000000000000001 cannot be written so that kubectl and YAML 1.2 read it alike: kubectl sends it as 0.3 (a float64 keeps 15 to 17 significant digits); plan a number with at most 15 significant digits"
