@@ -139,24 +139,10 @@ func (d *differ) list() []tenancy.Change {
 	})
 	out := []tenancy.Change{}
 	for _, oc := range objs {
-		sort.SliceStable(oc.changes, func(i, j int) bool { return changeBefore(&oc.changes[i], &oc.changes[j]) })
+		sort.SliceStable(oc.changes, func(i, j int) bool { return tenancy.ChangeBefore(&oc.changes[i], &oc.changes[j]) })
 		out = append(out, oc.changes...)
 	}
 	return out
-}
-
-// changeBefore orders the changes of one object: queues by index, then
-// the removals from the highest queue index down (the queues after a
-// removed one move up, so nothing may follow a removal of a lower index).
-func changeBefore(a, b *tenancy.Change) bool {
-	da, db := a.Action == tenancy.ActionDestroy, b.Action == tenancy.ActionDestroy
-	switch {
-	case da != db:
-		return db
-	case da:
-		return a.Field.Queue > b.Field.Queue
-	}
-	return a.Field.Queue < b.Field.Queue
 }
 
 // str is a string field's value: absent when the object is.

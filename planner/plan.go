@@ -32,6 +32,9 @@ type Plan struct {
 	Steps         []Step
 	Findings      []Finding
 	Desired       Desired
+	// Head is the git snapshot a plan between two refs reaches (package
+	// between; its changes are tenancy.Diff(Snapshot, Head)), else nil.
+	Head *snapshot.State
 	// Snapshot is the snapshot the plan was made from (its Digest names
 	// it), with the positions of values (Origin.Values) kept only for the
 	// objects the plan changes: render splices only those, and at 10,000

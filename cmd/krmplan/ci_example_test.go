@@ -98,7 +98,7 @@ func TestCIExample(t *testing.T) {
 			t.Errorf("the workflow does not run krmplan %s", c)
 		}
 	}
-	for _, want := range []string{"--base", "--summary", "$GITHUB_STEP_SUMMARY"} {
+	for _, want := range []string{"--base", "--summary", "$GITHUB_STEP_SUMMARY", "plan --git-repo . --base"} {
 		if !bytes.Contains(src, []byte(want)) {
 			t.Errorf("krmplan.yml does not use %s", want)
 		}

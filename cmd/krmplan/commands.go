@@ -158,10 +158,14 @@ func writeOut(e *env, path string, data []byte, perm os.FileMode) error {
 
 func planCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "plan",
-		Usage:     "show what desired.hcl changes, with every check, and save the plan",
-		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--split-unsafe DIR] [--server-dry-run [--context C] ...]",
-		Flags: append([]cli.Flag{
+		Name:  "plan",
+		Usage: "show what desired.hcl changes, with every check, and save the plan",
+		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--split-unsafe DIR] [--server-dry-run [--context C] ...]\n" +
+			"plan --git-repo DIR --base REF --head REF --tenancy PATH... [--cluster-data F] [--out plan.json] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes]",
+		Description: "With desired.hcl, plans what it changes in the snapshot. With --git-repo, plans what the head ref\n" +
+			"changes in the tenancy files relative to the base ref (a pull request that edits the YAML): the\n" +
+			"plan is for a cluster that runs the base, and renders as patches only.",
+		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "state", Usage: "the snapshot (state.json) to plan against (required)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "save the plan file here (written even with errors, marked not renderable)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "set a variable: NAME=VALUE (repeatable)"},
@@ -172,7 +176,7 @@ func planCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output"},
 			&cli.BoolFlag{Name: "server-dry-run", Usage: "send every step to the API server with dryRun=All (in order, nothing persisted); a refusal is an error finding"},
 			&cli.StringFlag{Name: "split-unsafe", Usage: "when the steps have no safe order, write the two desired files that take the change into this folder (" + splitFirst + ", " + splitSecond + ")"},
-		}, kubeFlags("--server-dry-run: the kubeconfig context (default: the snapshot's context)")...),
+		}, refsFlags()...), kubeFlags("--server-dry-run: the kubeconfig context (default: the snapshot's context)")...),
 		Action: func(c *cli.Context) error { return runPlan(c, e) },
 	}
 }
@@ -180,6 +184,9 @@ func planCommand(e *env) *cli.Command {
 // runPlan is the plan command: plan the desired file against the
 // snapshot, show the plan, save it with --out, and exit as the flags ask.
 func runPlan(c *cli.Context, e *env) error {
+	if refsPlan(c) {
+		return runPlanRefs(c, e)
+	}
 	file, err := planArgs(c)
 	if err != nil {
 		return err
@@ -220,6 +227,20 @@ func runPlan(c *cli.Context, e *env) error {
 	if err := serverDryRun(c, e, p); err != nil {
 		return err
 	}
+	if err := showPlan(c, e, p, style); err != nil {
+		return err
+	}
+	if dir := c.String("split-unsafe"); dir != "" {
+		if err := writeSplit(e, dir, p, remedy, file, c.String("state")); err != nil {
+			return err
+		}
+	}
+	return planExit(c, p, "the tenancy does not match "+file)
+}
+
+// showPlan gives the plan its id, shows it in the --format asked for and
+// saves it with --out.
+func showPlan(c *cli.Context, e *env, p *planner.Plan, style views.Style) error {
 	planJSON, err := planfile.Encode(p) // gives the plan its id
 	if err != nil {
 		return err
@@ -227,23 +248,25 @@ func runPlan(c *cli.Context, e *env) error {
 	if err := writeView(e, c.String("format"), p, style); err != nil {
 		return err
 	}
-	if out != "" {
+	if out := c.String("out"); out != "" {
 		if err := writeOut(e, out, planJSON, 0o644); err != nil {
 			return err
 		}
 		wrote(e, out, planSummary(p))
 	}
-	if dir := c.String("split-unsafe"); dir != "" {
-		if err := writeSplit(e, dir, p, remedy, file, c.String("state")); err != nil {
-			return err
-		}
-	}
+	return nil
+}
+
+// planExit is the plan command's exit: 1 for a plan with errors or, with
+// --expect-no-changes, with changes (drift says what does not match), 2
+// for changes with --detailed-exitcode.
+func planExit(c *cli.Context, p *planner.Plan, drift string) error {
 	switch {
 	case !p.Renderable():
 		return exitCode(1)
 	case c.Bool("expect-no-changes") && len(p.Changes) > 0:
-		return cli.Exit(fmt.Sprintf("--expect-no-changes: the plan has changes (%d to add, %d to change); the tenancy does not match %s",
-			p.Summary.Add, p.Summary.Change, file), 1)
+		return cli.Exit(fmt.Sprintf("--expect-no-changes: the plan has changes (%d to add, %d to change, %d to destroy); %s",
+			p.Summary.Add, p.Summary.Change, p.Summary.Destroy, drift), 1)
 	case c.Bool("detailed-exitcode") && len(p.Changes) > 0:
 		return exitCode(2)
 	}

@@ -49,7 +49,11 @@ type file struct {
 	Steps         []step           `json:"steps"`
 	Findings      []finding        `json:"findings"`
 	Desired       planner.Desired  `json:"desired"`
-	Snapshot      *snapshot.State  `json:"snapshot"`
+	// Head is the git snapshot of the head of a plan between two refs:
+	// the changes are those from the snapshot (the base) to it. Absent
+	// otherwise.
+	Head     *snapshot.State `json:"head,omitempty"`
+	Snapshot *snapshot.State `json:"snapshot"`
 }
 
 // step is a planner.Step as plan.json writes it.
@@ -107,7 +111,7 @@ var idPlaceholder = strings.Repeat("0", 64)
 
 func toFile(p *planner.Plan) *file {
 	f := &file{FormatVersion: FormatVersion, PlanID: p.PlanID, Renderable: p.Renderable(), OrderVerified: p.OrderVerified,
-		Summary: p.Summary, Changes: p.Changes, Desired: p.Desired, Snapshot: p.Snapshot}
+		Summary: p.Summary, Changes: p.Changes, Desired: p.Desired, Head: p.Head, Snapshot: p.Snapshot}
 	if p.Steps != nil {
 		f.Steps = make([]step, len(p.Steps))
 		for i, st := range p.Steps {
@@ -180,7 +184,7 @@ func edited(name, id string) error {
 // (reverify).
 func fromFile(name string, f *file) (*planner.Plan, error) {
 	claimed := &planner.Plan{PlanID: f.PlanID, OrderVerified: f.OrderVerified, Summary: f.Summary, Changes: f.Changes,
-		Desired: f.Desired, Snapshot: f.Snapshot}
+		Desired: f.Desired, Head: f.Head, Snapshot: f.Snapshot}
 	if err := fromFindings(claimed, f.Findings); err != nil {
 		return nil, fmt.Errorf("%s: %w; make a new plan", name, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/planner/split"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -40,7 +41,8 @@ func (e *DiffersError) Error() string { return e.File + ": " + e.What + "; make 
 // source, evaluated as plan evaluated it, with the variables plan did not
 // take from their defaults set to their resolved values: loadDesired), or,
 // for a plan without a desired file, from its changes
-// (planner.FromChanges). The snapshot's values are read as at snapshot
+// (planner.FromChanges), or, for a plan between two git refs, from its two
+// snapshots (between.Plan). The snapshot's values are read as at snapshot
 // time (quota numbers, whole numbers, strings: the file's decoding), and
 // every check runs again on the snapshot and the target, the names'
 // validity (invalid-name) among them, and an unsafe order's finding is
@@ -66,6 +68,17 @@ func reverify(name string, claimed *planner.Plan, renderable bool) (*planner.Pla
 // rebuild makes the plan of claimed's inputs; what says why it cannot.
 func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 	d := claimed.Desired
+	if claimed.Head != nil {
+		// A plan between two git refs: its inputs are its two snapshots.
+		if d.File != "" || d.Source != "" || len(d.Variables) > 0 {
+			return nil, "the plan is between two git refs, but it has a desired file too"
+		}
+		p, err := between.Plan(claimed.Snapshot, claimed.Head)
+		if err != nil {
+			return nil, "the plan's changes between its base and its head cannot be planned: " + clip(err.Error(), 1000)
+		}
+		return p, ""
+	}
 	if d.File == "" && d.Source == "" && len(d.Variables) == 0 {
 		p, err := planner.FromChanges(claimed.Snapshot, claimed.Changes)
 		if err != nil {
@@ -203,6 +216,9 @@ func differs(claimed *planner.Plan, renderable bool, p *planner.Plan) string {
 func from(p *planner.Plan) string {
 	if p.Desired.File != "" {
 		return shown(p.Desired.File)
+	}
+	if p.Head != nil {
+		return "the diff of the plan's base and head"
 	}
 	return "the plan's changes"
 }

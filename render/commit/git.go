@@ -22,6 +22,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -394,6 +395,9 @@ func spliceRepo(p *planner.Plan, opts Options) (gitcli.Repo, gitcli.Place, error
 // what Prepare refuses, a repository without an identity. With
 // commit.gpgsign set the commit is signed as git commit would sign it.
 func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
+	if err := betweenRefs(p, "splice"); err != nil {
+		return nil, err
+	}
 	src := p.Snapshot.Source
 	if src.Kind != "git" {
 		return nil, errors.New("splice needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
@@ -476,6 +480,9 @@ type DiffResult struct {
 // for `git apply` where local branches are not wanted. Nothing is written
 // to the repository (no object, no ref).
 func Diff(p *planner.Plan, opts Options) (*DiffResult, error) {
+	if err := betweenRefs(p, "diff"); err != nil {
+		return nil, err
+	}
 	src := p.Snapshot.Source
 	if src.Kind != "git" {
 		return nil, errors.New("a diff needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
@@ -585,4 +592,16 @@ func ChangeLine(c tenancy.Change) string {
 		return fmt.Sprintf("- %s: %s (omitted) -> %s", who, c.Field.Field, c.After)
 	}
 	return fmt.Sprintf("- %s: %s %s -> %s", who, c.Field.Field, c.Before, c.After)
+}
+
+// betweenRefs refuses to splice (or diff) a plan between two git refs:
+// its head is already the commit that holds the change, so there is
+// nothing to write; what such a plan renders is the patch script for a
+// cluster that runs the base.
+func betweenRefs(p *planner.Plan, format string) error {
+	if p.Head == nil {
+		return nil
+	}
+	return fmt.Errorf("this plan is between two git refs: its head %s (commit %s) already holds the change, so there is no %s to write; render it with --format patch for a cluster that runs the base %s",
+		p.Head.Source.Ref, words.ShortID(p.Head.Source.Commit), format, p.Snapshot.Source.Ref)
 }

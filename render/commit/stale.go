@@ -84,7 +84,7 @@ func atTip(p *planner.Plan, repo gitcli.Repo) (*planner.Plan, string, error) {
 			moved, words.ShortID(tip), words.Count(len(errs), "error"), joinListed(errs), since, ref)
 	}
 	moved2 := &planner.Plan{PlanID: p.PlanID, OrderVerified: p.OrderVerified, Summary: p.Summary, Changes: p.Changes,
-		Steps: p.Steps, Findings: p.Findings, Desired: p.Desired, Snapshot: st, Target: target}
+		Steps: p.Steps, Findings: p.Findings, Desired: p.Desired, Head: p.Head, Snapshot: st, Target: target}
 	return moved2, fmt.Sprintf("%s; the values this plan changes are the same there: the branch starts at %s", moved, words.ShortID(tip)), nil
 }
 

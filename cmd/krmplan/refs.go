@@ -1,0 +1,115 @@
+package main
+
+// plan --git-repo DIR --base REF --head REF: the plan of a pull request
+// that edits the tenancy YAML.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/krmplan/krmplan/internal/escape"
+	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/planner/between"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/urfave/cli/v2"
+)
+
+// refsFlags are the plan command's flags of a plan between two git refs.
+func refsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "git-repo", Usage: "plan between two refs of this git repository (with --base and --head; never its work tree)"},
+		&cli.StringFlag{Name: "base", Usage: "--git-repo: the ref the cluster runs, such as origin/main"},
+		&cli.StringFlag{Name: "head", Usage: "--git-repo: the ref whose tenancy the plan reaches, such as HEAD"},
+		&cli.StringSliceFlag{Name: "tenancy", Usage: "--git-repo: a tenancy file or folder in the repository, read at both refs (repeatable)"},
+		&cli.StringFlag{Name: "cluster-data", Usage: "--git-repo: nodes, queues and namespaces of the cluster that runs the base (a JSON file)"},
+	}
+}
+
+// refsPlan reports whether c asks for a plan between two refs.
+func refsPlan(c *cli.Context) bool {
+	return c.IsSet("git-repo") || c.IsSet("base") || c.IsSet("head") || c.IsSet("tenancy") || c.IsSet("cluster-data")
+}
+
+// runPlanRefs plans what the head ref changes relative to the base ref:
+// both are read with the one git reader (the base with the cluster data),
+// their tenancies diffed into changes, and those planned against the base.
+func runPlanRefs(c *cli.Context, e *env) error {
+	if err := refsArgs(c); err != nil {
+		return err
+	}
+	base, err := refSnapshot(c, e, "base", c.String("base"), c.String("cluster-data"))
+	if err != nil {
+		return err
+	}
+	head, err := refSnapshot(c, e, "head", c.String("head"), "")
+	if err != nil {
+		return err
+	}
+	p, err := between.Plan(base, head)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "Error: the changes from %s to %s cannot be planned:\n%s\n", escape.Controls(c.String("base")), escape.Controls(c.String("head")), escape.Controls(err.Error()))
+		if c.String("out") != "" {
+			fmt.Fprintln(e.stderr, "No plan was saved.")
+		}
+		return exitCode(1)
+	}
+	if err := showPlan(c, e, p, styleFor(e.stdout, c.Bool("no-color"))); err != nil {
+		return err
+	}
+	return planExit(c, p, fmt.Sprintf("%s does not match %s", c.String("head"), c.String("base")))
+}
+
+// refsArgs checks a plan between refs: --git-repo, --base, --head and
+// --tenancy, no desired file and none of its flags, a known --format, and
+// an --out that is no input.
+func refsArgs(c *cli.Context) error {
+	for _, f := range []string{"git-repo", "base", "head", "tenancy"} {
+		if c.String(f) == "" && len(c.StringSlice(f)) == 0 {
+			return cli.Exit(fmt.Sprintf("plan between git refs needs --git-repo DIR, --base REF, --head REF and --tenancy PATH; --%s is missing", f), 1)
+		}
+	}
+	if c.NArg() > 0 {
+		return cli.Exit(fmt.Sprintf("plan --git-repo plans the tenancy files between --base and --head and takes no desired file, got %v", c.Args().Slice()), 1)
+	}
+	if f := setFlag(c, "state", "var", "var-file", "split-unsafe", "server-dry-run"); f != "" {
+		return cli.Exit(f+" belongs to a plan of desired.hcl; a plan with --git-repo reads the base and the head ref instead", 1)
+	}
+	if f := kubeFlagSet(c); f != "" {
+		return cli.Exit(f+": a plan with --git-repo reads no cluster; give its data with --cluster-data FILE", 1)
+	}
+	if err := checkFormat(c.String("format"), viewFormats); err != nil {
+		return err
+	}
+	return checkOut(c, input{"--cluster-data", c.String("cluster-data")})
+}
+
+// refSnapshot reads the tenancy at ref (what is "base" or "head"), with the cluster data of the file
+// clusterData when it is not "", as `snapshot --git-repo` writes it (the
+// same bytes: sealed and decoded again).
+func refSnapshot(c *cli.Context, e *env, what, ref, clusterData string) (*snapshot.State, error) {
+	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: ref, Paths: c.StringSlice("tenancy")}
+	st, err := snapshot.FromGit(src)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 1)
+	}
+	if clusterData != "" {
+		d, err := snapshot.LoadClusterData(clusterData)
+		if err != nil {
+			return nil, cli.Exit(err.Error(), 1)
+		}
+		st.Overlay(d)
+	}
+	st.TakenAt = takenAt().Format(time.RFC3339)
+	st, err = snapshot.Decode(ref, st.Seal())
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 1)
+	}
+	data := "no cluster data"
+	if clusterData != "" {
+		data = "cluster data from " + clusterData
+	}
+	fmt.Fprintf(e.stderr, "Read the %s %s (commit %s): %s, %s, %s, %s, %s.\n", what, escape.Controls(ref), words.ShortID(st.Source.Commit),
+		words.Count(len(st.Source.Files), "file"), words.Count(len(st.NodePools), "node pool"), words.Count(len(st.Departments), "department"),
+		words.Count(len(st.Projects), "project"), escape.Controls(data))
+	return st, nil
+}
