@@ -309,7 +309,6 @@ var checks = []check{
 	{(*checker).checkProjectNamespaces, false},
 	{(*checker).checkLiveQueues, false},
 	{(*checker).checkGitOps, false}, // package gitops
-	{(*checker).checkKustomizePatches, false},
 }
 
 func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker {

@@ -68,13 +68,9 @@ func (st *Step) TestedUID() (uid string, ok bool) {
 	return uid, true
 }
 
-// checkGitOps adds gitops.Owned's findings: objects Argo CD or Flux owns
-// that the plan changes.
+// checkGitOps adds package gitops' findings: objects Argo CD or Flux owns
+// that the plan changes, and kustomizations that patch the objects read.
 func (c *checker) checkGitOps() {
 	c.out = append(c.out, findings(gitops.Owned(gitops.Input{Before: c.before, Target: c.s, BeforeIndex: c.bx, Where: c.beforeLoc.at}))...)
-}
-
-// checkKustomizePatches adds gitops.KustomizePatches' findings.
-func (c *checker) checkKustomizePatches() {
 	c.out = append(c.out, findings(gitops.KustomizePatches(c.s))...)
 }
