@@ -303,6 +303,15 @@ func writeStep(w *shell, kubectl []word, planID string, n, total int, st planner
 	}
 	w.comment(fmt.Sprintf("%d/%d %s: %s", n, total, st.Phase, objectWord(st.Object)))
 	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d: %s: %s", n, total, st.Phase, objectWord(st.Object))))
+	w.guarded(cmd, body, fmt.Sprintf("step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object)), report, n)
+	return nil
+}
+
+// guarded writes cmd (body its here-document, when not nil) and what the
+// script does when kubectl fails: say failed, report what changed since
+// (report: a krmplan_guards or krmplan_absent call), and stop at step n
+// (krmplan_failed). The patch script and its rollback share it.
+func (w *shell) guarded(cmd []word, body []byte, failed string, report []word, n int) {
 	if body != nil {
 		w.hereDoc(body, cmd)
 	} else {
@@ -310,12 +319,11 @@ func writeStep(w *shell, kubectl []word, planID string, n, total int, st planner
 	}
 	w.code("if [ $? -ne 0 ]; then")
 	w.depth++
-	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object))))
+	w.command("krmplan_say", shown(failed))
 	w.continued(report, 4, 3)
 	w.command("krmplan_failed", word(strconv.Itoa(n)))
 	w.depth--
 	w.code("fi")
-	return nil
 }
 
 // stepCommand is the kubectl command line of a step — kubectl create -f -

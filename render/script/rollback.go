@@ -158,22 +158,11 @@ func writeUndo(w *shell, kubectl []word, planID string, n, total int, st planner
 	w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
 	w.depth++
 	w.command("krmplan_say", shown(fmt.Sprintf("undoing step %d/%d: %s: %s", n, total, st.Phase, objectWord(st.Object))))
-	if body != nil {
-		w.hereDoc(body, cmd)
-	} else {
-		w.command(cmd...)
-	}
-	w.code("if [ $? -ne 0 ]; then")
-	w.depth++
-	w.command("krmplan_say", shown(fmt.Sprintf("undoing step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object))))
 	report := append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...)
 	if st.Action == planner.StepCreate {
 		report = []word{"krmplan_absent", shown(objectWord(st.Object)), plural, name}
 	}
-	w.continued(report, 4, 3)
-	w.command("krmplan_failed", word(strconv.Itoa(n)))
-	w.depth--
-	w.code("fi")
+	w.guarded(cmd, body, fmt.Sprintf("undoing step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object)), report, n)
 	w.depth--
 	w.code("fi")
 	return nil
