@@ -55,8 +55,8 @@ var handmadeScenarios = []handmadeScenario{
 // other file is unchanged, that a file left empty is deleted and leaves
 // the kustomization), and the patch script run with the real kubectl
 // against the real API server, after which the cluster holds exactly the
-// objects of the spliced branch. It runs before TestLive removes the CRDs
-// (file order).
+// objects of the spliced branch; its rollback then leaves those of main.
+// It runs before TestLive removes the CRDs (file order).
 func TestHandmadeTenancy(t *testing.T) {
 	f := newFixture(t)
 	t.Cleanup(func() {
@@ -117,7 +117,11 @@ func (f *fx) handmade(sc handmadeScenario) {
 	}
 	run := f.exec(env, "sh", script)
 	f.golden(golden, "run.txt", "exit "+itoa(run.code)+"\n-- stdout --\n"+run.stdout+"-- stderr --\n"+run.stderr)
-	f.wantEqual("the cluster's objects after the script", f.handmadeSpecs(), f.splicedSpecs(branch))
+	want := f.splicedSpecs(branch)
+	if len(want) < 8 {
+		f.t.Fatalf("the spliced branch has %d objects: %v", len(want), want)
+	}
+	f.wantEqual("the cluster's objects after the script", f.handmadeSpecs(), want)
 	if sc.name == "rename" {
 		ns, err := f.cs.CoreV1().Namespaces().Get(context.Background(), "kai-hm-tools", metav1.GetOptions{})
 		if err != nil {
@@ -125,6 +129,16 @@ func (f *fx) handmade(sc handmadeScenario) {
 		}
 		// The label is hm-toolbox's; the override label the hold set is gone.
 		f.wantEqual("kai-hm-tools's labels", ns.Labels, map[string]string{"kai/project": "hm-toolbox", "team": "tools", "kubernetes.io/metadata.name": "kai-hm-tools"})
+	}
+	// The rollback puts the cluster back as main has it.
+	f.must(f.exec(env, "sh", sc.name+".rollback.sh"), 0, "the rollback script")
+	f.wantEqual("the cluster's objects after the rollback", f.handmadeSpecs(), f.splicedSpecs("main"))
+	if sc.name == "rename" {
+		ns, err := f.cs.CoreV1().Namespaces().Get(context.Background(), "kai-hm-tools", metav1.GetOptions{})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		f.wantEqual("kai-hm-tools's labels after the rollback", ns.Labels, map[string]string{"kai/project": "hm-tools", "team": "tools", "kubernetes.io/metadata.name": "kai-hm-tools"})
 	}
 	f.deleteHandmade()
 }
