@@ -103,6 +103,7 @@ func (f *fx) handmade(sc handmadeScenario) {
 		}
 	}
 
+	f.t.Cleanup(f.deleteHandmade)
 	f.handmadeCluster()
 	env := f.environ(f.env.Kubeconfig)
 	if sc.name == "rename" {
@@ -118,8 +119,9 @@ func (f *fx) handmade(sc handmadeScenario) {
 	run := f.exec(env, "sh", script)
 	f.golden(golden, "run.txt", "exit "+itoa(run.code)+"\n-- stdout --\n"+run.stdout+"-- stderr --\n"+run.stderr)
 	want := f.splicedSpecs(branch)
-	if len(want) < 8 {
-		f.t.Fatalf("the spliced branch has %d objects: %v", len(want), want)
+	// The fixture's 10 objects, with the plan's adds and destroys.
+	if sum := f.plan(plan).Summary; len(want) != 10+sum.Add-sum.Destroy {
+		f.t.Fatalf("the spliced branch has %d objects, the plan adds %d to 10 and destroys %d: %v", len(want), sum.Add, sum.Destroy, want)
 	}
 	f.wantEqual("the cluster's objects after the script", f.handmadeSpecs(), want)
 	if sc.name == "rename" {
@@ -140,7 +142,6 @@ func (f *fx) handmade(sc handmadeScenario) {
 		}
 		f.wantEqual("kai-hm-tools's labels after the rollback", ns.Labels, map[string]string{"kai/project": "hm-tools", "team": "tools", "kubernetes.io/metadata.name": "kai-hm-tools"})
 	}
-	f.deleteHandmade()
 }
 
 // krmRevertsLabel is a kubectl (a shell script calling the real one) that,
