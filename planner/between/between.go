@@ -16,8 +16,9 @@ import (
 // Plan plans the changes that take the git snapshot base to the git
 // snapshot head: every check on the head's tenancy, "already present"
 // meaning present at base, the verified order, the blast radius of each
-// removal, as planner.FromChanges plans them, the findings pointing at the
-// head's lines (headLines). The plan embeds base (render patches a cluster
+// removal, as planner.FromChanges plans them, with the renames a moved
+// block would plan marked so and the findings of those it cannot
+// (renames), the findings pointing at the head's lines (headLines). The plan embeds base (render patches a cluster
 // that runs it) and head, its objects with their file and line and the
 // positions the findings cite only (Plan.Head: planfile plans the two
 // again to verify a file). The error is what tenancy.Diff cannot plan, or a new object whose
@@ -27,11 +28,15 @@ func Plan(base, head *snapshot.State) (*planner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	bx, hx := tenancy.NewIndex(&base.Tenancy), tenancy.NewIndex(&head.Tenancy)
+	found := renames(changes, bx, hx, base.KRMConfig)
 	p, err := planner.FromChanges(base, changes)
 	if err != nil {
 		return nil, fmt.Errorf("the changes between the refs cannot be planned against the base: %w", err)
 	}
-	headLines(p, tenancy.NewIndex(&base.Tenancy), tenancy.NewIndex(&head.Tenancy))
+	p.AddFindings(found...)
+	p.OrderVerified = p.OrderVerified && p.Renderable()
+	headLines(p, bx, hx)
 	p.Head = embed.Snapshot(head, nil, cited(p.Findings))
 	return p, nil
 }
