@@ -1,6 +1,8 @@
 package between
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,8 +103,14 @@ func places(x *tenancy.Index) map[place]placed {
 				continue
 			}
 			out[place{origin.File, origin.Line, 0}] = placed{o: o}
-			for ptr, pos := range origin.Values {
-				out[place{origin.File, pos.Line, pos.Column}] = placed{o, ptr}
+			// Values behind one YAML alias share its position: the first
+			// pointer, in order, names it, so the mapping is the same on
+			// every run (a plan file is planned again to verify it).
+			for _, ptr := range slices.Sorted(maps.Keys(origin.Values)) {
+				pos := origin.Values[ptr]
+				if k := (place{origin.File, pos.Line, pos.Column}); out[k] == (placed{}) {
+					out[k] = placed{o, ptr}
+				}
 			}
 		}
 	}

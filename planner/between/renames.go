@@ -92,6 +92,11 @@ func rename(old, nu *tenancy.Project, krm *tenancy.KRMConfig) (f planner.Finding
 	names := fmt.Sprintf("%s to %s", strings.Join(queueNames(old), ", "), strings.Join(queueNames(nu), ", "))
 	at := tenancy.KindProject.Object(n)
 	diff := specDiff(old, nu)
+	if ons == nns && nu.Spec.Namespace == "" && diff == "" {
+		// The old project named the new one's default namespace: a moved
+		// block writes it in spec.namespace, which the head leaves out.
+		diff = "its spec.namespace (left out; write " + ons + ")"
+	}
 	switch {
 	case ons == nns && diff == "":
 		return f, true, true
