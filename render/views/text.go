@@ -146,15 +146,11 @@ func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
 	b.WriteString("    }\n\n")
 }
 
-// writeDestroyed writes the removal of object o, with the queues it had
-// (a node pool with its label pair).
+// writeDestroyed writes the removal of object o, with the queues it had.
 func writeDestroyed(b *bytes.Buffer, o tenancy.ObjectAddr, before *tenancy.Index, st Style) {
 	kind := o.Kind.String()
 	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s will be destroyed", kind, escape.Controls(o.Name))))
 	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(st.destroy, "-"), strings.ToLower(kind), o.Name)
-	if np := before.NodePool(o.Name); o.Kind == tenancy.KindNodePool && np != nil {
-		fmt.Fprintf(b, "      %s labelKey = %q\n      %s labelValue = %q\n", st.paint(st.destroy, "-"), np.Spec.LabelKey, st.paint(st.destroy, "-"), np.Spec.LabelValue)
-	}
 	for _, q := range before.Queues(o) {
 		// The Queue's name: an entry without one has its owner's.
 		fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), tenancy.QueueName(o.Name, q.Name, q.NodePool), escape.Controls(q.NodePool))
