@@ -89,7 +89,7 @@ func writeOne(b *bytes.Buffer, d *Diagnostic, files Files, st Style) {
 			if i == 0 && d.Subject != nil {
 				ctx, values = d.Context, d.Values
 			}
-			writeSnippet(b, files, r, ctx, values)
+			writeSnippet(b, files, r, ctx, values, st.Columns)
 			last = ""
 			continue
 		}
@@ -126,15 +126,25 @@ const (
 	contextLines    = 2
 )
 
-// writeSnippet writes "on FILE line N, in BLOCK:" and the source lines of
-// r (and of ctx around it), the part of each line inside r marked by
-// carets, then the values r's expression used.
-func writeSnippet(b *bytes.Buffer, files Files, r Range, ctx *Range, values []Value) {
-	in := ""
+// writeSnippet writes "on FILE line N, in BLOCK:" (broken after the comma
+// when longer than cols) and the source lines of r (and of ctx around
+// it), the part of each line inside r marked by carets, then the values
+// r's expression used.
+func writeSnippet(b *bytes.Buffer, files Files, r Range, ctx *Range, values []Value, cols int) {
+	on := fmt.Sprintf("  on %s line %d", escape.Controls(r.File), r.Start.Line)
 	if r.Block != "" {
-		in = ", in " + escape.Controls(r.Block)
+		in := " in " + escape.Controls(r.Block) + ":"
+		// A line too long for the page breaks after the comma.
+		if cols > 0 && utf8.RuneCountInString(on)+1+utf8.RuneCountInString(in) > cols {
+			on += ",\n   "
+		} else {
+			on += ","
+		}
+		on += in
+	} else {
+		on += ":"
 	}
-	fmt.Fprintf(b, "  on %s line %d%s:\n", escape.Controls(r.File), r.Start.Line, in)
+	b.WriteString(on + "\n")
 	src, ok := files.source(r.File)
 	if !ok || r.Start.Byte < 0 || r.Start.Byte > len(src) {
 		return

@@ -100,16 +100,18 @@ func TestTextFromEvaluation(t *testing.T) {
 }
 
 // The summary and the detail wrap to the columns (COLUMNS=40), the lines
-// after the first indented; the detail's own line breaks stay.
+// after the first indented; the detail's own line breaks stay. The "on"
+// line, too long with its block, breaks after the comma.
 func TestTextWrapsAt40Columns(t *testing.T) {
-	files, _ := parsed(t, "d.hcl", "project \"a\" {\n  priority = 500\n}\n")
-	r := Range{File: "d.hcl", HCL: true, Start: Pos{Line: 2, Column: 14, Byte: 27}, End: Pos{Line: 2, Column: 17, Byte: 30}}
+	files, _ := parsed(t, "d.hcl", "project \"a-long-project\" {\n  priority = 500\n}\n")
+	r := Range{File: "d.hcl", HCL: true, Start: Pos{Line: 2, Column: 14, Byte: 40}, End: Pos{Line: 2, Column: 17, Byte: 43}}
 	r.Block = files.Block("d.hcl", r.Start.Byte)
 	d := Diagnostic{Severity: Warning, Summary: "Priority above every other queue's of the pool",
 		Detail: "A queue of priority 500 takes the whole surplus of the pool before any other queue gets a card of it.\nSet it to 100 to share.", Subject: &r}
 	want := "Warning: Priority above every other\n" +
 		"  queue's of the pool\n" +
-		"  on d.hcl line 2, in project \"a\":\n" +
+		"  on d.hcl line 2,\n" +
+		"    in project \"a-long-project\":\n" +
 		"   2:   priority = 500\n" +
 		"                   ^^^\n" +
 		"  A queue of priority 500 takes the\n" +
@@ -164,7 +166,9 @@ func TestTextFinding(t *testing.T) {
 		RangeOf(tenancy.Location{File: "t.yaml", Line: 18, Column: 40}, files),
 		RangeOf(tenancy.Location{File: "t.yaml", Line: 33}, files),
 	})
-	paint := func(r Role, s string) string { return "<" + []string{"err", "warn", "note", "dim"}[r] + ">" + s + "</>" }
+	paint := func(r Role, s string) string {
+		return "<" + []string{"err", "warn", "note", "dim"}[r] + ">" + s + "</>"
+	}
 	want := "<err>Error:</> platform-h100: 6 of 4 cards\n" +
 		"<dim>  [projects-over-department] already present before this plan, which changes it; before: platform-h100: 5 of 4 cards</>\n" +
 		"  on desired.hcl line 3, in project \"w\", queue \"h100\":\n" +
