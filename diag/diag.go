@@ -59,6 +59,9 @@ type Range struct {
 	File       string
 	Start, End Pos
 	HCL        bool
+	// Base marks, in a plan between two git refs (whose findings point at
+	// the head's lines), a line of the base: a value the head removes.
+	Base bool
 	// Block is the header of the HCL block that encloses the range, as
 	// desired.hcl writes it: `project "workspace"`, with each labelled
 	// block inside it (`project "workspace", queue "h100"`); "" when the
@@ -128,7 +131,7 @@ func (d *Diagnostic) SetRanges(rs []Range) {
 // desired.hcl location (with the enclosing block of files[l.File], when
 // that file is known), else a tenancy file's line.
 func RangeOf(l tenancy.Location, files Files) Range {
-	r := Range{File: l.File, Start: Pos{Line: l.Line, Column: l.Column}}
+	r := Range{File: l.File, Start: Pos{Line: l.Line, Column: l.Column}, Base: l.Base}
 	if l.Desired {
 		r.HCL = true
 		r.Start.Byte = l.StartByte

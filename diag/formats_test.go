@@ -15,6 +15,7 @@ func finding() Diagnostic {
 	d.SetRanges([]Range{
 		RangeOf(tenancy.Location{File: "desired.hcl", Line: 3, Column: 22, EndLine: 3, EndColumn: 23, StartByte: 50, EndByte: 51, Desired: true}, nil),
 		RangeOf(tenancy.Location{File: "t,a:.yaml", Line: 18, Column: 28}, nil),
+		RangeOf(tenancy.Location{File: "t.yaml", Line: 30, Base: true}, nil),
 	})
 	return d
 }
@@ -27,7 +28,7 @@ func TestJSON(t *testing.T) {
 	want := `[{"severity":"error","code":"projects-over-department","summary":"q|x: 5 \u003e 4 *cards* 100%\n\u001b[2Kok",` +
 		`"address":"project.workspace","queue":"q","pool":"h100","resource":"gpu","already_present":true,"before":"q: \u003cb\u003e4\u003c/b\u003e",` +
 		`"range":{"filename":"desired.hcl","start":{"line":3,"column":22,"byte":50},"end":{"line":3,"column":23,"byte":51}},` +
-		`"related_ranges":[{"filename":"t,a:.yaml","start":{"line":18,"column":28}}]},` +
+		`"related_ranges":[{"filename":"t,a:.yaml","start":{"line":18,"column":28}},{"filename":"t.yaml","start":{"line":30,"column":0},"at_base":true}]},` +
 		`{"severity":"warning","code":"","summary":"Deprecated","detail":"use x","already_present":false,"range":null,"related_ranges":[]}]`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
@@ -35,7 +36,7 @@ func TestJSON(t *testing.T) {
 }
 
 func TestMarkdownItem(t *testing.T) {
-	want := "- ❌ **Error** `projects-over-department`: q\\|x: 5 \\> 4 \\*cards\\* 100%\\\\n\\\\x1b\\[2Kok (`desired.hcl` line 3, `t,a:.yaml` line 18)" +
+	want := "- ❌ **Error** `projects-over-department`: q\\|x: 5 \\> 4 \\*cards\\* 100%\\\\n\\\\x1b\\[2Kok (`desired.hcl` line 3, `t,a:.yaml` line 18, at the base: `t.yaml` line 30)" +
 		" — *already present before this plan*, which changes it; before: q: \\<b\\>4\\</b\\>\n"
 	if got := MarkdownItem(finding()); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

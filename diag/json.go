@@ -38,6 +38,9 @@ type JSONRange struct {
 	// End is set for a desired.hcl range; a tenancy file's value only has
 	// its start.
 	End *JSONPos `json:"end,omitempty"`
+	// AtBase marks, in a plan between two git refs, a line of the base
+	// (a value the head removes); the other lines are the head's.
+	AtBase bool `json:"at_base,omitempty"`
 }
 
 // JSONPos is a 1-based line and column; Column 0 means only the line is
@@ -72,7 +75,7 @@ func JSONOf(ds []Diagnostic) []JSON {
 // JSONRangeOf is r in the JSON views' shape: an HCL range with its bytes
 // and end, a tenancy file's line with its start only.
 func JSONRangeOf(r Range) JSONRange {
-	out := JSONRange{Filename: r.File, Start: JSONPos{Line: r.Start.Line, Column: r.Start.Column}}
+	out := JSONRange{Filename: r.File, Start: JSONPos{Line: r.Start.Line, Column: r.Start.Column}, AtBase: r.Base}
 	if r.HCL {
 		sb, eb := r.Start.Byte, r.End.Byte
 		out.Start.Byte = &sb

@@ -26,7 +26,7 @@ func MarkdownItem(d Diagnostic) string {
 	}
 	var where []string
 	for _, r := range d.Ranges() {
-		where = append(where, fmt.Sprintf("%s line %d", mdtext.Code(r.File), r.Start.Line))
+		where = append(where, fmt.Sprintf("%s%s line %d", map[bool]string{true: "at the base: "}[r.Base], mdtext.Code(r.File), r.Start.Line))
 	}
 	if len(where) > 0 {
 		fmt.Fprintf(&line, " (%s)", strings.Join(where, ", "))

@@ -49,6 +49,7 @@ func (st Style) paint(r Role, s string) string {
 //	      ├────────────────
 //	      │ var.gpus is 5
 //	  on clusters/a/tenancy.yaml line 31             (a tenancy file's line)
+//	  at the base: clusters/a/tenancy.yaml line 30   (the base's, between two refs)
 //	  <detail, wrapped>
 //
 // An HCL range shows the lines of its subject and context (at most
@@ -93,7 +94,7 @@ func writeOne(b *bytes.Buffer, d *Diagnostic, files Files, st Style) {
 			last = ""
 			continue
 		}
-		on := fmt.Sprintf("  on %s line %d\n", escape.Controls(r.File), r.Start.Line)
+		on := fmt.Sprintf("  %s %s line %d\n", map[bool]string{false: "on", true: "at the base:"}[r.Base], escape.Controls(r.File), r.Start.Line)
 		if on != last { // two values on one line are one line to look at
 			b.WriteString(on)
 		}

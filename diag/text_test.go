@@ -155,7 +155,8 @@ func TestTextEscapesControlCharacters(t *testing.T) {
 
 // A finding: its code line (already present, and how it changes), a
 // desired.hcl range with its block, two values on one tenancy line shown
-// once, and colour only through the style's Paint.
+// once, a line of the base of a plan between two refs, and colour only
+// through the style's Paint.
 func TestTextFinding(t *testing.T) {
 	files := ParseFiles(map[string][]byte{"desired.hcl": []byte("project \"w\" {\n  queue \"h100\" {\n    gpu { deserved = 6 }\n  }\n}\n")})
 	d := Diagnostic{Severity: Error, Code: "projects-over-department", Summary: "platform-h100: 6 of 4 cards",
@@ -165,6 +166,7 @@ func TestTextFinding(t *testing.T) {
 		RangeOf(tenancy.Location{File: "t.yaml", Line: 18, Column: 28}, files),
 		RangeOf(tenancy.Location{File: "t.yaml", Line: 18, Column: 40}, files),
 		RangeOf(tenancy.Location{File: "t.yaml", Line: 33}, files),
+		RangeOf(tenancy.Location{File: "t.yaml", Line: 30, Base: true}, files),
 	})
 	paint := func(r Role, s string) string {
 		return "<" + []string{"err", "warn", "note", "dim"}[r] + ">" + s + "</>"
@@ -175,7 +177,8 @@ func TestTextFinding(t *testing.T) {
 		"   3:     gpu { deserved = 6 }\n" +
 		"                           ^\n" +
 		"  on t.yaml line 18\n" +
-		"  on t.yaml line 33\n\n"
+		"  on t.yaml line 33\n" +
+		"  at the base: t.yaml line 30\n\n"
 	if got := text(t, []Diagnostic{d}, files, Style{Paint: paint}); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}

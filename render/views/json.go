@@ -27,9 +27,11 @@ type PlanJSON struct {
 	Renderable bool `json:"renderable"`
 	// OrderVerified is true when every intermediate state of Steps was
 	// simulated and passed the checks.
-	OrderVerified   bool             `json:"order_verified"`
-	Summary         JSONSummary      `json:"summary"`
-	Snapshot        JSONSnapshot     `json:"snapshot"`
+	OrderVerified bool         `json:"order_verified"`
+	Summary       JSONSummary  `json:"summary"`
+	Snapshot      JSONSnapshot `json:"snapshot"`
+	// Head is, in a plan between two git refs, the head's snapshot.
+	Head            *JSONSnapshot    `json:"head,omitempty"`
 	Desired         JSONDesired      `json:"desired"`
 	ResourceChanges []ResourceChange `json:"resource_changes"`
 	Diagnostics     []Diagnostic     `json:"diagnostics"`
@@ -151,6 +153,9 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 		Diagnostics:     DiagnosticsOf(p.Findings),
 		Steps:           []JSONStep{},
 		FairShare:       newPlanFairShare(p),
+	}
+	if h := p.Head; h != nil {
+		out.Head = &JSONSnapshot{Digest: h.Digest, Source: h.Source, NotRead: append([]snapshot.NotRead{}, h.NotRead...)}
 	}
 	if out.Snapshot.NotRead == nil {
 		out.Snapshot.NotRead = []snapshot.NotRead{}

@@ -11,6 +11,7 @@ import (
 	"github.com/krmplan/krmplan/internal/mdtext"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -214,13 +215,16 @@ func mdHead(p *planner.Plan) string {
 	var h strings.Builder
 	fmt.Fprintf(&h, "%s%s -->\n", MarkerPrefix, p.PlanID)
 	fmt.Fprintf(&h, "### krmplan plan `%s`\n\n", words.ShortID(p.PlanID))
+	if t := between.Title(p, mdtext.Code); t != "" {
+		h.WriteString(t + ".\n\n")
+	}
 	counts := fmt.Sprintf("%s, %s, %s", words.Count(s.Errors, "error"), words.Count(s.Warnings, "warning"), words.Count(s.Notes, "note"))
 	changes := fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
 	switch {
 	case !p.Renderable():
 		fmt.Fprintf(&h, "❌ **Not renderable**: %s — %s. Render refuses this plan.\n\n", counts, changes)
 	case len(p.Changes) == 0:
-		fmt.Fprintf(&h, "✅ **No changes**: the tenancy already matches the desired file — %s.\n\n", counts)
+		fmt.Fprintf(&h, "✅ **No changes**: the tenancy %s — %s.\n\n", between.Matches(p), counts)
 	case s.Warnings > 0:
 		fmt.Fprintf(&h, "⚠️ **Renderable, with warnings**: %s — %s.\n\n", changes, counts)
 	default:

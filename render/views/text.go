@@ -15,6 +15,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -95,8 +96,11 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 }
 
 func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
+	if t := between.Title(p, escape.Controls); t != "" {
+		words.Wrap(b, st.Columns(), "", "  ", t+".\n")
+	}
 	if len(p.Changes) == 0 {
-		b.WriteString("No changes. The tenancy already matches the desired file.\n\n")
+		b.WriteString("No changes. The tenancy " + between.Matches(p) + ".\n\n")
 		return
 	}
 	b.WriteString("krmplan will perform the following actions:\n\n")
