@@ -299,7 +299,7 @@ func (c *checker) queueUsage(r removal, q *tenancy.Queue) {
 	name := tenancy.QueueName(r.c.Object().Name, q.Name, q.NodePool)
 	if !c.in.State.Read(snapshot.SourceQueues) {
 		c.add(Finding{Code: CodeUsageNotRead, Level: Note, Object: r.c.Object(), Queue: name, Pool: q.NodePool,
-			Message: fmt.Sprintf("%s: the queue is removed, and its usage was not read (%s), so what stops running is unknown; snapshot with the cluster (--context) to see it",
+			Message: fmt.Sprintf("%s: the queue is removed, and its usage was not read (%s), so what stops running is unknown; read the cluster's Queues (snapshot --context, or --cluster-data) to see it",
 				name, notReadReason(c.in.State, snapshot.SourceQueues)),
 			Where: c.in.Where(r.c.Field)})
 		return
