@@ -259,7 +259,7 @@ spec:
 	r = f.must(f.krmplan("plan", "desired.hcl", "--state", "live.json", "--server-dry-run", "--no-color"), 1, "plan --server-dry-run with a namesake")
 	f.wantLine("plan --server-dry-run with a namesake", r.stdout, "Error: step 1/1 (delete Project del-twin, removing projects and project queues): the API server refused it in a dry run: the server rejected our request due to an error in our request — a value this patch tests (a queue name or a number as read) is no longer what the snapshot read: the object changed since the snapshot; take a new snapshot and plan again")
 	r = f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh")
-	if r.code != 11 || r.stdout != "" || !strings.Contains(r.stderr, "changed since the snapshot: /metadata/uid (/metadata/uid): the plan read "+uid) {
+	if r.code != 11 || r.stdout != "" || !strings.Contains(r.stderr, "changed since the snapshot: the uid of project del-twin (/metadata/uid): the plan read "+uid) {
 		t.Errorf("the script with a namesake: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	// The precondition alone, as the script's DELETE sends it.
