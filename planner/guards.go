@@ -19,7 +19,7 @@ type Guard struct {
 	Value json.RawMessage
 	// What names the value for a person: "gpu.deserved of queue
 	// vision-h100", "the name of queue 0", "parent of project workspace",
-	// "annotation krmplan/plan", "the uid of project legacy".
+	// "annotation krmplan/plan".
 	What string
 }
 
@@ -38,8 +38,6 @@ func Guards(st Step) []Guard {
 		switch {
 		case op.Path == CreatedByPointer:
 			g.What = "annotation " + CreatedByAnnotation
-		case op.Path == "/metadata/uid": // a delete's, of the object as the snapshot read it
-			g.What = "the uid of " + st.Object.Kind.Info().Word + " " + st.Object.Name
 		case err != nil:
 		case f == tenancy.FieldQueueName:
 			var name string
