@@ -128,6 +128,7 @@ var Codes = []CodeInfo{
 	{CodeForcedRemoval, LevelWarning, "a removal in use (removal-in-use, removal-orphans-queues) that force = true allows"},
 	{CodeRemovalNamespaceKept, LevelWarning, "a removed project's namespace stays, still labelled for it, with its workloads"},
 	{CodeMovedProject, LevelWarning, "a renamed project (moved block) is a create and a remove: its namespace carries over once relabelled, its workloads must move to the new queue names"},
+	{removal.CodeQueueNameKept, LevelWarning, "an existing queue entry's name is edited, but KRM renames no Queue: the Queue keeps its old name"},
 
 	{CodeUnassignedShare, LevelNote, "part of a department's guarantee is guaranteed to none of its projects"},
 	{CodeZeroWeight, LevelNote, "an overQuotaWeight of 0 (or omitted) on a queue whose limit is above its guarantee"},

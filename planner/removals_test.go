@@ -223,3 +223,34 @@ func TestRemovalUsageFromLiveData(t *testing.T) {
 		t.Errorf("the error points at %+v, want the removed block", p.Findings[0].Where)
 	}
 }
+
+// TestQueueNameKept: editing an existing entry's name renames no KAI
+// Queue (KRM finds a project's by its labels, a department's by its
+// owner), so the plan warns, at the name in desired.hcl.
+func TestQueueNameKept(t *testing.T) {
+	before := mustState(t, removalTenancy)
+	p := catPlan(t, before, "project \"p\" {\n queue \"h100\" {\n  name = \"p-fast\"\n }\n}\ndepartment \"d\" {\n queue \"a100\" {\n  name = \"d-gpu\"\n }\n}\n")
+	var got []string
+	var lines []int
+	for _, f := range p.Findings {
+		if f.Code == "queue-name-kept" {
+			got = append(got, string(f.Level)+" "+f.Message)
+			for _, w := range f.Where {
+				if w.Desired {
+					lines = append(lines, w.Line)
+				}
+			}
+		}
+	}
+	want := []string{
+		"warning d-gpu: the entry on node pool a100 is renamed from d-a100, but KRM renames no Queue: it finds the entry's Queue by its labels (by its owner for a department) and keeps its name d-a100, which its workloads keep naming, and no Queue d-gpu appears; to get one, remove the entry (a removed block) and add it again in a later plan",
+		"warning p-fast: the entry on node pool h100 is renamed from p-h100, but KRM renames no Queue: it finds the entry's Queue by its labels (by its owner for a department) and keeps its name p-h100, which its workloads keep naming, and no Queue p-fast appears; to get one, remove the entry (a removed block) and add it again in a later plan",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if slices.Sort(lines); !slices.Equal(lines, []int{3, 8}) {
+		t.Errorf("the warnings point at desired.hcl lines %v, want 3 and 8 (the names)", lines)
+	}
+}

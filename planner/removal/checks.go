@@ -35,6 +35,7 @@ const (
 	CodeNamespaceKept = "removal-namespace-kept" // a warning
 	CodeMoved         = "moved-project"          // a warning
 	CodeUsageNotRead  = "removal-usage-not-read" // a note
+	CodeQueueNameKept = "queue-name-kept"        // a warning
 )
 
 // The levels of the findings, as the planner's.
@@ -112,7 +113,8 @@ func (c *checker) removals() []removal {
 // removed queue with workloads allocated (removal-in-use), both a
 // forced-removal warning with force = true; a removed project's namespace
 // kept (removal-namespace-kept); a removed queue whose usage was not read
-// (removal-usage-not-read).
+// (removal-usage-not-read); and an existing queue entry whose name the
+// plan edits (queue-name-kept: KRM renames no Queue).
 func Check(in Input) []Finding {
 	c := &checker{in: in}
 	c.check()
@@ -120,6 +122,7 @@ func Check(in Input) []Finding {
 }
 
 func (c *checker) check() {
+	c.queueNamesKept()
 	for _, r := range c.removals() {
 		o := r.c.Object()
 		switch {
@@ -374,4 +377,30 @@ func listOf(word string, names []string) string {
 		return word + " " + names[0]
 	}
 	return word + "s " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// queueNamesKept: a change of an existing queue entry's name renames no
+// KAI Queue. KRM finds a project's Queue by its labels (project, node
+// pool) before its name, and a department's by its owner, and writes the
+// new spec to the Queue it found, under its old name (docs/krm-domain.md,
+// "How KRM finds a Queue later"): workloads keep naming the old Queue, and
+// no Queue of the new name appears.
+func (c *checker) queueNamesKept() {
+	for i := range c.in.Changes {
+		ch := &c.in.Changes[i]
+		if ch.Action != tenancy.ActionUpdate || ch.Field.Field != tenancy.FieldQueueName || ch.Field.Queue == tenancy.NoQueue {
+			continue
+		}
+		before, _ := ch.Before.Str() // "" (null: absent) for a name KRM derives
+		after, _ := ch.After.Str()
+		owner := ch.Object().Name
+		old, now := tenancy.QueueName(owner, before, ch.Pool), tenancy.QueueName(owner, after, ch.Pool)
+		if old == now {
+			continue
+		}
+		c.add(Finding{Code: CodeQueueNameKept, Level: Warning, Object: ch.Object(), Queue: now, Pool: ch.Pool,
+			Message: fmt.Sprintf("%s: the entry on node pool %s is renamed from %s, but KRM renames no Queue: it finds the entry's Queue by its labels (by its owner for a department) and keeps its name %s, which its workloads keep naming, and no Queue %s appears; to get one, remove the entry (a removed block) and add it again in a later plan",
+				now, ch.Pool, old, old, now),
+			Where: c.in.Where(ch.Field)})
+	}
 }
