@@ -224,9 +224,11 @@ func TestRemovalUsageFromLiveData(t *testing.T) {
 	}
 }
 
-// TestQueueNameKept: editing an existing entry's name renames no KAI
-// Queue (KRM finds a project's by its labels, a department's by its
-// owner), so the plan warns, at the name in desired.hcl.
+// TestQueueNameKept: editing an existing entry's name in desired.hcl
+// renames no KAI Queue (KRM finds a project's by its labels, a
+// department's by its owner), so the plan warns, at the name in
+// desired.hcl, as a plan between refs does at the head's line
+// (planner/between's TestRenameRefused).
 func TestQueueNameKept(t *testing.T) {
 	before := mustState(t, removalTenancy)
 	p := catPlan(t, before, "project \"p\" {\n queue \"h100\" {\n  name = \"p-fast\"\n }\n}\ndepartment \"d\" {\n queue \"a100\" {\n  name = \"d-gpu\"\n }\n}\n")
@@ -243,8 +245,8 @@ func TestQueueNameKept(t *testing.T) {
 		}
 	}
 	want := []string{
-		"warning d-gpu: the entry on node pool a100 is renamed from d-a100, but KRM renames no Queue: it finds the entry's Queue by its labels (by its owner for a department) and keeps its name d-a100, which its workloads keep naming, and no Queue d-gpu appears; to get one, remove the entry (a removed block) and add it again in a later plan",
-		"warning p-fast: the entry on node pool h100 is renamed from p-h100, but KRM renames no Queue: it finds the entry's Queue by its labels (by its owner for a department) and keeps its name p-h100, which its workloads keep naming, and no Queue p-fast appears; to get one, remove the entry (a removed block) and add it again in a later plan",
+		`warning department d's queue on node pool a100 is renamed from "d-a100" to "d-gpu" in the spec, but KRM finds the Queue it made by its owner and keeps its name d-a100: no Queue d-gpu is made, the checks and messages name it d-gpu, and workloads keep naming d-a100; to get a Queue named d-gpu, remove the entry in one plan (a removed block, or a pull request) and add it again in the next`,
+		`warning project p's queue on node pool h100 is renamed from "p-h100" to "p-fast" in the spec, but KRM finds the Queue it made by its labels (the project and the node pool) and keeps its name p-h100: no Queue p-fast is made, the checks and messages name it p-fast, and workloads keep naming p-h100; to get a Queue named p-fast, remove the entry in one plan (a removed block, or a pull request) and add it again in the next`,
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {

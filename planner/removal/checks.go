@@ -384,23 +384,38 @@ func listOf(word string, names []string) string {
 // pool) before its name, and a department's by its owner, and writes the
 // new spec to the Queue it found, under its old name (docs/krm-domain.md,
 // "How KRM finds a Queue later"): workloads keep naming the old Queue, and
-// no Queue of the new name appears.
+// no Queue of the new name appears. The finding points at desired.hcl's
+// name where it sets one, else at the name as read (a plan between refs
+// then points it at the head's line).
 func (c *checker) queueNamesKept() {
 	for i := range c.in.Changes {
 		ch := &c.in.Changes[i]
 		if ch.Action != tenancy.ActionUpdate || ch.Field.Field != tenancy.FieldQueueName || ch.Field.Queue == tenancy.NoQueue {
 			continue
 		}
-		before, _ := ch.Before.Str() // "" (null: absent) for a name KRM derives
-		after, _ := ch.After.Str()
-		owner := ch.Object().Name
-		old, now := tenancy.QueueName(owner, before, ch.Pool), tenancy.QueueName(owner, after, ch.Pool)
-		if old == now {
+		was, _ := ch.Before.Str() // "" (null: absent) for a name KRM derives
+		now, _ := ch.After.Str()
+		o := ch.Object()
+		old := tenancy.QueueName(o.Name, was, ch.Pool)
+		if old == ch.Queue {
 			continue
 		}
-		c.add(Finding{Code: CodeQueueNameKept, Level: Warning, Object: ch.Object(), Queue: now, Pool: ch.Pool,
-			Message: fmt.Sprintf("%s: the entry on node pool %s is renamed from %s, but KRM renames no Queue: it finds the entry's Queue by its labels (by its owner for a department) and keeps its name %s, which its workloads keep naming, and no Queue %s appears; to get one, remove the entry (a removed block) and add it again in a later plan",
-				now, ch.Pool, old, old, now),
-			Where: c.in.Where(ch.Field)})
+		where := c.in.Where(ch.Field)
+		if origin, _ := c.in.Before.Origin(o); len(where) == 0 && origin != nil {
+			if pos, ok := c.in.Before.Pos(ch.Field); ok {
+				where = []tenancy.Location{{File: origin.File, Line: pos.Line, Column: pos.Column}}
+			}
+		}
+		c.add(Finding{Code: CodeQueueNameKept, Level: Warning, Object: o, Queue: ch.Queue, Pool: ch.Pool, Where: where,
+			Message: fmt.Sprintf("%s %s's queue on node pool %s is renamed from %q to %q in the spec, but KRM finds the Queue it made by %s and keeps its name %s: no Queue %s is made, the checks and messages name it %s, and workloads keep naming %s; to get a Queue named %s, remove the entry in one plan (a removed block, or a pull request) and add it again in the next",
+				o.Kind.Info().Word, o.Name, ch.Pool, was, now, findsBy(o.Kind), old, ch.Queue, ch.Queue, old, ch.Queue)})
 	}
+}
+
+// findsBy says how KRM finds an object's existing Queue.
+func findsBy(k tenancy.Kind) string {
+	if k == tenancy.KindDepartment {
+		return "its owner"
+	}
+	return "its labels (the project and the node pool)"
 }
