@@ -151,9 +151,6 @@ func writeDestroyed(b *bytes.Buffer, o tenancy.ObjectAddr, before *tenancy.Index
 	kind := o.Kind.String()
 	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s will be destroyed", kind, escape.Controls(o.Name))))
 	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(st.destroy, "-"), strings.ToLower(kind), o.Name)
-	if np := before.NodePool(o.Name); o.Kind == tenancy.KindNodePool && np != nil { // its label pair, as a new pool's
-		fmt.Fprintf(b, "      %[1]s labelKey = %[2]q\n      %[1]s labelValue = %[3]q\n", st.paint(st.destroy, "-"), np.Spec.LabelKey, np.Spec.LabelValue)
-	}
 	for _, q := range before.Queues(o) {
 		// The Queue's name: an entry without one has its owner's.
 		fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), tenancy.QueueName(o.Name, q.Name, q.NodePool), escape.Controls(q.NodePool))
