@@ -95,8 +95,8 @@ func subjectItems(cs []tenancy.Change) (full, short []string) {
 }
 
 // fieldItems is the changes of one existing object: "+queue NAME" for a
-// new queue, "-queue NAME" for a removed one, "FIELD BEFORE→AFTER" for a changed value ("+FIELD AFTER" for
-// one the file omitted), with the queue's pool in brackets when the
+// new queue, "-queue NAME" for a removed one, "FIELD BEFORE→AFTER" for a
+// changed value ("+FIELD AFTER" for one the file omitted), with the queue's pool in brackets when the
 // object changes existing queues on more than one pool.
 func fieldItems(cs []tenancy.Change) []string {
 	pools := map[string]bool{}

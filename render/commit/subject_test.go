@@ -70,6 +70,14 @@ func TestSubject(t *testing.T) {
 		{"a rename", append(newProject("language"), renamed("nlp", "language")), "rename project nlp to language"},
 		{"a rename and a removal", append(append(newProject("language"), tenancy.DestroyObject(tenancy.KindNodePool.Object("a100"))), renamed("nlp", "language")),
 			"rename project nlp to language, -node pool a100"},
+		// Removals, as config makes them: a removed object is one change
+		// of its metadata.name to null, a removed queue one of its name.
+		{"a removed project", []tenancy.Change{tenancy.DestroyObject(tenancy.KindProject.Object("legacy"))}, "-project legacy"},
+		{"removed queues and a node pool", []tenancy.Change{
+			tenancy.DestroyQueue(tenancy.KindDepartment.Object("research").Queue(2), "r-old", "old"),
+			tenancy.DestroyQueue(tenancy.KindProject.Object("legacy").Queue(0), "", "old"),
+			tenancy.DestroyObject(tenancy.KindNodePool.Object("old")),
+		}, "research -queue r-old, legacy -queue legacy-old, -node pool old"},
 	} {
 		p := &planner.Plan{Changes: tc.cs}
 		p.Summary.Change = 1
