@@ -26,9 +26,11 @@ type PlanJSON struct {
 	Renderable bool `json:"renderable"`
 	// OrderVerified is true when every intermediate state of Steps was
 	// simulated and passed the checks.
-	OrderVerified   bool             `json:"order_verified"`
-	Summary         JSONSummary      `json:"summary"`
-	Snapshot        JSONSnapshot     `json:"snapshot"`
+	OrderVerified bool         `json:"order_verified"`
+	Summary       JSONSummary  `json:"summary"`
+	Snapshot      JSONSnapshot `json:"snapshot"`
+	// Head is, in a plan between two git refs, the head's snapshot.
+	Head            *JSONSnapshot    `json:"head,omitempty"`
 	Desired         JSONDesired      `json:"desired"`
 	ResourceChanges []ResourceChange `json:"resource_changes"`
 	Diagnostics     []Diagnostic     `json:"diagnostics"`
@@ -139,6 +141,9 @@ type Range struct {
 	// End is set for a desired.hcl range; a tenancy file's value only has
 	// its start.
 	End *Pos `json:"end,omitempty"`
+	// AtBase marks, in a plan between two git refs, a line of the base
+	// (a value the head removes); the other lines are the head's.
+	AtBase bool `json:"at_base,omitempty"`
 }
 
 // Pos is a 1-based line and column; Column 0 means only the line is
@@ -185,6 +190,9 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 		Diagnostics:     DiagnosticsOf(p.Findings),
 		Steps:           []JSONStep{},
 		FairShare:       newPlanFairShare(p),
+	}
+	if h := p.Head; h != nil {
+		out.Head = &JSONSnapshot{Digest: h.Digest, Source: h.Source, NotRead: append([]snapshot.NotRead{}, h.NotRead...)}
 	}
 	if out.Snapshot.NotRead == nil {
 		out.Snapshot.NotRead = []snapshot.NotRead{}
@@ -268,7 +276,7 @@ func DiagnosticsOf(fs []planner.Finding) []Diagnostic {
 }
 
 func rangeOf(l tenancy.Location) Range {
-	r := Range{Filename: l.File, Start: Pos{Line: l.Line, Column: l.Column}}
+	r := Range{Filename: l.File, Start: Pos{Line: l.Line, Column: l.Column}, AtBase: l.Base}
 	if l.Desired {
 		sb, eb := l.StartByte, l.EndByte
 		r.Start.Byte = &sb

@@ -10,6 +10,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -213,13 +214,16 @@ func mdHead(p *planner.Plan) string {
 	var h strings.Builder
 	fmt.Fprintf(&h, "%s%s -->\n", MarkerPrefix, p.PlanID)
 	fmt.Fprintf(&h, "### krmplan plan `%s`\n\n", words.ShortID(p.PlanID))
+	if t := between.Title(p, code); t != "" {
+		h.WriteString(t + ".\n\n")
+	}
 	counts := fmt.Sprintf("%s, %s, %s", words.Count(s.Errors, "error"), words.Count(s.Warnings, "warning"), words.Count(s.Notes, "note"))
 	changes := fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
 	switch {
 	case !p.Renderable():
 		fmt.Fprintf(&h, "❌ **Not renderable**: %s — %s. Render refuses this plan.\n\n", counts, changes)
 	case len(p.Changes) == 0:
-		fmt.Fprintf(&h, "✅ **No changes**: the tenancy already matches the desired file — %s.\n\n", counts)
+		fmt.Fprintf(&h, "✅ **No changes**: the tenancy %s — %s.\n\n", between.Matches(p), counts)
 	case s.Warnings > 0:
 		fmt.Fprintf(&h, "⚠️ **Renderable, with warnings**: %s — %s.\n\n", changes, counts)
 	default:
@@ -246,7 +250,7 @@ func mdFinding(f planner.Finding) string {
 	fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(string(f.Code)), esc(f.Message))
 	var where []string
 	for _, l := range f.Where {
-		where = append(where, fmt.Sprintf("%s line %d", code(l.File), l.Line))
+		where = append(where, fmt.Sprintf("%s%s line %d", map[bool]string{true: "at the base: "}[l.Base], code(l.File), l.Line))
 	}
 	if len(where) > 0 {
 		fmt.Fprintf(&line, " (%s)", strings.Join(where, ", "))

@@ -16,6 +16,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -96,8 +97,11 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 }
 
 func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
+	if t := between.Title(p, escape.Controls); t != "" {
+		wrapAt(b, st.Columns(), "", "  ", t+".\n")
+	}
 	if len(p.Changes) == 0 {
-		b.WriteString("No changes. The tenancy already matches the desired file.\n\n")
+		b.WriteString("No changes. The tenancy " + between.Matches(p) + ".\n\n")
 		return
 	}
 	b.WriteString("krmplan will perform the following actions:\n\n")
@@ -258,7 +262,7 @@ func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]
 				last = ""
 				continue
 			}
-			on := fmt.Sprintf("  on %s line %d\n", escape.Controls(l.File), l.Line)
+			on := fmt.Sprintf("  %s %s line %d\n", map[bool]string{false: "on", true: "at the base:"}[l.Base], escape.Controls(l.File), l.Line)
 			if on != last { // two values on one line are one line to look at
 				b.WriteString(on)
 			}
