@@ -8,6 +8,9 @@
 # if one changed since the snapshot, kubectl refuses that step, and the script
 # stops and says which value changed, which steps were applied and how to go on.
 # Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239).
+# Removals go around those phases: removing projects and project queues
+# first; removing renamed projects, departments and department queues, then
+# node pools last, once nothing is left on them.
 # New objects get the annotation krmplan/plan=<plan id>: the rollback
 # script (rename.rollback.sh) deletes only those.
 # A deletion first tests the object as read (a server dry run), then deletes it
