@@ -171,8 +171,9 @@ var attackCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 }
 
 // midwrite is the `midwrite OUT PROGRAM ARGS...` program of the attack
-// scripts: it runs PROGRAM, stops it and sends it SIGTERM as soon as its temporary file
-// for OUT (.OUT.tmp-*, in OUT's folder) appears, and exits 0 when one
+// scripts: it runs PROGRAM, stops it and sends it SIGTERM as soon as its
+// temporary file for OUT (.OUT.tmp-*, in OUT's folder) appears (and is
+// still there once PROGRAM is stopped), and exits 0 when one
 // appeared, the signal ended PROGRAM and no temporary file is left; else 1,
 // saying which did not hold. The folder is polled, and on a loaded machine
 // a short write can end between two polls: a run that ends without a
