@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,6 +76,7 @@ func TestMovedScript(t *testing.T) {
 	f.wantLine("plan", r.stdout, "Order: 2 steps in phases, every intermediate state verified against the checks.")
 	id := f.plan("plan.json").PlanID
 	f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "--context", "envtest", "-o", "patch.sh"), 0, "render patch")
+	f.movedDeleteRefused(ctx)
 	r = f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh"), 0, "the patch script")
 	wantOut := "project.kai.resources/mv-language created\nnamespace/mv-ns labeled\nprojects.kai.resources/mv-nlp deleted\n"
 	if r.stdout != wantOut {
@@ -107,4 +110,86 @@ func TestMovedScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wantEqual("mv-ns's labels after the rollback", ns.Labels, map[string]string{"kai/project": "mv-nlp", "team": "nlp", "kubernetes.io/metadata.name": "mv-ns"})
+	f.movedChecksRefused(ctx)
+}
+
+// mvLabels are mv-ns's labels while mv-nlp holds it.
+var mvLabels = map[string]string{"kai/project": "mv-nlp", "team": "nlp", "kubernetes.io/metadata.name": "mv-ns"}
+
+// movedDeleteRefused runs TestMovedScript's patch script with a kubectl
+// that refuses the DELETE of mv-nlp itself (its dry run passes), after the
+// relabel: the script gives the namespace back to mv-nlp before it reports
+// step 2 not applied, and the rollback of step 1 leaves the cluster as it
+// was (issue 16 item 1).
+func (f *fx) movedDeleteRefused(ctx context.Context) {
+	f.must(f.exec(nil, "mkdir", "-p", filepath.Join(f.dir, "bin")), 0, "mkdir")
+	f.write("bin/kubectl", `#!/bin/sh
+case "$*" in
+*"delete --raw /apis/kai.resources/v1alpha1/projects/mv-nlp -f -")
+	body=$(cat)
+	case $body in
+	*dryRun*) printf '%s\n' "$body" | '`+filepath.Join(f.env.AssetsDir, "kubectl")+`' "$@"; exit $? ;;
+	esac
+	echo 'Error from server (InternalError): the test refuses this DELETE' >&2
+	exit 1
+	;;
+esac
+exec '`+filepath.Join(f.env.AssetsDir, "kubectl")+`' "$@"
+`)
+	f.must(f.exec(nil, "chmod", "+x", filepath.Join(f.dir, "bin/kubectl")), 0, "chmod")
+	env := append(f.environ(f.env.Kubeconfig), "PATH="+filepath.Join(f.dir, "bin")+string(os.PathListSeparator)+f.env.AssetsDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := f.exec(env, "sh", "patch.sh")
+	f.wantEqual("exit code of the run whose DELETE is refused", r.code, 12)
+	f.wantEqual("its stdout", r.stdout, "project.kai.resources/mv-language created\nnamespace/mv-ns labeled\n")
+	wantErr := "krmplan: step 1/2: growing or new projects: Project mv-language\n" +
+		"krmplan: step 2/2: removing renamed projects: Project mv-nlp\n" +
+		"krmplan: step 2/2: namespace mv-ns is relabelled kai/project=mv-language\n" +
+		"Error from server (InternalError): the test refuses this DELETE\n" +
+		"krmplan: step 2/2 failed: kubectl refused the delete of Project mv-nlp\n" +
+		"krmplan:   every value it tests is still as expected: the cause is kubectl's message above, not a changed value\n" +
+		"krmplan:   namespace mv-ns is labelled kai/project=mv-nlp again, as before the step\n" +
+		"krmplan: applied: step 1 of 2; not applied: step 2 (a step is applied whole or not at all)\n"
+	if !strings.HasPrefix(r.stderr, wantErr) {
+		f.t.Errorf("its stderr:\n%s\nwant it to begin with:\n%s", r.stderr, wantErr)
+	}
+	f.wantEqual("mv-ns's labels after the refused DELETE", f.nsLabels(ctx, "mv-ns"), mvLabels)
+	f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.rollback.sh", "1"), 0, "the rollback of step 1")
+	f.wantEqual("mv-ns's labels after its rollback", f.nsLabels(ctx, "mv-ns"), mvLabels)
+	if _, err := f.dyn.Resource(live.GVRProject).Get(ctx, "mv-language", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		f.t.Fatalf("mv-language after the rollback of step 1: %v, want not found", err)
+	}
+}
+
+// movedChecksRefused runs the patch script again on the cluster the
+// rollback left, in which someone changed mv-nlp's deserved since, so the delete's checks refuse step 2
+// before the relabel: the namespace keeps mv-nlp's label, and the
+// rollback of step 1 deletes mv-language only (issue 16 item 1).
+func (f *fx) movedChecksRefused(ctx context.Context) {
+	f.setQueue0(live.GVRProject, "mv-nlp", "/resources/gpu/deserved", int64(3))
+	env := f.environ(f.env.Kubeconfig)
+	r := f.exec(env, "sh", "patch.sh")
+	f.wantEqual("exit code of the run the checks refuse", r.code, 12)
+	f.wantEqual("its stdout", r.stdout, "project.kai.resources/mv-language created\n")
+	wantErr := "krmplan: step 1/2: growing or new projects: Project mv-language\n" +
+		"krmplan: step 2/2: removing renamed projects: Project mv-nlp\n" +
+		"The request is invalid: the server rejected our request due to an error in our request\n" +
+		"krmplan: step 2/2 failed: kubectl refused the delete of Project mv-nlp\n" +
+		"krmplan:   changed since the snapshot: gpu.deserved of queue mv-nlp-mv-h100 (node pool mv-h100) (/spec/queues/0/resources/gpu/deserved): the plan read 2, the cluster holds 3\n" +
+		"krmplan: applied: step 1 of 2; not applied: step 2 (a step is applied whole or not at all)\n"
+	if !strings.HasPrefix(r.stderr, wantErr) {
+		f.t.Errorf("its stderr:\n%s\nwant it to begin with:\n%s", r.stderr, wantErr)
+	}
+	f.wantEqual("mv-ns's labels after the run the checks refuse", f.nsLabels(ctx, "mv-ns"), mvLabels)
+	f.must(f.exec(env, "sh", "patch.rollback.sh", "1"), 0, "the rollback of step 1")
+	f.wantEqual("mv-ns's labels after its rollback", f.nsLabels(ctx, "mv-ns"), mvLabels)
+}
+
+// nsLabels is namespace name's labels.
+func (f *fx) nsLabels(ctx context.Context, name string) map[string]string {
+	f.t.Helper()
+	ns, err := f.cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return ns.Labels
 }
