@@ -13,6 +13,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render/dryrun"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/snapshot/live"
 	"github.com/urfave/cli/v2"
@@ -117,7 +118,7 @@ func snapshotName(kind string) string {
 }
 
 // checkLive sends the guards of p's steps to the cluster's API server as
-// dry runs (live.CheckGuards) and refuses the plan, naming every guard
+// dry runs (dryrun.CheckGuards) and refuses the plan, naming every guard
 // that fails, when one does; a cluster it cannot reach is an error too.
 func checkLive(c *cli.Context, e *env, p *planner.Plan, cl script.Cluster) error {
 	t, err := live.LoadKubeconfig(live.KubeOptions{Kubeconfig: cl.Kubeconfig, Context: cl.Context})
@@ -133,7 +134,7 @@ func checkLive(c *cli.Context, e *env, p *planner.Plan, cl script.Cluster) error
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), defaultClusterTimeout)
 	defer cancel()
-	fails, err := live.CheckGuards(ctx, dyn, p.Steps)
+	fails, err := dryrun.CheckGuards(ctx, dyn, p.Steps)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("--check-live against context %s (%s): %v", cl.Context, t.Server, err), 1)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/render/dryrun"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
 	"github.com/krmplan/krmplan/tenancy"
@@ -424,7 +425,7 @@ func testDryRunRefusals(f *fx) {
 		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("research"),
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"research"},"spec":{"queues":[]}}`)},
 	}
-	fs, err := live.ServerDryRun(context.Background(), f.dyn, steps)
+	fs, err := dryrun.ServerDryRun(context.Background(), f.dyn, steps)
 	if err != nil {
 		f.t.Fatal(err)
 	}

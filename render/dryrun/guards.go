@@ -1,4 +1,4 @@
-package live
+package dryrun
 
 // The live check of a patch script's guards (`krmplan render --format
 // patch --check-live`): before the script is written, the tests its steps
@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot/live"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -68,7 +69,7 @@ func CheckGuards(ctx context.Context, dyn dynamic.Interface, steps []planner.Ste
 	var out []GuardFailure
 	for i, st := range steps {
 		fail := GuardFailure{N: i + 1, Of: len(steps), Step: st}
-		res := dyn.Resource(KindGVR(st.Object.Kind))
+		res := dyn.Resource(live.KindGVR(st.Object.Kind))
 		where := fmt.Sprintf("step %d/%d (%s %s %s)", i+1, len(steps), st.Action, st.Object.Kind, st.Object.Name)
 		switch st.Action {
 		case planner.StepCreate:
