@@ -495,7 +495,7 @@ func testRBAC(f *fx) {
 	nodesReason := `forbidden: nodes is forbidden: User "planner2" cannot list resource "nodes" in API group "" at the cluster scope`
 	f.wantEqual("not_read", f.state("nonodes.json").NotRead, []snapshot.NotRead{{What: snapshot.SourceNodes, Reason: nodesReason}})
 	r = f.must(f.krmplan("plan", "grow.hcl", "--state", "nonodes.json", "--no-color"), 0, "plan without nodes")
-	f.wantLine("plan", r.stdout, "Note: node pool rtx-pro-6000: the card count is unknown (nodes not read: "+nodesReason+"), so the departments' guarantees were not compared with the pool's cards")
+	f.wantLine("plan", r.stdout, "Note: node pool rtx-pro-6000: the card count is unknown (nodes not read: "+nodesReason+"), so the guarantees of the departments and of the project queues outside a department were not compared with the pool's cards")
 
 	// Without any permission on the KRM objects there is nothing to plan.
 	nobody, err := f.env.AddUser("nobody")
