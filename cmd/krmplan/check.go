@@ -75,6 +75,9 @@ func checkCommand(e *env) *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
+			if format == "github" {
+				res.findings = byPlace(res.findings)
+			}
 			if base := c.String("base"); base != "" {
 				changed, err := changedSince(c.String("git-repo"), base, ref, atRef, res.source.Files)
 				if err != nil {
