@@ -79,7 +79,8 @@ func renderPatch(c *cli.Context, e *env, p *planner.Plan) error {
 }
 
 // scriptCluster is where the scripts' kubectl calls go: the snapshot's
-// context, which --context may repeat but not change; for a snapshot that
+// context, which --context and $KRMPLAN_CONTEXT may repeat but not change
+// (--context wins over the variable); for a snapshot that
 // names none (a git snapshot without a live overlay), --context, else
 // $KRMPLAN_CONTEXT — never whatever context is current where the script
 // runs. --kubeconfig is made absolute, so the scripts find it from any
@@ -91,6 +92,10 @@ func scriptCluster(c *cli.Context, p *planner.Plan) (script.Cluster, error) {
 	switch {
 	case src.Context != "" && flag != "" && flag != src.Context:
 		return cl, fmt.Errorf("--context %s: the snapshot was read from context %s, and its tests are of the values there; to patch another cluster, take a snapshot of it and plan again", flag, src.Context)
+	case src.Context != "" && flag == "" && os.Getenv(contextEnv) != "" && os.Getenv(contextEnv) != src.Context:
+		// Set for the shell, it would be ignored here without a word.
+		return cl, fmt.Errorf("$%s is %s, but the snapshot was read from context %s, and its tests are of the values there; unset %s (or pass --context %s) to patch %s, or take a snapshot of %s and plan again",
+			contextEnv, os.Getenv(contextEnv), src.Context, contextEnv, src.Context, src.Context, os.Getenv(contextEnv))
 	case src.Context != "":
 	case flag != "":
 		cl.Context, cl.From = flag, "--context at render"
