@@ -77,9 +77,15 @@ krmplan_steps() {
 }
 `
 
-// applyLibrary is the end of the patch script's report: krmplan_failed N
-// says which steps were applied, the two ways on, and exits 10 + N.
-const applyLibrary = `krmplan_failed() {
+// applyLibrary is the patch script's own part: the refusal of any
+// argument (exit 2), and the end of its report: krmplan_failed N says
+// which steps were applied, the two ways on, and exits 10 + N.
+const applyLibrary = `if [ $# -gt 0 ]; then
+	krmplan_say "usage: sh $0: the patch script takes no argument (it applies every step; its rollback takes N)"
+	exit 2
+fi
+
+krmplan_failed() {
 	if [ "$1" -gt 1 ]; then
 		krmplan_say "applied: $(krmplan_steps 1 $(($1 - 1))) of $krmplan_total; not applied: $(krmplan_steps "$1" "$krmplan_total") (a step is applied whole or not at all)"
 	else
@@ -127,7 +133,9 @@ const deleteLibrary = `krmplan_delete() {
 
 // rollbackLibrary is the rollback script's own part: krmplan_failed N,
 // the report of a step that could not be undone (which steps were undone,
-// which not; exit 10 + N); and the check of the argument N.
+// which not; exit 10 + N); krmplan_holds RESOURCE NAME TESTS, whether a
+// server dry run of TESTS passes (a step already undone); and the check of
+// the one argument N (exit 2 for another or more).
 const rollbackLibrary = `krmplan_failed() {
 	if [ "$1" -lt "$krmplan_from" ]; then
 		krmplan_say "undone: $(krmplan_steps "$krmplan_from" $(($1 + 1))); not undone: $(krmplan_steps "$1" 1)"
@@ -143,6 +151,13 @@ krmplan_usage() {
 	exit 2
 }
 
+krmplan_holds() {
+	krmplan_kubectl patch "$1" "$2" --type=json --dry-run=server -p "$3" >/dev/null 2>&1
+}
+
+if [ $# -gt 1 ]; then
+	krmplan_usage
+fi
 case ${1-$krmplan_total} in
 '' | *[!0-9]* | ??????????*) krmplan_usage ;;
 esac
