@@ -259,10 +259,11 @@ func undoCalls(k func(...string) []string, st planner.Step) []call {
 }
 
 // undoneCalls are the rollback's call after kubectl refused the undo st of
-// forward, when st is a patch: the dry run of forward's tests that tells a
-// step already undone (the stub refuses it in mode refuse).
+// forward, when both are patches and forward only replaces values: the dry
+// run of forward's tests that tells a step already undone (the stub
+// refuses it in mode refuse).
 func undoneCalls(k func(...string) []string, st, forward planner.Step) []call {
-	if st.Action != planner.StepPatch || forward.Action != planner.StepPatch {
+	if st.Action != planner.StepPatch || forward.Action != planner.StepPatch || !onlyReplaces(forward) {
 		return nil
 	}
 	tests, _ := json.Marshal(planner.TestOps(forward))

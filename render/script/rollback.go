@@ -180,10 +180,12 @@ func writeUndo(w *shell, kubectl []word, planID string, n, total int, st, forwar
 // step — so the script says so and goes on to the next step instead of
 // reporting the plan's values as changed. Nil for other undos: a deleted
 // object is found gone by krmplan_delete, and a re-created object's create
-// reports that it exists.
+// reports that it exists. Only a step that replaces values qualifies:
+// the tests of one that adds a queue or a field, or removes one, do not
+// show whether it is still there.
 func alreadyUndone(plural, name word, n, total int, st, forward planner.Step) (*unless, error) {
 	tests := planner.TestOps(forward)
-	if st.Action != planner.StepPatch || forward.Action != planner.StepPatch || len(tests) == 0 {
+	if st.Action != planner.StepPatch || forward.Action != planner.StepPatch || len(tests) == 0 || !onlyReplaces(forward) {
 		return nil, nil
 	}
 	ops, err := opsWord(tests)
@@ -194,4 +196,15 @@ func alreadyUndone(plural, name word, n, total int, st, forward planner.Step) (*
 		check: []word{"krmplan_holds", plural, name, ops},
 		say:   shown(fmt.Sprintf("step %d/%d is already undone: %s holds the values the snapshot read (a server dry run of the step's tests)", n, total, objectWord(st.Object))),
 	}, nil
+}
+
+// onlyReplaces reports whether every operation of st but its tests is a
+// replace (each of which follows a test of the value it replaces).
+func onlyReplaces(st planner.Step) bool {
+	for _, op := range st.Ops {
+		if op.Op != planner.OpTest && op.Op != planner.OpReplace {
+			return false
+		}
+	}
+	return true
 }
