@@ -54,7 +54,11 @@ func (g GuardFailure) Message() string {
 	if now == "" {
 		now = "nothing there"
 	}
-	return fmt.Sprintf("%s: %s (%s) changed since the snapshot: the plan read %s, the cluster holds %s", at, g.Guard.What, g.Guard.Path, g.Guard.Value, now)
+	read := string(g.Guard.Value)
+	if read == "null" { // the test that the field is absent
+		read = "nothing there"
+	}
+	return fmt.Sprintf("%s: %s (%s) changed since the snapshot: the plan read %s, the cluster holds %s", at, g.Guard.What, g.Guard.Path, read, now)
 }
 
 // CheckGuards sends the guards of every step to the API server, changing

@@ -219,9 +219,12 @@ func isPathRune(r rune) bool {
 }
 
 // shownValue is a tested value as the report shows it: a string without
-// its JSON quotes (kubectl's JSONPath shows the cluster's so), other JSON
-// as it is.
+// its JSON quotes (kubectl's JSONPath shows the cluster's so), null (an
+// absent field) as "nothing there", other JSON as it is.
 func shownValue(v []byte) string {
+	if string(v) == "null" { // the test that the field is absent
+		return "nothing there"
+	}
 	var s string
 	if err := json.Unmarshal(v, &s); err == nil {
 		return s
