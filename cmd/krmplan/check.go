@@ -183,7 +183,7 @@ func workTreeFiles(paths []string) ([]string, error) {
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, inputfile.Tenancy.OpenError(p, err)
 		}
 		if !info.IsDir() {
 			add(p)
