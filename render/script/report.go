@@ -133,7 +133,11 @@ const deleteLibrary = `krmplan_delete() {
 
 // rollbackLibrary is the rollback script's own part: krmplan_failed N,
 // the report of a step that could not be undone (which steps were undone,
-// which not; exit 10 + N); krmplan_holds RESOURCE NAME TESTS, whether a
+// which not; exit 10 + N); krmplan_gone RESOURCE NAME OBJECT N, before a
+// removed object is created again: when it is still being deleted
+// (Terminating: a finalizer holds it), a bounded wait for it to be gone
+// ($KRMPLAN_DELETE_WAIT seconds, default 60), else the refusal with the
+// command to run again; krmplan_holds RESOURCE NAME TESTS, whether a
 // server dry run of TESTS passes (a step already undone); and the check of
 // the one argument N (exit 2 for another or more).
 const rollbackLibrary = `krmplan_failed() {
@@ -149,6 +153,22 @@ const rollbackLibrary = `krmplan_failed() {
 krmplan_usage() {
 	krmplan_say "usage: sh $krmplan_rollback [N]: undo steps N down to 1 of the patch script (N from 1 to $krmplan_total; default $krmplan_total, all of them)"
 	exit 2
+}
+
+krmplan_gone() {
+	krmplan_when=$(krmplan_kubectl get "$1" "$2" --ignore-not-found -o 'jsonpath={.metadata.deletionTimestamp}' 2>/dev/null | LC_ALL=C tr -c '[:print:]' '?') || return 0
+	[ -n "$krmplan_when" ] || return 0
+	case ${KRMPLAN_DELETE_WAIT-} in
+	'' | *[!0-9]* | ?????*) krmplan_wait=60 ;;
+	*) krmplan_wait=$KRMPLAN_DELETE_WAIT ;;
+	esac
+	krmplan_held=$(krmplan_kubectl get "$1" "$2" -o 'jsonpath={.metadata.finalizers}' 2>/dev/null | LC_ALL=C tr -c '[:print:]' '?')
+	krmplan_say "  $3 is still being deleted (since $krmplan_when; finalizers ${krmplan_held:-none}): waiting up to $krmplan_wait s for it to be gone"
+	if krmplan_kubectl wait --for=delete "$1/$2" --timeout="${krmplan_wait}s" >/dev/null 2>&1; then
+		return 0
+	fi
+	krmplan_say "  $3 is still being deleted after $krmplan_wait s: its finalizers hold it; once it is gone (kubectl get $1 $2), run the rollback again: sh $krmplan_rollback $4"
+	return 1
 }
 
 krmplan_holds() {

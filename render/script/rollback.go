@@ -158,6 +158,12 @@ func writeUndo(w *shell, kubectl []word, planID string, n, total int, st, forwar
 	w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
 	w.depth++
 	w.command("krmplan_say", shown(fmt.Sprintf("undoing step %d/%d: %s: %s", n, total, st.Phase, objectWord(st.Object))))
+	if st.Action == planner.StepCreate {
+		// The removed object may still be finalizing: KRM's finalizers
+		// keep it, Terminating, until they are done, and a create meets
+		// AlreadyExists until then.
+		w.command("krmplan_gone", plural, name, shown(objectWord(st.Object)), word(strconv.Itoa(n)), "||", "krmplan_failed", word(strconv.Itoa(n)))
+	}
 	report := append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...)
 	if st.Action == planner.StepCreate {
 		report = []word{"krmplan_absent", shown(objectWord(st.Object)), plural, name}
