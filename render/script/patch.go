@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -202,9 +203,15 @@ func writePrelude(w *shell, p *planner.Plan, o Options, kubectl []word, own stri
 	w.assign("krmplan_replan", shown(replan(p, o)))
 	rb := "<the rollback script printed after this one>"
 	if o.Rollback != "" {
-		rb = string(quoted(o.Rollback))
+		rb = string(quoted(filepath.Base(o.Rollback)))
 	}
 	w.assign("krmplan_rollback", shown(rb))
+	if o.Rollback != "" {
+		// The rollback is beside this script (and is this script): named
+		// from the folder of $0, so that the hint runs from wherever the
+		// user ran `sh DIR/apply.sh` — not from where render ran.
+		w.code(`case $0 in */*) krmplan_rollback="${0%/*}/$krmplan_rollback" ;; esac`)
+	}
 	w.blank()
 	w.function("krmplan_kubectl", append(kubectl, `"$@"`)...)
 	w.blank()
