@@ -20,8 +20,6 @@
 package config
 
 import (
-	"io"
-
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/krmplan/krmplan/quota"
@@ -72,9 +70,9 @@ type Overlay struct {
 	Variables map[string]string
 	// Files holds every source a diagnostic of Load may point at, by the
 	// file name used in its ranges: the HCL file, each var file, and one
-	// pseudo file per --var value (named `<value for var.NAME>`). Pass it
-	// to hcl.NewDiagnosticTextWriter to print diagnostics with the source
-	// line underlined.
+	// pseudo file per --var value (named `<value for var.NAME>`): the
+	// diag.Files that diag.WriteText shows the source lines of (the CLI
+	// writes every diagnostic of Load with it).
 	Files map[string]*hcl.File
 
 	NodePools   []NodePool   // in file order
@@ -184,15 +182,4 @@ func (r *Resource) Field(f tenancy.QuotaField) *Num {
 		return r.Limit
 	}
 	return r.OverQuotaWeight
-}
-
-// WriteDiagnostics prints diags with hcl.NewDiagnosticTextWriter over
-// o.Files: file, line and the source line with the range underlined. width
-// is the line width for wrapping (0: no wrapping); color adds ANSI colour.
-func (o *Overlay) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, width uint, color bool) error {
-	var files map[string]*hcl.File
-	if o != nil {
-		files = o.Files
-	}
-	return hcl.NewDiagnosticTextWriter(w, files, width, color).WriteDiagnostics(diags)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	diagtext "github.com/krmplan/krmplan/diag"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -93,8 +94,8 @@ func load(t *testing.T, src string, vars []string, varFiles []VarFile) (*Overlay
 		}
 	}
 	var buf bytes.Buffer
-	if err := ov.WriteDiagnostics(&buf, diags, 0, false); err != nil {
-		t.Errorf("WriteDiagnostics: %v", err)
+	if err := diagtext.WriteText(&buf, diagtext.FromHCLs(diags, ov.Files), ov.Files, diagtext.Style{}); err != nil {
+		t.Errorf("diag.WriteText: %v", err)
 	}
 	return ov, diags
 }
@@ -568,16 +569,16 @@ func TestDiagnostics(t *testing.T) {
 	}
 }
 
-func TestWriteDiagnostics(t *testing.T) {
+func TestDiagnosticsText(t *testing.T) {
 	ov, diags := load(t, "department \"d\" {\n  queue \"a\" { gpu = { deserved = 1, limt = 3 } }\n}\n", []string{"x=1"}, nil)
 	var buf bytes.Buffer
-	if err := ov.WriteDiagnostics(&buf, diags, 0, false); err != nil {
+	if err := diagtext.WriteText(&buf, diagtext.FromHCLs(diags, ov.Files), ov.Files, diagtext.Style{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
 	for _, want := range []string{
 		"Error: Unsupported argument",
-		"on desired.hcl line 2, in department \"d\":",
+		"on desired.hcl line 2, in department \"d\", queue \"a\":",
 		"2:   queue \"a\" { gpu = { deserved = 1, limt = 3 } }",
 		"Error: Value for undeclared variable",
 		"on <value for var.x> line 1:",

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	diagtext "github.com/krmplan/krmplan/diag"
 )
 
 // FuzzLoad checks that no input makes Load panic (a recovered panic shows
@@ -49,7 +51,7 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("diagnostic without a Subject: %s: %s", d.Summary, d.Detail)
 			}
 		}
-		if err := ov.WriteDiagnostics(io.Discard, diags, 80, true); err != nil {
+		if err := diagtext.WriteText(io.Discard, diagtext.FromHCLs(diags, ov.Files), ov.Files, diagtext.Style{Columns: 80}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -48,7 +48,7 @@ const InternalErrorSummary = "Internal error in krmplan's HCL reader"
 // than hcllimit.MaxWork steps of evaluation, which ends it. At most
 // MaxDiagnostics problems are reported. The Overlay is never nil: its File,
 // Source and Files are always set so the diagnostics can be printed (see
-// Overlay.WriteDiagnostics); when diags has errors the rest is partial and
+// diag.WriteText over Overlay.Files); when diags has errors the rest is partial and
 // must not be planned.
 func Load(filename string, src []byte, vars []string, varFiles map[string][]byte) (*Overlay, hcl.Diagnostics) {
 	names := make([]string, 0, len(varFiles))

@@ -33,6 +33,8 @@ const (
 	CodeRemovalBlocked          Code = removal.CodeBlocked
 	CodeRemovalInUse            Code = removal.CodeInUse
 	CodeRemovalOrphansQueues    Code = removal.CodeOrphansQueues
+	CodeRenameQueueNameTaken    Code = "rename-queue-name-taken"
+	CodeRenameChanged           Code = "rename-with-changes"
 
 	// Warnings.
 	CodeLimitOmitted                  Code = "limit-omitted"
@@ -53,6 +55,8 @@ const (
 	CodeForcedRemoval                 Code = removal.CodeForced
 	CodeRemovalNamespaceKept          Code = removal.CodeNamespaceKept
 	CodeMovedProject                  Code = removal.CodeMoved
+	CodeRenameNamespaceNotCarried     Code = "rename-namespace-not-carried"
+	CodeQueueNameKept                 Code = "queue-name-kept"
 
 	// Notes.
 	CodeUnassignedShare   Code = "unassigned-share"
@@ -109,6 +113,8 @@ var Codes = []CodeInfo{
 	{CodeRemovalBlocked, LevelError, "a removed department is still named by projects, or a removed node pool still has queues on it: KRM's finalizers hold the deletion"},
 	{CodeRemovalInUse, LevelError, "a removed queue has workloads allocated to it (live usage), which stop being schedulable; force = true allows it"},
 	{CodeRemovalOrphansQueues, LevelError, "a removed department queue still has project queues under it, which KAI's scheduler drops until KRM re-parents them; force = true allows it"},
+	{CodeRenameQueueNameTaken, LevelError, "a plan between refs removes a project and adds one with its KAI Queue name: KRM suffixes the new Queue while the old one exists"},
+	{CodeRenameChanged, LevelError, "a plan between refs renames a project (its queues and namespace) and changes its spec: rename in one pull request, change in the next"},
 
 	{CodeLimitOmitted, LevelWarning, "a cpu or memory limit is omitted, which KRM reads as a ceiling of zero"},
 	{CodeProjectOutsideDepartment, LevelWarning, "a project queue is on a pool where its department has none: a root queue outside any department"},
@@ -128,6 +134,8 @@ var Codes = []CodeInfo{
 	{CodeForcedRemoval, LevelWarning, "a removal in use (removal-in-use, removal-orphans-queues) that force = true allows"},
 	{CodeRemovalNamespaceKept, LevelWarning, "a removed project's namespace stays, still labelled for it, with its workloads"},
 	{CodeMovedProject, LevelWarning, "a renamed project (moved block) is a create and a remove: its namespace carries over once relabelled, its workloads must move to the new queue names"},
+	{CodeRenameNamespaceNotCarried, LevelWarning, "a plan between refs removes a project and adds one with its queues but another namespace: the namespace and its workloads do not carry over"},
+	{CodeQueueNameKept, LevelWarning, "a plan between refs changes a queue entry's name: KRM keeps the existing Queue and its name"},
 
 	{CodeUnassignedShare, LevelNote, "part of a department's guarantee is guaranteed to none of its projects"},
 	{CodeZeroWeight, LevelNote, "an overQuotaWeight of 0 (or omitted) on a queue whose limit is above its guarantee"},

@@ -61,6 +61,9 @@ type Location struct {
 	StartByte int  `json:"start_byte,omitempty"`
 	EndByte   int  `json:"end_byte,omitempty"`
 	Desired   bool `json:"desired,omitempty"` // true for a range of desired.hcl
+	// Base marks, in a plan between two git refs (whose findings point at
+	// the head's lines), a line of the base: a value the head removes.
+	Base bool `json:"base,omitempty"`
 }
 
 // Change is one field that a plan sets to a new value: the plan's unit,

@@ -29,7 +29,9 @@ import (
 // rather than changes (spec.namespace, defaultNodePools, a priority or a
 // quota number left out: write the value instead), and an object that
 // loses a queue while its other queues change (their indices move: make
-// the removal one change and the rest another).
+// the removal one change and the rest another), and a setting of the
+// ManagedNodesConfig or the KRMConfig that head changes (a plan's changes
+// address node pools, departments and projects only: singletons).
 func Diff(base, head *Tenancy) ([]Change, error) {
 	bx, hx := NewIndex(base), NewIndex(head)
 	d := &tenancyDiff{bx: bx}
@@ -40,6 +42,7 @@ func Diff(base, head *Tenancy) ([]Change, error) {
 			d.object(k.Object(name), hx)
 		}
 	}
+	d.singletons(base, head)
 	return d.out, errors.Join(d.errs...)
 }
 

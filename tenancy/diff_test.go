@@ -118,3 +118,36 @@ Project/c: the head removes its queue on node pool "rtx" and changes its other q
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
+
+// TestDiffRefusesSingletons: a setting of KRM's singletons that the head
+// changes, as KRM reads it, is refused with both values; one written out
+// at KRM's default, or set through extraArgs to the same value, is none.
+func TestDiffRefusesSingletons(t *testing.T) {
+	yes, no := true, false
+	base := small()
+	base.ManagedNodes = &ManagedNodesConfig{Metadata: Meta{Name: "kai-managed-nodes-config"}, Terms: []NodeSelectorTerm{{MatchExpressions: []NodeSelectorRequirement{{Key: "gpu", Operator: "In", Values: []string{"rtx"}}}}}}
+	base.KRMConfig = &KRMConfig{Metadata: Meta{Name: "krm-config"}, CreateNamespaces: &yes}
+	same := small()
+	same.ManagedNodes = &ManagedNodesConfig{Metadata: Meta{Name: "kai-managed-nodes-config"}, Terms: base.ManagedNodes.Terms, Origin: &Origin{File: "other.yaml", Line: 9}}
+	same.KRMConfig = &KRMConfig{Metadata: Meta{Name: "krm-config"}, ProjectNamePrefix: "kai", ProjectLabelKey: "kai/project"}
+	if _, err := Diff(base, same); err != nil {
+		t.Errorf("the same settings, written otherwise: %v", err)
+	}
+	head := small()
+	head.ManagedNodes = &ManagedNodesConfig{Metadata: Meta{Name: "kai-managed-nodes-config"}, Terms: []NodeSelectorTerm{
+		{MatchExpressions: []NodeSelectorRequirement{{Key: "gpu", Operator: "In", Values: []string{"rtx", "h100"}}}},
+		{MatchExpressions: []NodeSelectorRequirement{{Key: "pool", Operator: "Exists"}}}}}
+	head.KRMConfig = &KRMConfig{Metadata: Meta{Name: "krm-config"}, ProjectNamePrefix: "team", CreateNamespaces: &no}
+	_, err := Diff(base, head)
+	want := `ManagedNodesConfig/kai-managed-nodes-config: spec.inclusion_criteria.nodeSelectorTerms changes from (gpu In [rtx]) to (gpu In [rtx h100]) or (pool Exists); krmplan plans node pools, departments and projects, not KRM's singletons: change it in a pull request of its own and review that by hand
+KRMConfig/krm-config: spec.projectController.args.projectNamePrefix changes from "kai" (KRM's default) to "team"; krmplan plans node pools, departments and projects, not KRM's singletons: change it in a pull request of its own and review that by hand
+KRMConfig/krm-config: spec.projectController.features.createNamespaces changes from "true" (KRM's default) to "false"; krmplan plans node pools, departments and projects, not KRM's singletons: change it in a pull request of its own and review that by hand`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	head.ManagedNodes, head.KRMConfig = nil, nil
+	_, err = Diff(base, head)
+	if want := "ManagedNodesConfig/kai-managed-nodes-config: spec.inclusion_criteria.nodeSelectorTerms changes from (gpu In [rtx]) to absent; "; err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "KRMConfig/") {
+		t.Errorf("got  %v\nwant %s… and no KRMConfig line (absent is KRM's defaults)", err, want)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
@@ -316,33 +315,4 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		return exitCode(1)
 	}
 	return nil
-}
-
-// annotation is a finding as a GitHub Actions workflow command:
-// `::error file=F,line=N,title=CODE::MESSAGE` (warning and notice for the
-// other levels) on the finding's first location.
-func annotation(f planner.Finding) string {
-	var props []string
-	if len(f.Where) > 0 && f.Where[0].File != "" {
-		props = append(props, "file="+ghProperty(f.Where[0].File))
-		if f.Where[0].Line > 0 {
-			props = append(props, fmt.Sprintf("line=%d", f.Where[0].Line))
-		}
-	}
-	props = append(props, "title="+ghProperty(string(f.Code)))
-	return "::" + ghCommand(f.Level) + " " + strings.Join(props, ",") + "::" + ghData(f.Message)
-}
-
-// ghData escapes a workflow command's message: %, \r and \n with
-// GitHub's own escapes, then every other control character as
-// escape.Controls writes it (an ESC would colour or move the log viewer's
-// text).
-func ghData(s string) string {
-	return escape.Controls(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
-}
-
-// ghProperty escapes a workflow command's property value as ghData does,
-// and the : and , that end a property.
-func ghProperty(s string) string {
-	return escape.Controls(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

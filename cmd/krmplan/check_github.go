@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/krmplan/krmplan/diag"
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/words"
@@ -208,7 +209,7 @@ func writeAnnotations(w io.Writer, fs []planner.Finding, summary bool) map[plann
 			continue
 		}
 		left[f.Level]++
-		fmt.Fprintln(w, annotation(f))
+		fmt.Fprintln(w, diag.Annotation(views.FindingDiagnostic(f, nil)))
 	}
 	over := map[planner.Level]int{}
 	for _, l := range []planner.Level{planner.LevelError, planner.LevelWarning, planner.LevelNote} {
@@ -223,29 +224,20 @@ func writeAnnotations(w io.Writer, fs []planner.Finding, summary bool) map[plann
 		}
 	}
 	for _, f := range rest {
-		where := ""
-		if len(f.Where) > 0 {
-			where = fmt.Sprintf("%s:%d: ", f.Where[0].File, f.Where[0].Line)
-		}
-		fmt.Fprintf(w, "%s (not annotated): %s[%s] %s\n", levelNames[f.Level].word, escape.Controls(where), escape.Controls(string(f.Code)), escape.Controls(f.Message))
+		fmt.Fprintln(w, diag.NotAnnotated(views.FindingDiagnostic(f, nil)))
 	}
 	return over
 }
 
-// levelNames are, for each level, its workflow command, its word in
-// check's lines of the log, and its noun.
-var levelNames = map[planner.Level]struct{ command, word, noun string }{
-	planner.LevelError:   {"error", "Error", "error"},
-	planner.LevelWarning: {"warning", "Warning", "warning"},
-	planner.LevelNote:    {"notice", "Note", "note"},
-}
+// levelNouns are, for each level, its noun.
+var levelNouns = map[planner.Level]string{planner.LevelError: "error", planner.LevelWarning: "warning", planner.LevelNote: "note"}
 
 // ghCommand is the workflow command of a level.
-func ghCommand(l planner.Level) string { return levelNames[l].command }
+func ghCommand(l planner.Level) string { return diag.Severity(l).GitHubCommand() }
 
 // moreOf is "3 more errors", "1 more warning", "2 more notes".
 func moreOf(l planner.Level, n int) string {
-	return strings.Replace(words.Count(n, levelNames[l].noun), " ", " more ", 1)
+	return strings.Replace(words.Count(n, levelNouns[l]), " ", " more ", 1)
 }
 
 // notAnnotated is the stderr summary's clause about the findings GitHub

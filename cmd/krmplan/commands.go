@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/krmplan/krmplan/internal/escape"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,7 +14,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/diag"
 	"github.com/krmplan/krmplan/internal/atomicfile"
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
@@ -197,10 +199,6 @@ func runPlan(c *cli.Context, e *env) error {
 	}
 	out := c.String("out")
 	style := styleFor(e.stdout, c.Bool("no-color"))
-	files := map[string][]byte{}
-	for name, f := range ov.Files {
-		files[name] = f.Bytes
-	}
 	// An existing --out file is left as it was.
 	notSaved := func() {
 		if out != "" {
@@ -208,14 +206,14 @@ func runPlan(c *cli.Context, e *env) error {
 		}
 	}
 	if diags.HasErrors() {
-		views.Diagnostics(e.stderr, diags, files, styleFor(e.stderr, c.Bool("no-color")))
+		writeDiagnostics(e.stderr, diags, ov, c.Bool("no-color"))
 		notSaved()
 		return exitCode(1)
 	}
 	p, pdiags := planner.Build(st, ov)
 	diags = append(diags, pdiags...)
 	if len(diags) > 0 {
-		views.Diagnostics(e.stderr, diags, files, styleFor(e.stderr, c.Bool("no-color")))
+		writeDiagnostics(e.stderr, diags, ov, c.Bool("no-color"))
 	}
 	if p == nil {
 		notSaved()
@@ -305,6 +303,14 @@ func planArgs(c *cli.Context) (string, error) {
 		}
 	}
 	return file, checkOut(c, inputs...)
+}
+
+// writeDiagnostics writes the problems of loading and planning the
+// desired file to w (stderr) with their source lines, enclosing blocks and
+// the values their expressions used (diag.WriteText).
+func writeDiagnostics(w io.Writer, diags hcl.Diagnostics, ov *config.Overlay, noColor bool) {
+	files := diag.Files(ov.Files)
+	diag.WriteText(w, diag.FromHCLs(diags, files), files, styleFor(w, noColor).Diag())
 }
 
 // planInputs reads the snapshot and loads the desired file (with its

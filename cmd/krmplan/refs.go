@@ -47,7 +47,7 @@ func runPlanRefs(c *cli.Context, e *env) error {
 	}
 	p, err := between.Plan(base, head)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "Error: the changes from %s to %s cannot be planned:\n%s\n", escape.Controls(c.String("base")), escape.Controls(c.String("head")), escape.Controls(err.Error()))
+		fmt.Fprintf(e.stderr, "Error: the changes from %s to %s cannot be planned:\n%s\n", escape.Controls(c.String("base")), escape.Controls(c.String("head")), escape.Lines(err.Error()))
 		if c.String("out") != "" {
 			fmt.Fprintln(e.stderr, "No plan was saved.")
 		}

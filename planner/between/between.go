@@ -6,6 +6,7 @@ package between
 import (
 	"fmt"
 
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/embed"
 	"github.com/krmplan/krmplan/snapshot"
@@ -15,20 +16,48 @@ import (
 // Plan plans the changes that take the git snapshot base to the git
 // snapshot head: every check on the head's tenancy, "already present"
 // meaning present at base, the verified order, the blast radius of each
-// removal, as planner.FromChanges plans them. The plan embeds base
-// (render patches a cluster that runs it) and head, its objects with their
-// file and line only (Plan.Head: planfile plans the two again to verify a
-// file). The error is what tenancy.Diff cannot plan, or a new object whose
+// removal, as planner.FromChanges plans them, with the renames a moved
+// block would plan marked so and the findings of those it cannot
+// (renames), the findings pointing at the head's lines (headLines). The plan embeds base (render patches a cluster
+// that runs it) and head, its objects with their file and line and the
+// positions the findings cite only (Plan.Head: planfile plans the two
+// again to verify a file). The error is what tenancy.Diff cannot plan, or a new object whose
 // file base does not read.
 func Plan(base, head *snapshot.State) (*planner.Plan, error) {
 	changes, err := tenancy.Diff(&base.Tenancy, &head.Tenancy)
 	if err != nil {
 		return nil, err
 	}
+	bx, hx := tenancy.NewIndex(&base.Tenancy), tenancy.NewIndex(&head.Tenancy)
+	found := renames(changes, bx, hx, base.KRMConfig)
 	p, err := planner.FromChanges(base, changes)
 	if err != nil {
 		return nil, fmt.Errorf("the changes between the refs cannot be planned against the base: %w", err)
 	}
-	p.Head = embed.Snapshot(head, nil, nil)
+	p.AddFindings(found...)
+	p.OrderVerified = p.OrderVerified && p.Renderable()
+	headLines(p, bx, hx)
+	p.Head = embed.Snapshot(head, nil, cited(p.Findings))
 	return p, nil
+}
+
+// Title is the line a view of a plan between two refs starts with, its
+// refs' names passed through quote (a view's escaping) — "Plan of the
+// changes from origin/main (0c186177cfdc) to HEAD (bd781086b2e1)" — and
+// "" for a plan of desired.hcl.
+func Title(p *planner.Plan, quote func(string) string) string {
+	if p.Head == nil {
+		return ""
+	}
+	b, h := p.Snapshot.Source, p.Head.Source
+	return fmt.Sprintf("Plan of the changes from %s (%s) to %s (%s)", quote(b.Ref), words.ShortID(b.Commit), quote(h.Ref), words.ShortID(h.Commit))
+}
+
+// Matches ends a view's "No changes" line: what the plan's tenancy
+// matches ("the tenancy already matches the desired file").
+func Matches(p *planner.Plan) string {
+	if p.Head == nil {
+		return "already matches the desired file"
+	}
+	return "of the head is the base's"
 }

@@ -150,7 +150,7 @@ func TestEmbeddedSnapshotKeepsChangedPositions(t *testing.T) {
 			notes = append(notes, fmt.Sprintf("%s %v", f.Code, f.Where))
 		}
 	}
-	if want := "[zero-weight [{t.yaml 35 73 0 0 0 0 false}]]"; fmt.Sprint(notes) != want {
+	if want := "[zero-weight [{t.yaml 35 73 0 0 0 0 false false}]]"; fmt.Sprint(notes) != want {
 		t.Errorf("the findings about c: %v, want %s", notes, want)
 	}
 	if got := p.Snapshot.Projects[2].Origin.Values; len(got) != 1 || got["/spec/queues/0/resources/gpu/limit"].Text != "4" {

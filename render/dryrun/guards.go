@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/guard"
 	"github.com/krmplan/krmplan/snapshot/live"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,7 +32,7 @@ type GuardFailure struct {
 	// Guard is the test that fails, for a patch step; zero for a create
 	// step, whose object exists now, and for a patch step whose object is
 	// gone (Gone).
-	Guard planner.Guard
+	Guard guard.Guard
 	// Now is the value the cluster holds at the guard's path, as JSON; ""
 	// when there is none.
 	Now  string
@@ -135,7 +136,7 @@ func dryRunTests(ctx context.Context, res dynamic.ResourceInterface, name string
 func failingGuards(ctx context.Context, res dynamic.ResourceInterface, f GuardFailure) ([]GuardFailure, error) {
 	var out []GuardFailure
 	var obj map[string]any
-	for _, g := range planner.Guards(f.Step) {
+	for _, g := range guard.Of(f.Step) {
 		held, err := dryRunTests(ctx, res, f.Step.Object.Name, []planner.Op{{Op: "test", Path: g.Path, Value: g.Value}})
 		if err != nil {
 			return nil, err

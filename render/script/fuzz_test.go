@@ -17,6 +17,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/guard"
 	"github.com/krmplan/krmplan/planner/rollback"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
@@ -276,7 +277,7 @@ func undoneCalls(k func(...string) []string, st, forward planner.Step) []call {
 func guardCalls(k func(...string) []string, st planner.Step) []call {
 	plural, name := st.Object.Kind.Plural(), st.Object.Name
 	out := []call{{k("patch", plural, name, "--type=json", "--dry-run=server", "-p", probe), ""}}
-	for _, g := range planner.Guards(st) {
+	for _, g := range guard.Of(st) {
 		test, _ := json.Marshal([]planner.Op{{Op: "test", Path: g.Path, Value: g.Value}})
 		path, _ := jsonPath(g.Path)
 		out = append(out, call{k("patch", plural, name, "--type=json", "--dry-run=server", "-p", string(test)), ""},

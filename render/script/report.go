@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/guard"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -195,7 +196,7 @@ fi
 // it came to be so).
 func guardArgs(st planner.Step, since, verb string) ([]word, error) {
 	var out []word
-	for _, g := range planner.Guards(st) {
+	for _, g := range guard.Of(st) {
 		test, err := json.Marshal([]planner.Op{{Op: "test", Path: g.Path, Value: g.Value}})
 		if err == nil {
 			test, err = asciiJSON(test)

@@ -674,7 +674,7 @@ func writeBars(b *bytes.Buffer, p *planner.Plan, st Style) {
 		return
 	}
 	cols := st.Columns()
-	wrapAt(b, cols, "", "", barsLegend)
+	words.Wrap(b, cols, "", "", barsLegend)
 	for _, ps := range splits {
 		b.WriteString("\n")
 		writePoolBars(b, ps, st, cols)
@@ -711,7 +711,7 @@ func writePoolBars(b *bytes.Buffer, ps poolSplit, st Style, cols int) {
 		roots = roots || s.root
 	}
 	if roots {
-		wrapAt(b, cols, "    ", "      ", rootNote)
+		words.Wrap(b, cols, "    ", "      ", rootNote)
 	}
 }
 
@@ -782,7 +782,7 @@ func fitLine(b *bytes.Buffer, cols int, indent, head, tail string) {
 		return
 	}
 	b.WriteString(indent + head + "\n")
-	wrapAt(b, cols, indent+"  ", indent+"  ", tail)
+	words.Wrap(b, cols, indent+"  ", indent+"  ", tail)
 }
 
 // writeBarLine writes prefix, the bar and its summary. The summaries of a

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/krmplan/krmplan/internal/escape"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/preview"
 	"github.com/krmplan/krmplan/quota"
@@ -47,27 +48,27 @@ func fcNameCol(cols int) int { return max(12, min(fcNameWidth, cols-42)) }
 func writeFairShareChange(b *bytes.Buffer, p *planner.Plan, cols int) {
 	pp, err := planFairShare(p)
 	if err != nil {
-		wrapAt(b, cols, "", "", "Fair share: not previewed: "+escape.Controls(err.Error())+".")
+		words.Wrap(b, cols, "", "", "Fair share: not previewed: "+escape.Controls(err.Error())+".")
 		b.WriteString("\n")
 		return
 	}
 	if len(pp.Pools) == 0 {
 		if why := unknownPools(pp.After, escape.Controls, escape.Controls); why != "" {
-			wrapAt(b, cols, "", "", "Fair share: not previewed for the pools the plan changes: "+why+".")
+			words.Wrap(b, cols, "", "", "Fair share: not previewed for the pools the plan changes: "+why+".")
 			b.WriteString("\n")
 		}
 		return
 	}
-	wrapAt(b, cols, "", "", "Fair share under full demand, before and after: what KAI's scheduler gives each queue when every project queue asks for all it can get.")
+	words.Wrap(b, cols, "", "", "Fair share under full demand, before and after: what KAI's scheduler gives each queue when every project queue asks for all it can get.")
 	used := map[string]bool{}
 	for i := range pp.Pools {
 		writePoolChange(b, &pp.Pools[i], used, cols)
 	}
 	if used[markAgeTie] {
-		wrapAt(b, cols, "", "", markAgeTie+" could differ by one unit: a leftover unit went by queue name, the queues' ages (creationTimestamp) unknown.")
+		words.Wrap(b, cols, "", "", markAgeTie+" could differ by one unit: a leftover unit went by queue name, the queues' ages (creationTimestamp) unknown.")
 	}
 	if used[markFloat] {
-		wrapAt(b, cols, "", "", markFloat+" KAI's float64 arithmetic and exact arithmetic part ways: krmplan fairshare shows how.")
+		words.Wrap(b, cols, "", "", markFloat+" KAI's float64 arithmetic and exact arithmetic part ways: krmplan fairshare shows how.")
 	}
 	b.WriteString("\n")
 }
@@ -108,7 +109,7 @@ func writePoolChange(b *bytes.Buffer, pc *preview.PoolChange, used map[string]bo
 	}
 	b.WriteString(head + ":\n")
 	for _, t := range newOversubscribed(pc) {
-		wrapAt(b, cols, "    ", "    ", t)
+		words.Wrap(b, cols, "    ", "    ", t)
 		b.WriteString("\n")
 	}
 	for _, r := range quota.Resources {
@@ -123,7 +124,7 @@ func writePoolChange(b *bytes.Buffer, pc *preview.PoolChange, used map[string]bo
 		}
 	}
 	if moved := pc.Untouched(); len(moved) > 0 {
-		wrapAt(b, cols, "    ", "    ", untouchedText(moved, escape.Controls))
+		words.Wrap(b, cols, "    ", "    ", untouchedText(moved, escape.Controls))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/mdtext"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/preview"
 	"github.com/krmplan/krmplan/quota"
@@ -84,9 +85,9 @@ func mdFairShare(p *planner.Plan) string {
 	var b strings.Builder
 	switch {
 	case err != nil:
-		return "#### Fair share\n\nNot previewed: " + esc(err.Error()) + ".\n\n"
+		return "#### Fair share\n\nNot previewed: " + mdtext.Escape(err.Error()) + ".\n\n"
 	case len(pp.Pools) == 0:
-		if why := unknownPools(pp.After, code, esc); why != "" {
+		if why := unknownPools(pp.After, mdtext.Code, mdtext.Escape); why != "" {
 			return "#### Fair share\n\nNot previewed for the pools the plan changes: " + why + ".\n\n"
 		}
 		return ""
@@ -97,10 +98,10 @@ func mdFairShare(p *planner.Plan) string {
 		mdPoolChange(&b, &pp.Pools[i], used)
 	}
 	if used[markAgeTie] {
-		b.WriteString(esc(markAgeTie) + " could differ by one unit: a leftover unit went by queue name, the queues' ages (creationTimestamp) unknown.\n\n")
+		b.WriteString(mdtext.Escape(markAgeTie) + " could differ by one unit: a leftover unit went by queue name, the queues' ages (creationTimestamp) unknown.\n\n")
 	}
 	if used[markFloat] {
-		b.WriteString(esc(markFloat) + " KAI's float64 arithmetic and exact arithmetic part ways: `krmplan fairshare` shows how.\n\n")
+		b.WriteString(mdtext.Escape(markFloat) + " KAI's float64 arithmetic and exact arithmetic part ways: `krmplan fairshare` shows how.\n\n")
 	}
 	return b.String()
 }
@@ -112,13 +113,13 @@ func mdPoolChange(b *strings.Builder, pc *preview.PoolChange, used map[string]bo
 		side = pc.Before
 	}
 	known, _ := capacityText(side)
-	fmt.Fprintf(b, "**Node pool %s**", code(pc.Name))
+	fmt.Fprintf(b, "**Node pool %s**", mdtext.Code(pc.Name))
 	if known != "" {
-		fmt.Fprintf(b, " (%s)", esc(known))
+		fmt.Fprintf(b, " (%s)", mdtext.Escape(known))
 	}
 	b.WriteString("\n\n")
 	for _, t := range newOversubscribed(pc) {
-		b.WriteString(esc(t) + "\n\n")
+		b.WriteString(mdtext.Escape(t) + "\n\n")
 	}
 	b.WriteString("| Queue | Resource | Before | After | |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range quota.Resources {
@@ -127,7 +128,7 @@ func mdPoolChange(b *strings.Builder, pc *preview.PoolChange, used map[string]bo
 			if marks != "" {
 				after += " " + marks
 			}
-			name := code(row.q.Name)
+			name := mdtext.Code(row.q.Name)
 			if row.q.Parent != "" {
 				name = "↳ " + name
 			} else if row.q.Root() {
@@ -137,11 +138,11 @@ func mdPoolChange(b *strings.Builder, pc *preview.PoolChange, used map[string]bo
 			if row.change != nil && !row.change.Touched {
 				note = notInPlan
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, r, esc(before), esc(after), note)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, r, mdtext.Escape(before), mdtext.Escape(after), note)
 		}
 	}
 	b.WriteString("\n")
 	if moved := pc.Untouched(); len(moved) > 0 {
-		b.WriteString(untouchedText(moved, code) + "\n\n")
+		b.WriteString(untouchedText(moved, mdtext.Code) + "\n\n")
 	}
 }

@@ -60,7 +60,7 @@ func writeWrapped(b *bytes.Buffer, indent, text string) { writeHanging(b, indent
 // writeHanging writes text wrapped at fsColumns, its first line after
 // first and the others after indent (first and indent are as wide).
 func writeHanging(b *bytes.Buffer, first, indent, text string) {
-	wrapAt(b, fsColumns, first, indent, text)
+	words.Wrap(b, fsColumns, first, indent, text)
 }
 
 // demandText says what a demand assumes.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/krmplan/krmplan/diag"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -26,9 +27,11 @@ type PlanJSON struct {
 	Renderable bool `json:"renderable"`
 	// OrderVerified is true when every intermediate state of Steps was
 	// simulated and passed the checks.
-	OrderVerified   bool             `json:"order_verified"`
-	Summary         JSONSummary      `json:"summary"`
-	Snapshot        JSONSnapshot     `json:"snapshot"`
+	OrderVerified bool         `json:"order_verified"`
+	Summary       JSONSummary  `json:"summary"`
+	Snapshot      JSONSnapshot `json:"snapshot"`
+	// Head is, in a plan between two git refs, the head's snapshot.
+	Head            *JSONSnapshot    `json:"head,omitempty"`
 	Desired         JSONDesired      `json:"desired"`
 	ResourceChanges []ResourceChange `json:"resource_changes"`
 	Diagnostics     []Diagnostic     `json:"diagnostics"`
@@ -104,50 +107,15 @@ type FieldChange struct {
 	Source *Range `json:"source"`
 }
 
-// Diagnostic is one finding of the checks, shaped after Terraform's JSON
-// diagnostics.
-type Diagnostic struct {
-	// Severity is "error" (blocks render, exit 1), "warning" or "note".
-	Severity string `json:"severity"`
-	// Code is the finding's stable code, e.g. "projects-over-department".
-	Code string `json:"code"`
-	// Summary is the message: it names the queue and the size of the gap.
-	Summary string `json:"summary"`
-	// Address is the object the finding is about ("project.workspace"),
-	// Queue, Pool and Resource where they apply.
-	Address  string `json:"address,omitempty"`
-	Queue    string `json:"queue,omitempty"`
-	Pool     string `json:"pool,omitempty"`
-	Resource string `json:"resource,omitempty"`
-	// AlreadyPresent marks a finding that the snapshot has too: the plan
-	// does not introduce it.
-	AlreadyPresent bool `json:"already_present"`
-	// Before is the snapshot's message of an already present finding
-	// whose numbers this plan changes (omitted otherwise).
-	Before string `json:"before,omitempty"`
-	// Range is the first value that causes the finding (null when none is
-	// known); RelatedRanges are the others.
-	Range         *Range  `json:"range"`
-	RelatedRanges []Range `json:"related_ranges"`
-}
+// Diagnostic is one finding of the checks in the JSON views (diag.JSON).
+type Diagnostic = diag.JSON
 
-// Range is a place in a file: a line of a tenancy file, or a range of
-// desired.hcl (then with byte offsets and an end).
-type Range struct {
-	Filename string `json:"filename"`
-	Start    Pos    `json:"start"`
-	// End is set for a desired.hcl range; a tenancy file's value only has
-	// its start.
-	End *Pos `json:"end,omitempty"`
-}
+// Range is a place in a file (diag.JSONRange): a line of a tenancy file,
+// or a range of desired.hcl (then with byte offsets and an end).
+type Range = diag.JSONRange
 
-// Pos is a 1-based line and column; Column 0 means only the line is
-// known. Byte is the 0-based offset, when known.
-type Pos struct {
-	Line   int  `json:"line"`
-	Column int  `json:"column"`
-	Byte   *int `json:"byte,omitempty"`
-}
+// Pos is a line, column and byte of a Range (diag.JSONPos).
+type Pos = diag.JSONPos
 
 // JSONStep is one command of the rendered change, in the order render
 // runs them.
@@ -186,6 +154,9 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 		Steps:           []JSONStep{},
 		FairShare:       newPlanFairShare(p),
 	}
+	if h := p.Head; h != nil {
+		out.Head = &JSONSnapshot{Digest: h.Digest, Source: h.Source, NotRead: append([]snapshot.NotRead{}, h.NotRead...)}
+	}
 	if out.Snapshot.NotRead == nil {
 		out.Snapshot.NotRead = []snapshot.NotRead{}
 	}
@@ -218,7 +189,7 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 		fc := FieldChange{Queue: c.Queue, Pool: c.Pool, Field: c.Field.Field.String(), Path: c.Field.Pointer(),
 			Before: c.Before.AppendJSON(nil), After: c.After.AppendJSON(nil)}
 		if c.Source != nil {
-			r := rangeOf(*c.Source)
+			r := diag.JSONRangeOf(diag.RangeOf(*c.Source, nil))
 			fc.Source = &r
 		}
 		out.ResourceChanges[i].Change.Fields = append(out.ResourceChanges[i].Change.Fields, fc)
@@ -245,36 +216,10 @@ func manifestOrNull(x *tenancy.Index, a tenancy.ObjectAddr) json.RawMessage {
 	return json.RawMessage("null")
 }
 
-// DiagnosticsOf converts findings to diagnostics, in the findings' order.
+// DiagnosticsOf converts findings to the JSON views' diagnostics, in the
+// findings' order.
 func DiagnosticsOf(fs []planner.Finding) []Diagnostic {
-	out := make([]Diagnostic, 0, len(fs))
-	for _, f := range fs {
-		d := Diagnostic{Severity: string(f.Level), Code: string(f.Code), Summary: f.Message, Queue: f.Queue, Pool: f.Pool,
-			Resource: f.Resource, AlreadyPresent: f.AlreadyPresent, Before: f.Before, RelatedRanges: []Range{}}
-		if f.Object != (tenancy.ObjectAddr{}) {
-			d.Address = Address(f.Object)
-		}
-		for i, l := range f.Where {
-			r := rangeOf(l)
-			if i == 0 {
-				d.Range = &r
-				continue
-			}
-			d.RelatedRanges = append(d.RelatedRanges, r)
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
-func rangeOf(l tenancy.Location) Range {
-	r := Range{Filename: l.File, Start: Pos{Line: l.Line, Column: l.Column}}
-	if l.Desired {
-		sb, eb := l.StartByte, l.EndByte
-		r.Start.Byte = &sb
-		r.End = &Pos{Line: l.EndLine, Column: l.EndColumn, Byte: &eb}
-	}
-	return r
+	return diag.JSONOf(FindingDiagnostics(fs, nil))
 }
 
 // JSON writes the JSON view of a plan (PlanJSON): indented, with a final

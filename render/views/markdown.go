@@ -7,9 +7,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/krmplan/krmplan/internal/escape"
+	"github.com/krmplan/krmplan/diag"
+	"github.com/krmplan/krmplan/internal/mdtext"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -166,7 +168,7 @@ func markdownParts(p *planner.Plan) mdParts {
 	m := mdParts{head: mdHead(p), bars: mdBars(p), fair: mdFairShare(p), reminder: mdReminders(p), script: mdScript(p), foot: mdFoot(p)}
 	m.rows = mdRows(p.Changes)
 	for _, f := range p.Findings {
-		m.findings = append(m.findings, mdFinding(f))
+		m.findings = append(m.findings, diag.MarkdownItem(FindingDiagnostic(f, nil)))
 	}
 	return m
 }
@@ -180,12 +182,12 @@ func mdRows(cs []tenancy.Change) []string {
 		c := &cs[i]
 		queue := ""
 		if c.Queue != "" {
-			queue = code(c.Queue) + " (" + esc(c.Pool) + ")"
+			queue = mdtext.Code(c.Queue) + " (" + mdtext.Escape(c.Pool) + ")"
 		}
 		j := i + 1
 		if c.Action != tenancy.ActionCreate {
 			rows = append(rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
-				actionMark(c), code(Address(c.Object())), queue, code(c.Field.Field.String()), valueChange(c)))
+				actionMark(c), mdtext.Code(Address(c.Object())), queue, mdtext.Code(c.Field.Field.String()), valueChange(c)))
 			i = j
 			continue
 		}
@@ -198,10 +200,10 @@ func mdRows(cs []tenancy.Change) []string {
 		}
 		var vals []string
 		for _, l := range foldCreated(cs[i:j]) {
-			vals = append(vals, code(l))
+			vals = append(vals, mdtext.Code(l))
 		}
 		rows = append(rows, fmt.Sprintf("| %s %s | %s | %s | %s |\n",
-			actionMark(c), code(Address(c.Object())), queue, what, strings.Join(vals, " ")))
+			actionMark(c), mdtext.Code(Address(c.Object())), queue, what, strings.Join(vals, " ")))
 		i = j
 	}
 	return rows
@@ -213,13 +215,16 @@ func mdHead(p *planner.Plan) string {
 	var h strings.Builder
 	fmt.Fprintf(&h, "%s%s -->\n", MarkerPrefix, p.PlanID)
 	fmt.Fprintf(&h, "### krmplan plan `%s`\n\n", words.ShortID(p.PlanID))
+	if t := between.Title(p, mdtext.Code); t != "" {
+		h.WriteString(t + ".\n\n")
+	}
 	counts := fmt.Sprintf("%s, %s, %s", words.Count(s.Errors, "error"), words.Count(s.Warnings, "warning"), words.Count(s.Notes, "note"))
 	changes := fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
 	switch {
 	case !p.Renderable():
 		fmt.Fprintf(&h, "❌ **Not renderable**: %s — %s. Render refuses this plan.\n\n", counts, changes)
 	case len(p.Changes) == 0:
-		fmt.Fprintf(&h, "✅ **No changes**: the tenancy already matches the desired file — %s.\n\n", counts)
+		fmt.Fprintf(&h, "✅ **No changes**: the tenancy %s — %s.\n\n", between.Matches(p), counts)
 	case s.Warnings > 0:
 		fmt.Fprintf(&h, "⚠️ **Renderable, with warnings**: %s — %s.\n\n", changes, counts)
 	default:
@@ -236,29 +241,8 @@ func mdBars(p *planner.Plan) string {
 		return ""
 	}
 	text := strings.TrimRight(bars.String(), "\n") + "\n"
-	f := fence(text)
+	f := mdtext.Fence(text)
 	return "#### Pool bars\n\n" + f + "text\n" + text + f + "\n\n"
-}
-
-// mdFinding is one finding as a list item, with its locations.
-func mdFinding(f planner.Finding) string {
-	var line strings.Builder
-	fmt.Fprintf(&line, "- %s %s: %s", levelMark(f.Level), code(string(f.Code)), esc(f.Message))
-	var where []string
-	for _, l := range f.Where {
-		where = append(where, fmt.Sprintf("%s line %d", code(l.File), l.Line))
-	}
-	if len(where) > 0 {
-		fmt.Fprintf(&line, " (%s)", strings.Join(where, ", "))
-	}
-	if f.AlreadyPresent {
-		line.WriteString(" — *already present before this plan*")
-		if f.Before != "" {
-			line.WriteString(", which changes it; before: " + esc(f.Before))
-		}
-	}
-	line.WriteString("\n")
-	return line.String()
 }
 
 // mdReminders is the profile's reminders, "" without any.
@@ -270,7 +254,7 @@ func mdReminders(p *planner.Plan) string {
 	var b strings.Builder
 	b.WriteString("#### Reminders\n\n")
 	for _, r := range rs {
-		b.WriteString("- " + esc(r) + "\n")
+		b.WriteString("- " + mdtext.Escape(r) + "\n")
 	}
 	return b.String() + "\n"
 }
@@ -286,10 +270,10 @@ func mdScript(p *planner.Plan) string {
 	}
 	sh, err := script.Commands(p)
 	if err != nil {
-		return "<details>\n<summary>Rendered commands: none — render refuses this plan</summary>\n\n" + esc(err.Error()) + "\n\n</details>\n\n"
+		return "<details>\n<summary>Rendered commands: none — render refuses this plan</summary>\n\n" + mdtext.Escape(err.Error()) + "\n\n</details>\n\n"
 	}
 	cmds := string(sh)
-	f := fence(cmds)
+	f := mdtext.Fence(cmds)
 	verified := ""
 	if p.OrderVerified {
 		verified = ", every intermediate state verified"
@@ -303,9 +287,9 @@ func mdFoot(p *planner.Plan) string {
 	var foot strings.Builder
 	fmt.Fprintf(&foot, "<sub>Plan id `%s`", p.PlanID)
 	if src := p.Snapshot.Source; src.Kind == "git" && src.Commit != "" {
-		fmt.Fprintf(&foot, " · snapshot of %s at `%s`", esc(src.Ref), words.ShortID(src.Commit))
+		fmt.Fprintf(&foot, " · snapshot of %s at `%s`", mdtext.Escape(src.Ref), words.ShortID(src.Commit))
 	} else if src.Context != "" {
-		fmt.Fprintf(&foot, " · snapshot of cluster context %s", esc(src.Context))
+		fmt.Fprintf(&foot, " · snapshot of cluster context %s", mdtext.Escape(src.Context))
 	}
 	foot.WriteString("</sub>\n")
 	return foot.String()
@@ -321,71 +305,16 @@ func actionMark(c *tenancy.Change) string {
 	return "✏️"
 }
 
-func levelMark(l planner.Level) string {
-	switch l {
-	case planner.LevelError:
-		return "❌ **Error**"
-	case planner.LevelWarning:
-		return "⚠️ **Warning**"
-	}
-	return "ℹ️ **Note**"
-}
-
 // valueChange is "`1` → `2`", or "(absent) → `2`" for a new value.
 func valueChange(c *tenancy.Change) string {
 	if c.Action == tenancy.ActionDestroy {
-		return code(c.Before.String()) + " → (removed)"
+		return mdtext.Code(c.Before.String()) + " → (removed)"
 	}
 	before := "(absent)"
 	if !c.Before.IsNull() {
-		before = code(c.Before.String())
+		before = mdtext.Code(c.Before.String())
 	}
-	return before + " → " + code(c.After.String())
-}
-
-// mdSpecial are the characters that markdown or HTML could read as syntax
-// inside a table cell or a list item.
-var mdSpecial = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "&", "&amp;",
-)
-
-// esc escapes text for a markdown table cell or list item: control
-// characters as escape.Controls writes them, then markdown's syntax.
-func esc(s string) string { return mdSpecial.Replace(escape.Controls(s)) }
-
-// code is s as a code span, safe in a table cell: a fence longer than any
-// run of backticks in s, and | escaped (GitHub splits cells on it even in
-// code spans).
-func code(s string) string {
-	s = strings.ReplaceAll(escape.Controls(s), "|", `\|`)
-	if s == "" {
-		return "` `"
-	}
-	ticks := strings.Repeat("`", longestRun(s, '`')+1)
-	pad := ""
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		pad = " "
-	}
-	return ticks + pad + s + pad + ticks
-}
-
-// fence is a code fence longer than any run of backticks in text.
-func fence(text string) string {
-	return strings.Repeat("`", max(3, longestRun(text, '`')+1))
-}
-
-func longestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
+	return before + " → " + mdtext.Code(c.After.String())
 }
 
 // thousands writes n with comma separators: 65,536.

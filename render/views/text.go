@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fatih/color"
-	"github.com/hashicorp/hcl/v2"
+	"github.com/krmplan/krmplan/diag"
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -88,7 +88,7 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 	case !p.Renderable():
 		fmt.Fprintf(&b, "%s: %s; this plan cannot be rendered.\n", st.paint(st.errorC, "Not renderable"), words.Count(s.Errors, "error"))
 	case len(p.Steps) > 0 && p.OrderVerified:
-		wrapAt(&b, st.Columns(), "", "", fmt.Sprintf("Order: %s in phases, every intermediate state verified against the checks.", words.Count(len(p.Steps), "step")))
+		words.Wrap(&b, st.Columns(), "", "", fmt.Sprintf("Order: %s in phases, every intermediate state verified against the checks.", words.Count(len(p.Steps), "step")))
 	}
 	fmt.Fprintf(&b, "Plan id: %s\n", p.PlanID)
 	_, err := w.Write(b.Bytes())
@@ -96,8 +96,11 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 }
 
 func writeChanges(b *bytes.Buffer, p *planner.Plan, st Style) {
+	if t := between.Title(p, escape.Controls); t != "" {
+		words.Wrap(b, st.Columns(), "", "  ", t+".\n")
+	}
 	if len(p.Changes) == 0 {
-		b.WriteString("No changes. The tenancy already matches the desired file.\n\n")
+		b.WriteString("No changes. The tenancy " + between.Matches(p) + ".\n\n")
 		return
 	}
 	b.WriteString("krmplan will perform the following actions:\n\n")
@@ -218,119 +221,14 @@ func foldCreated(cs []tenancy.Change) []string {
 }
 
 func writeFindings(b *bytes.Buffer, p *planner.Plan, st Style) {
-	files := map[string][]byte{p.Desired.File: []byte(p.Desired.Source)}
-	writeFindingList(b, p.Findings, files, st)
+	files := diag.ParseFiles(map[string][]byte{p.Desired.File: []byte(p.Desired.Source)})
+	diag.WriteText(b, FindingDiagnostics(p.Findings, files), files, st.Diag())
 }
 
-// Findings writes findings as the text view does: the level and message,
-// the code, and where each comes from (a tenancy file's line, or a range
-// of an HCL file in files, underlined). `check` uses it for its text
-// format.
-func Findings(w io.Writer, fs []planner.Finding, files map[string][]byte, st Style) error {
-	var b bytes.Buffer
-	writeFindingList(&b, fs, files, st)
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-func writeFindingList(b *bytes.Buffer, fs []planner.Finding, files map[string][]byte, st Style) {
-	for _, f := range fs {
-		label, col := "Note", st.noteC
-		switch f.Level {
-		case planner.LevelError:
-			label, col = "Error", st.errorC
-		case planner.LevelWarning:
-			label, col = "Warning", st.warnC
-		}
-		writeLabelled(b, st, col, label, escape.Controls(f.Message))
-		tag := "  [" + escape.Controls(string(f.Code)) + "]"
-		if f.AlreadyPresent {
-			tag += " already present before this plan"
-			if f.Before != "" {
-				tag += ", which changes it; before: " + escape.Controls(f.Before)
-			}
-		}
-		b.WriteString(st.paint(st.dim, tag) + "\n")
-		last := ""
-		for _, l := range f.Where {
-			if l.Desired {
-				writeSnippet(b, files, hclRange(l))
-				last = ""
-				continue
-			}
-			on := fmt.Sprintf("  on %s line %d\n", escape.Controls(l.File), l.Line)
-			if on != last { // two values on one line are one line to look at
-				b.WriteString(on)
-			}
-			last = on
-		}
-		b.WriteString("\n")
-	}
-}
-
-// writeLabelled writes "Label: text" wrapped to st's columns, the lines
-// after the first indented by two, the label in col.
-func writeLabelled(b *bytes.Buffer, st Style, col *color.Color, label, text string) {
-	var plain bytes.Buffer
-	wrapAt(&plain, st.Columns(), "", "  ", label+": "+text)
-	b.WriteString(st.paint(col, label+":"))
-	b.Write(plain.Bytes()[len(label)+1:])
-}
-
-// writeSnippet prints "on FILE line N:" and the source line with the range
-// underlined by carets, like an HCL diagnostic, readable without colour.
-// The line is shown with its control characters escaped, and the carets
-// stand under the escaped text.
-func writeSnippet(b *bytes.Buffer, files map[string][]byte, r hcl.Range) {
-	fmt.Fprintf(b, "  on %s line %d:\n", escape.Controls(r.Filename), r.Start.Line)
-	src, ok := files[r.Filename]
-	if !ok || r.Start.Byte > len(src) {
-		return
-	}
-	lineStart := bytes.LastIndexByte(src[:r.Start.Byte], '\n') + 1
-	lineEnd := bytes.IndexByte(src[lineStart:], '\n')
-	if lineEnd < 0 {
-		lineEnd = len(src) - lineStart
-	}
-	raw := strings.TrimRight(string(src[lineStart:lineStart+lineEnd]), "\r")
-	line := escape.Controls(raw)
-	num := fmt.Sprintf("%4d: ", r.Start.Line)
-	fmt.Fprintf(b, "%s%s\n", num, line)
-	pad := utf8.RuneCountInString(escape.Controls(string(src[lineStart:r.Start.Byte])))
-	width := utf8.RuneCountInString(line) - pad
-	if r.End.Line == r.Start.Line && r.End.Byte > r.Start.Byte && r.End.Byte <= lineStart+len(raw) {
-		width = utf8.RuneCountInString(escape.Controls(string(src[r.Start.Byte:r.End.Byte])))
-	}
-	fmt.Fprintf(b, "%s%s%s\n", strings.Repeat(" ", len(num)), strings.Repeat(" ", pad), strings.Repeat("^", max(width, 1)))
-}
-
-// Diagnostics writes HCL diagnostics (from reading desired.hcl or from
-// planning it) with their source lines underlined.
-func Diagnostics(w io.Writer, diags hcl.Diagnostics, files map[string][]byte, st Style) {
-	var b bytes.Buffer
-	for _, d := range diags {
-		label, col := "Error", st.errorC
-		if d.Severity == hcl.DiagWarning {
-			label, col = "Warning", st.warnC
-		}
-		writeLabelled(&b, st, col, label, escape.Controls(d.Summary))
-		if d.Subject != nil {
-			writeSnippet(&b, files, *d.Subject)
-		}
-		if d.Detail != "" {
-			wrapAt(&b, st.Columns(), "  ", "  ", escape.Lines(d.Detail))
-		}
-		b.WriteString("\n")
-	}
-	w.Write(b.Bytes())
-}
-
-// hclRange is a desired.hcl location as an hcl.Range, for printing with
-// HCL's diagnostic writer.
-func hclRange(l tenancy.Location) hcl.Range {
-	return hcl.Range{
-		Filename: l.File,
-		Start:    hcl.Pos{Line: l.Line, Column: l.Column, Byte: l.StartByte},
-		End:      hcl.Pos{Line: l.EndLine, Column: l.EndColumn, Byte: l.EndByte},
-	}
+// Findings writes findings as the text view does (diag.WriteText): the
+// level and message, the code, and where each comes from (a tenancy
+// file's line, or a range of an HCL file in files, underlined). `check`
+// uses it for its text format.
+func Findings(w io.Writer, fs []planner.Finding, files diag.Files, st Style) error {
+	return diag.WriteText(w, FindingDiagnostics(fs, files), files, st.Diag())
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/tenancy"
 
@@ -81,24 +80,5 @@ func TestViewsEscapeControlCharacters(t *testing.T) {
 				t.Errorf("%s view lacks the line %q:\n%s", view.name, w, view.out)
 			}
 		}
-	}
-}
-
-// An HCL diagnostic on a line holding a control character shows the line
-// escaped, with the carets under the escaped text of the range.
-func TestDiagnosticsEscapeTheSourceLine(t *testing.T) {
-	src := []byte("project \"a\x1b[2Kb\" { x = 1 }\n")
-	start := bytes.Index(src, []byte("x = 1"))
-	r := hcl.Range{Filename: "d\x1b.hcl", Start: hcl.Pos{Line: 1, Byte: start}, End: hcl.Pos{Line: 1, Byte: start + 5}}
-	var b bytes.Buffer
-	Diagnostics(&b, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "bad \x1b[32mok", Detail: "one\ntwo\x07", Subject: &r}},
-		map[string][]byte{"d\x1b.hcl": src}, NewStyle(false))
-	want := "Error: bad \\x1b[32mok\n" +
-		"  on d\\x1b.hcl line 1:\n" +
-		"   1: project \"a\\x1b[2Kb\" { x = 1 }\n" +
-		"                            ^^^^^\n" +
-		"  one\n  two\\x07\n\n"
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

@@ -1,13 +1,5 @@
 package views
 
-import (
-	"bytes"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/mitchellh/go-wordwrap"
-)
-
 // DefaultColumns is the width of a text view when the terminal's is not
 // known (not a terminal, no COLUMNS), and the width of the markdown
 // view's bars: 80 columns, where a GitHub pull-request comment's code
@@ -32,19 +24,4 @@ func (s Style) Columns() int {
 		return DefaultColumns
 	}
 	return max(s.cols, MinColumns)
-}
-
-// wrapAt writes text wrapped at word boundaries to fit in cols, its first
-// line after first and the others after indent (first at most as wide as
-// indent); a line ends in no space. A word longer than the room stays
-// whole.
-func wrapAt(b *bytes.Buffer, cols int, first, indent, text string) {
-	width := uint(max(cols-utf8.RuneCountInString(indent), 20))
-	for i, line := range strings.Split(wordwrap.WrapString(text, width), "\n") {
-		lead := indent
-		if i == 0 {
-			lead = first
-		}
-		b.WriteString(strings.TrimRight(lead+line, " ") + "\n")
-	}
 }
