@@ -556,7 +556,7 @@ func testErrors(f *fx) {
 	home := f.t.TempDir()
 	env := append(f.environ(filepath.Join(home, "missing")), "HOME="+home)
 	r = f.must(f.exec(env, f.bin, "snapshot"), 1, "no kubeconfig")
-	f.wantEqual("no kubeconfig", r.stderr, "Error: no cluster configured: $KUBECONFIG or ~/.kube/config names no cluster; pass --kubeconfig FILE or --context NAME\n")
+	f.wantEqual("no kubeconfig", r.stderr, "Error: no cluster configured: $KUBECONFIG "+filepath.Join(home, "missing")+": none of its files exists; pass --kubeconfig FILE or set $KUBECONFIG\n")
 }
 
 // testCRDsMissing removes the Queue CRD (the snapshot then records why
