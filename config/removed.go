@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/krmplan/krmplan/internal/nearname"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -120,7 +121,8 @@ func (d *differ) removals(o *Overlay) {
 		}
 		seenQueue[key] = r.DefRange
 		if !d.x.Has(a) {
-			d.errorf(r.Name.Range, "Nothing to remove", "The snapshot has no %s %q: there is nothing to remove.", r.Kind.Info().Word, r.Name.Value)
+			d.errorf(r.Name.Range, "Nothing to remove", "The snapshot has no %s %q: there is nothing to remove%s", r.Kind.Info().Word, r.Name.Value,
+				hintEnd(nearname.DidYouMean(r.Name.Value, d.x.Names(r.Kind))))
 			continue
 		}
 		if oc := d.byObject[a]; oc != nil && r.Queue == nil {
@@ -154,7 +156,8 @@ func (d *differ) removeQueue(a tenancy.ObjectAddr, r *Removed, seen map[tenancy.
 	qs := d.x.Queues(a)
 	idx := slices.IndexFunc(qs, func(q tenancy.Queue) bool { return q.NodePool == r.Queue.Value })
 	if idx < 0 {
-		d.errorf(r.Queue.Range, "Nothing to remove", "%s %q has no queue on node pool %q: there is nothing to remove.", a.Kind.Info().Word, a.Name, r.Queue.Value)
+		d.errorf(r.Queue.Range, "Nothing to remove", "%s %q has no queue on node pool %q: there is nothing to remove%s", a.Kind.Info().Word, a.Name, r.Queue.Value,
+			hintEnd(removedQueueHint(r.Queue.Value, a.Name, qs)))
 		return
 	}
 	if oc := d.byObject[a]; oc != nil {
@@ -181,4 +184,28 @@ func (d *differ) destroy(a tenancy.ObjectAddr, c tenancy.Change, r *Removed) {
 	c.Source, c.Force = &loc, r.Force
 	d.mark(c.Field, r.DefRange)
 	oc.changes = append(oc.changes, c)
+}
+
+// removedQueueHint is what a removed block's queue = "..." that names no
+// queue of the object owner may have meant, from its queues qs: a queue's
+// name, as KRM names its Queue (the queue is named by its node pool, as in
+// a queue block: "did you mean queue = "h100"?"), or the nearest of its
+// node pools; "" when neither fits.
+func removedQueueHint(value, owner string, qs []tenancy.Queue) string {
+	var pools []string
+	for _, q := range qs {
+		if q.KAIName(owner) == value {
+			return fmt.Sprintf("%q is the name of its queue on node pool %q, and a queue is named by its node pool: did you mean queue = %q?", value, q.NodePool, q.NodePool)
+		}
+		pools = append(pools, q.NodePool)
+	}
+	return nearname.DidYouMean(value, pools)
+}
+
+// hintEnd ends a sentence: "; " and the hint, or "." without one.
+func hintEnd(hint string) string {
+	if hint == "" {
+		return "."
+	}
+	return "; " + hint
 }

@@ -79,6 +79,11 @@ func TestRemovedRefused(t *testing.T) {
 		{`removed { project = "zz" }`, `d.hcl:1,21-25: Nothing to remove; The snapshot has no project "zz": there is nothing to remove.`},
 		{"removed {\n project = \"p\"\n queue = \"a100\"\n}", `d.hcl:3,10-16: Nothing to remove; project "p" has no queue on node pool "a100": there is nothing to remove.`},
 		{`removed { node_pool = "default" }`, `d.hcl:1,23-32: Nothing to remove; The snapshot has no node pool "default": there is nothing to remove.`},
+		// A name near one of the snapshot's, and a queue's name where its
+		// node pool belongs, get the "did you mean" of the other blocks.
+		{`removed { department = "ML" }`, `d.hcl:1,24-28: Nothing to remove; The snapshot has no department "ML": there is nothing to remove; did you mean "ml"?`},
+		{"removed {\n project = \"p\"\n queue = \"p-rtx\"\n}", `d.hcl:3,10-17: Nothing to remove; project "p" has no queue on node pool "p-rtx": there is nothing to remove; "p-rtx" is the name of its queue on node pool "rtx", and a queue is named by its node pool: did you mean queue = "rtx"?`},
+		{"removed {\n project = \"p\"\n queue = \"rtxx\"\n}", `d.hcl:3,10-16: Nothing to remove; project "p" has no queue on node pool "rtxx": there is nothing to remove; did you mean "rtx"?`},
 		{"removed { project = \"p\" }\nproject \"p\" {\n namespace = \"x\"\n}", `d.hcl:1,1-8: Removed object is also set; project "p" is removed, but a project block sets it too: remove one of the two.`},
 		{"removed { project = \"p\" }\nremoved {\n project = \"p\"\n queue = \"rtx\"\n}", `d.hcl:2,1-8: Queue of a removed object; project "p" is removed whole on line 1: its queues go with it.`},
 		{"removed { project = \"p\" }\nremoved { project = \"p\" }", `d.hcl:2,1-8: Duplicate removed block; project "p" is already removed on line 1.`},

@@ -56,7 +56,7 @@ const (
 	CodeRemovalNamespaceKept          Code = removal.CodeNamespaceKept
 	CodeMovedProject                  Code = removal.CodeMoved
 	CodeRenameNamespaceNotCarried     Code = "rename-namespace-not-carried"
-	CodeQueueNameKept                 Code = "queue-name-kept"
+	CodeQueueNameKept                 Code = removal.CodeQueueNameKept
 
 	// Notes.
 	CodeUnassignedShare   Code = "unassigned-share"
@@ -135,7 +135,7 @@ var Codes = []CodeInfo{
 	{CodeRemovalNamespaceKept, LevelWarning, "a removed project's namespace stays, still labelled for it, with its workloads"},
 	{CodeMovedProject, LevelWarning, "a renamed project (moved block) is a create and a remove: its namespace carries over once relabelled, its workloads must move to the new queue names"},
 	{CodeRenameNamespaceNotCarried, LevelWarning, "a plan between refs removes a project and adds one with its queues but another namespace: the namespace and its workloads do not carry over"},
-	{CodeQueueNameKept, LevelWarning, "a plan between refs changes a queue entry's name: KRM keeps the existing Queue and its name"},
+	{CodeQueueNameKept, LevelWarning, "a plan (of desired.hcl or between refs) changes an existing queue entry's name: KRM keeps the existing Queue and its name"},
 
 	{CodeUnassignedShare, LevelNote, "part of a department's guarantee is guaranteed to none of its projects"},
 	{CodeZeroWeight, LevelNote, "an overQuotaWeight of 0 (or omitted) on a queue whose limit is above its guarantee"},

@@ -223,3 +223,36 @@ func TestRemovalUsageFromLiveData(t *testing.T) {
 		t.Errorf("the error points at %+v, want the removed block", p.Findings[0].Where)
 	}
 }
+
+// TestQueueNameKept: editing an existing entry's name in desired.hcl
+// renames no KAI Queue (KRM finds a project's by its labels, a
+// department's by its owner), so the plan warns, at the name in
+// desired.hcl, as a plan between refs does at the head's line
+// (planner/between's TestRenameRefused).
+func TestQueueNameKept(t *testing.T) {
+	before := mustState(t, removalTenancy)
+	p := catPlan(t, before, "project \"p\" {\n queue \"h100\" {\n  name = \"p-fast\"\n }\n}\ndepartment \"d\" {\n queue \"a100\" {\n  name = \"d-gpu\"\n }\n}\n")
+	var got []string
+	var lines []int
+	for _, f := range p.Findings {
+		if f.Code == "queue-name-kept" {
+			got = append(got, string(f.Level)+" "+f.Message)
+			for _, w := range f.Where {
+				if w.Desired {
+					lines = append(lines, w.Line)
+				}
+			}
+		}
+	}
+	want := []string{
+		`warning department d's queue on node pool a100 is renamed from "d-a100" to "d-gpu" in the spec, but KRM finds the Queue it made by its owner and keeps its name d-a100: no Queue d-gpu is made, the checks and messages name it d-gpu, and workloads keep naming d-a100; to get a Queue named d-gpu, remove the entry in one plan (a removed block, or a pull request) and add it again in the next`,
+		`warning project p's queue on node pool h100 is renamed from "p-h100" to "p-fast" in the spec, but KRM finds the Queue it made by its labels (the project and the node pool) and keeps its name p-h100: no Queue p-fast is made, the checks and messages name it p-fast, and workloads keep naming p-h100; to get a Queue named p-fast, remove the entry in one plan (a removed block, or a pull request) and add it again in the next`,
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if slices.Sort(lines); !slices.Equal(lines, []int{3, 8}) {
+		t.Errorf("the warnings point at desired.hcl lines %v, want 3 and 8 (the names)", lines)
+	}
+}

@@ -43,3 +43,32 @@ func TestTenancyFileSizeCap(t *testing.T) {
 		t.Errorf("git:\n got %v\nwant %s", err, want)
 	}
 }
+
+// A --tenancy path outside the repository is refused in krmplan's words,
+// relative (read from the repository's top folder) or absolute; one that
+// only passes through a parent folder and comes back in is read.
+func TestTenancyPathOutsideRepository(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "t"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t", "d.yaml"), []byte(yamlDept), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "add", "t")
+	git(t, dir, "commit", "-q", "-m", "t")
+	top, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"../x", "..", "t/../../x", "/etc/passwd"} {
+		_, err := FromGit(GitSource{Repo: dir, Paths: []string{p}})
+		if want := p + " is outside the repository " + top; err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", p, err, want)
+		}
+	}
+	if _, err := FromGit(GitSource{Repo: dir, Paths: []string{"t/../t"}}); err != nil {
+		t.Errorf("t/../t: %v", err)
+	}
+}

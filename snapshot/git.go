@@ -165,17 +165,17 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 }
 
 // repoRelative is the --tenancy path p relative to the repository's top
-// folder, slash-separated and clean; an absolute path must lie inside it.
+// folder, slash-separated and clean; absolute or not, it must lie inside.
 func repoRelative(top, p string) (string, error) {
-	rel := p
+	rel, err := p, error(nil)
 	if filepath.IsAbs(p) {
-		r, err := filepath.Rel(top, p)
-		if err != nil || strings.HasPrefix(r, "..") {
-			return "", fmt.Errorf("%s is outside the repository %s", p, top)
-		}
-		rel = r
+		rel, err = filepath.Rel(top, p)
 	}
-	return strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/"), nil
+	rel = strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/")
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") { // also a relative ../x, which git would refuse in its own words
+		return "", fmt.Errorf("%s is outside the repository %s", p, top)
+	}
+	return rel, nil
 }
 
 // Duplicates lists every object declared a second time (same kind and

@@ -118,11 +118,15 @@ func DestroyObject(o ObjectAddr) Change {
 }
 
 // DestroyQueue is the change that removes queue q, named name on node
-// pool pool, from its object's spec.queues. The queues after it move up
-// by one, so a plan removes an object's queues from the highest index
-// down, after every other change of that object.
+// pool pool, from its object's spec.queues. Before is the entry's name as
+// written ("" for a name KRM derives); Queue is the KAI Queue's name
+// (QueueName: "nlp-a100" for nlp's unnamed entry on a100), as every other
+// change names its queue. The queues after it move up by one, so a plan
+// removes an object's queues from the highest index down, after every
+// other change of that object.
 func DestroyQueue(q QueueAddr, name, pool string) Change {
-	return Change{Action: ActionDestroy, Field: q.Field(FieldQueueName), Before: String(name), After: Null, Queue: name, Pool: pool}
+	return Change{Action: ActionDestroy, Field: q.Field(FieldQueueName), Before: String(name), After: Null,
+		Queue: QueueName(q.Object.Name, name, pool), Pool: pool}
 }
 
 // Resource is the quota resource of a quota field, "" for another field.

@@ -236,7 +236,10 @@ spec:
 	r = f.must(f.krmplan("plan", "desired.hcl", "--state", "live.json", "--out", "plan.json", "--no-color"), 0, "plan with force")
 	f.wantLine("plan", r.stdout, "Warning: del-twin-a100: 1 card in use, 1 non-preemptible: these workloads stop being schedulable when the queue is removed (KAI's scheduler gives their PodGroups QueueDoesNotExist); force = true allows it")
 	id := f.plan("plan.json").PlanID
-	f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "-o", "patch.sh"), 0, "render patch")
+	// --check-live sends the delete's tests too (it once refused every
+	// plan with a delete step: unknown action "delete").
+	r = f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "--check-live", "-o", "patch.sh"), 0, "render --check-live")
+	f.wantLine("render --check-live", r.stderr, "Checked live: every test of the 1 step holds on context envtest (a server dry run; nothing changed).")
 	script := f.read("patch.sh")
 	if !strings.Contains(script, `krmplan_delete projects.kai.resources del-twin /apis/kai.resources/v1alpha1/projects/del-twin '[{"op":"test","path":"/metadata/uid","value":"`+uid+`"}`) {
 		t.Fatalf("the script does not test the uid %s before the delete:\n%s", uid, script)
@@ -258,8 +261,10 @@ spec:
 	}
 	r = f.must(f.krmplan("plan", "desired.hcl", "--state", "live.json", "--server-dry-run", "--no-color"), 1, "plan --server-dry-run with a namesake")
 	f.wantLine("plan --server-dry-run with a namesake", r.stdout, "Error: step 1/1 (delete Project del-twin, removing projects and project queues): the API server refused it in a dry run: the server rejected our request due to an error in our request — a value this patch tests (a queue name or a number as read) is no longer what the snapshot read: the object changed since the snapshot; take a new snapshot and plan again")
+	r = f.must(f.krmplan("render", "plan.json", "--format", "patch", "--approve", id, "--check-live", "-o", "stale.sh"), 1, "render --check-live with a namesake")
+	f.wantLine("render --check-live with a namesake", r.stderr, "--check-live: step 1/1 (removing projects and project queues: Project del-twin): Project del-twin was deleted and created again since the snapshot: its uid is "+string(again.GetUID())+", the plan read "+uid+"; the script never deletes it")
 	r = f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.sh")
-	if r.code != 11 || r.stdout != "" || !strings.Contains(r.stderr, "changed since the snapshot: /metadata/uid (/metadata/uid): the plan read "+uid) {
+	if r.code != 11 || r.stdout != "" || !strings.Contains(r.stderr, "changed since the snapshot: the uid of project del-twin (/metadata/uid): the plan read "+uid) {
 		t.Errorf("the script with a namesake: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	// The precondition alone, as the script's DELETE sends it.

@@ -33,8 +33,9 @@ import (
 //     explicit name kept, or written out): an error, since while the old
 //     Queue exists KRM gives the new one a random suffix, for good.
 //
-// A queue entry whose name the head changes within one object gets a
-// warning: KRM keeps the existing Queue and its name.
+// (A queue entry whose name the head changes within one object gets the
+// warning queue-name-kept from the planner's removal checks, as in a
+// desired.hcl plan.)
 func renames(changes []tenancy.Change, bx, hx *tenancy.Index, krm *tenancy.KRMConfig) []planner.Finding {
 	var gone []int // the indices of the projects' destroys
 	var added []tenancy.ObjectAddr
@@ -42,8 +43,6 @@ func renames(changes []tenancy.Change, bx, hx *tenancy.Index, krm *tenancy.KRMCo
 	for i := range changes {
 		c := &changes[i]
 		switch {
-		case c.Action == tenancy.ActionUpdate && c.Field.Field == tenancy.FieldQueueName:
-			out = append(out, queueNameKept(c, bx))
 		case c.Object().Kind != tenancy.KindProject:
 		case c.Destroys():
 			gone = append(gone, i)
@@ -175,32 +174,4 @@ func specDiff(old, nu *tenancy.Project) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// queueNameKept is the warning of c, a change of an existing queue
-// entry's name: KRM finds the Queue it made by its labels (a project's:
-// the project and the node pool) or its owner (a department's), so the
-// Queue keeps its name.
-func queueNameKept(c *tenancy.Change, bx *tenancy.Index) planner.Finding {
-	was, _ := c.Before.Str()
-	now, _ := c.After.Str()
-	o := c.Object()
-	old := tenancy.QueueName(o.Name, was, c.Pool)
-	var where []tenancy.Location // the base's: headLines makes it the head's
-	if origin, _ := bx.Origin(o); origin != nil {
-		if pos, ok := bx.Pos(c.Field); ok {
-			where = []tenancy.Location{{File: origin.File, Line: pos.Line, Column: pos.Column}}
-		}
-	}
-	return planner.Finding{Code: planner.CodeQueueNameKept, Level: planner.LevelWarning, Object: o, Queue: c.Queue, Pool: c.Pool, Where: where,
-		Message: fmt.Sprintf("%s %s's queue on node pool %s is renamed from %q to %q in the spec, but KRM finds the Queue it made by %s and keeps its name %s: no Queue %s is made, the checks and messages name it %s, and workloads keep naming %s; to get a Queue named %s, remove the entry in one pull request and add it again in the next",
-			o.Kind.Info().Word, o.Name, c.Pool, was, now, findsBy(o.Kind), old, c.Queue, c.Queue, old, c.Queue)}
-}
-
-// findsBy says how KRM finds an object's existing Queue.
-func findsBy(k tenancy.Kind) string {
-	if k == tenancy.KindDepartment {
-		return "its owner"
-	}
-	return "its labels (the project and the node pool)"
 }

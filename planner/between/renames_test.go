@@ -104,7 +104,7 @@ func TestRenameRefused(t *testing.T) {
 		{"namespace not carried", "  name: nlp\n", "  name: language\n",
 			`warning rename-namespace-not-carried Project/language "" "" "": project language has project nlp's queues (nlp-h100 to language-h100) but not its namespace: KRM cannot rename a project, so this plan removes nlp and creates language with namespace team-language, and team-nlp stays with its workloads, labelled kai/project=nlp; to rename nlp with its namespace, set spec.namespace: team-nlp on language (the plan is then a rename: the namespace relabelled between the create and the remove)`},
 		{"queue entry renamed", "    - name: vision-h100\n", "    - name: vision-big\n",
-			`warning queue-name-kept Project/vision "vision-big" "h100" "": project vision's queue on node pool h100 is renamed from "vision-h100" to "vision-big" in the spec, but KRM finds the Queue it made by its labels (the project and the node pool) and keeps its name vision-h100: no Queue vision-big is made, the checks and messages name it vision-big, and workloads keep naming vision-h100; to get a Queue named vision-big, remove the entry in one pull request and add it again in the next`},
+			`warning queue-name-kept Project/vision "vision-big" "h100" "": project vision's queue on node pool h100 is renamed from "vision-h100" to "vision-big" in the spec, but KRM finds the Queue it made by its labels (the project and the node pool) and keeps its name vision-h100: no Queue vision-big is made, the checks and messages name it vision-big, and workloads keep naming vision-h100; to get a Queue named vision-big, remove the entry in one plan (a removed block, or a pull request) and add it again in the next`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -35,6 +35,7 @@ const (
 	CodeNamespaceKept = "removal-namespace-kept" // a warning
 	CodeMoved         = "moved-project"          // a warning
 	CodeUsageNotRead  = "removal-usage-not-read" // a note
+	CodeQueueNameKept = "queue-name-kept"        // a warning
 )
 
 // The levels of the findings, as the planner's.
@@ -112,7 +113,8 @@ func (c *checker) removals() []removal {
 // removed queue with workloads allocated (removal-in-use), both a
 // forced-removal warning with force = true; a removed project's namespace
 // kept (removal-namespace-kept); a removed queue whose usage was not read
-// (removal-usage-not-read).
+// (removal-usage-not-read); and an existing queue entry whose name the
+// plan edits (queue-name-kept: KRM renames no Queue).
 func Check(in Input) []Finding {
 	c := &checker{in: in}
 	c.check()
@@ -120,6 +122,7 @@ func Check(in Input) []Finding {
 }
 
 func (c *checker) check() {
+	c.queueNamesKept()
 	for _, r := range c.removals() {
 		o := r.c.Object()
 		switch {
@@ -299,7 +302,7 @@ func (c *checker) queueUsage(r removal, q *tenancy.Queue) {
 	name := tenancy.QueueName(r.c.Object().Name, q.Name, q.NodePool)
 	if !c.in.State.Read(snapshot.SourceQueues) {
 		c.add(Finding{Code: CodeUsageNotRead, Level: Note, Object: r.c.Object(), Queue: name, Pool: q.NodePool,
-			Message: fmt.Sprintf("%s: the queue is removed, and its usage was not read (%s), so what stops running is unknown; snapshot with the cluster (--context) to see it",
+			Message: fmt.Sprintf("%s: the queue is removed, and its usage was not read (%s), so what stops running is unknown; read the cluster's Queues (snapshot --context, or --cluster-data) to see it",
 				name, notReadReason(c.in.State, snapshot.SourceQueues)),
 			Where: c.in.Where(r.c.Field)})
 		return
@@ -374,4 +377,45 @@ func listOf(word string, names []string) string {
 		return word + " " + names[0]
 	}
 	return word + "s " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// queueNamesKept: a change of an existing queue entry's name renames no
+// KAI Queue. KRM finds a project's Queue by its labels (project, node
+// pool) before its name, and a department's by its owner, and writes the
+// new spec to the Queue it found, under its old name (docs/krm-domain.md,
+// "How KRM finds a Queue later"): workloads keep naming the old Queue, and
+// no Queue of the new name appears. The finding points at desired.hcl's
+// name where it sets one, else at the name as read (a plan between refs
+// then points it at the head's line).
+func (c *checker) queueNamesKept() {
+	for i := range c.in.Changes {
+		ch := &c.in.Changes[i]
+		if ch.Action != tenancy.ActionUpdate || ch.Field.Field != tenancy.FieldQueueName || ch.Field.Queue == tenancy.NoQueue {
+			continue
+		}
+		was, _ := ch.Before.Str() // "" (null: absent) for a name KRM derives
+		now, _ := ch.After.Str()
+		o := ch.Object()
+		old := tenancy.QueueName(o.Name, was, ch.Pool)
+		if old == ch.Queue {
+			continue
+		}
+		where := c.in.Where(ch.Field)
+		if origin, _ := c.in.Before.Origin(o); len(where) == 0 && origin != nil {
+			if pos, ok := c.in.Before.Pos(ch.Field); ok {
+				where = []tenancy.Location{{File: origin.File, Line: pos.Line, Column: pos.Column}}
+			}
+		}
+		c.add(Finding{Code: CodeQueueNameKept, Level: Warning, Object: o, Queue: ch.Queue, Pool: ch.Pool, Where: where,
+			Message: fmt.Sprintf("%s %s's queue on node pool %s is renamed from %q to %q in the spec, but KRM finds the Queue it made by %s and keeps its name %s: no Queue %s is made, the checks and messages name it %s, and workloads keep naming %s; to get a Queue named %s, remove the entry in one plan (a removed block, or a pull request) and add it again in the next",
+				o.Kind.Info().Word, o.Name, ch.Pool, was, now, findsBy(o.Kind), old, ch.Queue, ch.Queue, old, ch.Queue)})
+	}
+}
+
+// findsBy says how KRM finds an object's existing Queue.
+func findsBy(k tenancy.Kind) string {
+	if k == tenancy.KindDepartment {
+		return "its owner"
+	}
+	return "its labels (the project and the node pool)"
 }

@@ -119,7 +119,10 @@ func removalEdits(p *planner.Plan, ts *yamledit.Set) (*yamlremove.Removed, error
 		r := yamlremove.Removal{ID: yamledit.ID{Kind: o.Kind.String(), Name: o.Name}, Origin: yamledit.Origin{File: origin.File, Line: origin.Line},
 			Queue: yamlremove.NoQueue}
 		if c.RemovesQueue() {
-			r.Queue, r.QueueName = c.Field.Queue, c.Queue
+			// The entry's name as written ("" for one KRM names), not
+			// c.Queue, the KAI Queue's name.
+			r.Queue = c.Field.Queue
+			r.QueueName, _ = c.Before.Str()
 		} else {
 			whole = append(whole, r.ID)
 		}

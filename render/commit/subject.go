@@ -17,12 +17,12 @@ const subjectWidth = 72
 // Subject is the splice commit's subject after "quota: ": "move 1 card
 // from workspace to benchmark on rtx-pro-6000" when the plan moves gpu
 // guarantee between exactly two queues of one pool, else what changes,
-// object by object — "+project inference, workspace gpu 3→2" (gpu is
-// gpu.deserved; a new queue on an existing object is "+queue NAME") —
-// within 72 columns: when that is too long an object with several changes
-// is "workspace 3 changes", then only the first objects that fit are
-// named, "and N more", and when not even one fits it is "N to add, N to
-// change".
+// object by object — "+project inference, workspace gpu 3→2, -project
+// legacy" (gpu is gpu.deserved; a new queue on an existing object is
+// "+queue NAME", a removed one "-queue NAME") — within 72 columns: when
+// that is too long an object with several changes is "workspace 3
+// changes", then only the first objects that fit are named, "and N more",
+// and when not even one fits it is "N to add, N to change, N to destroy".
 func Subject(p *planner.Plan) string {
 	if s, ok := moveSubject(p.Changes); ok {
 		return s
@@ -40,11 +40,12 @@ func Subject(p *planner.Plan) string {
 			return s
 		}
 	}
-	return fmt.Sprintf("%d to add, %d to change", p.Summary.Add, p.Summary.Change)
+	return fmt.Sprintf("%d to add, %d to change, %d to destroy", p.Summary.Add, p.Summary.Change, p.Summary.Destroy)
 }
 
 // subjectItems is one item per changed object, in the plan's order:
-// "+project inference" for a new object, else its name and its changes,
+// "+project inference" for a new object, "-project legacy" for a removed
+// one, else its name and its changes,
 // "workspace gpu 3→2 +queue workspace-h100"; short has "workspace 3
 // changes" for an object with more than one.
 func subjectItems(cs []tenancy.Change) (full, short []string) {
@@ -54,8 +55,12 @@ func subjectItems(cs []tenancy.Change) (full, short []string) {
 			j++
 		}
 		obj := cs[i].Object()
-		if cs[i].Creates() {
-			item := "+" + obj.Kind.Info().Word + " " + obj.Name
+		if cs[i].Creates() || cs[i].Destroys() {
+			sign := "+"
+			if cs[i].Destroys() {
+				sign = "-"
+			}
+			item := sign + obj.Kind.Info().Word + " " + obj.Name
 			full, short = append(full, item), append(short, item)
 			i = j
 			continue
@@ -73,7 +78,8 @@ func subjectItems(cs []tenancy.Change) (full, short []string) {
 }
 
 // fieldItems is the changes of one existing object: "+queue NAME" for a
-// new queue, "FIELD BEFORE→AFTER" for a changed value ("+FIELD AFTER" for
+// new queue, "-queue NAME" for a removed one, "FIELD BEFORE→AFTER" for a
+// changed value ("+FIELD AFTER" for
 // one the file omitted), with the queue's pool in brackets when the
 // object changes existing queues on more than one pool.
 func fieldItems(cs []tenancy.Change) []string {
@@ -86,6 +92,10 @@ func fieldItems(cs []tenancy.Change) []string {
 	var out []string
 	lastQueue := tenancy.NoQueue
 	for _, c := range cs {
+		if c.RemovesQueue() {
+			out = append(out, "-queue "+c.Queue)
+			continue
+		}
 		if c.NewQueue {
 			if c.Field.Queue != lastQueue {
 				out = append(out, "+queue "+c.Queue)

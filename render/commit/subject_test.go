@@ -55,7 +55,15 @@ func TestSubject(t *testing.T) {
 			{Action: tenancy.ActionCreate, NewQueue: true, Field: ws.Queue(1).Field(gpuDeserved), Queue: "workspace-b200", Pool: "b200", After: num(1)},
 		}, "workspace gpu 3→2 gpu.limit 4→3 +queue workspace-b200"},
 		{"a big plan, cut", many, "+project inference, team-a gpu 1→2, team-b gpu 1→2 and 10 more"},
-		{"nothing fits", []tenancy.Change{queueChange(tenancy.KindProject, strings.Repeat("n", 70), 0, "rtx", 3, 2)}, "0 to add, 1 to change"},
+		{"nothing fits", []tenancy.Change{queueChange(tenancy.KindProject, strings.Repeat("n", 70), 0, "rtx", 3, 2)}, "0 to add, 1 to change, 0 to destroy"},
+		// Removals, as config makes them: a removed object is one change
+		// of its metadata.name to null, a removed queue one of its name.
+		{"a removed project", []tenancy.Change{tenancy.DestroyObject(tenancy.KindProject.Object("legacy"))}, "-project legacy"},
+		{"removed queues and a node pool", []tenancy.Change{
+			tenancy.DestroyQueue(tenancy.KindDepartment.Object("research").Queue(2), "r-old", "old"),
+			tenancy.DestroyQueue(tenancy.KindProject.Object("legacy").Queue(0), "", "old"),
+			tenancy.DestroyObject(tenancy.KindNodePool.Object("old")),
+		}, "research -queue r-old, legacy -queue legacy-old, -node pool old"},
 	} {
 		p := &planner.Plan{Changes: tc.cs}
 		p.Summary.Change = 1

@@ -55,6 +55,9 @@ func (g GuardFailure) Message() string {
 	if now == "" {
 		now = "nothing there"
 	}
+	if g.Guard.Path == "/metadata/uid" { // a delete's: the object of this name is another one now
+		return fmt.Sprintf("%s: %s %s was deleted and created again since the snapshot: its uid is %s, the plan read %s; the script never deletes it", at, g.Step.Object.Kind, g.Step.Object.Name, strings.Trim(now, `"`), strings.Trim(string(g.Guard.Value), `"`))
+	}
 	read := string(g.Guard.Value)
 	if read == "null" { // the test that the field is absent
 		read = "nothing there"
@@ -63,7 +66,7 @@ func (g GuardFailure) Message() string {
 }
 
 // CheckGuards sends the guards of every step to the API server, changing
-// nothing: for a patch step its tests alone as a JSON patch with
+// nothing: for a patch or delete step its tests alone as a JSON patch with
 // dryRun=All (the server applies the tests as it would in the real patch);
 // when the server refuses them (422), each test alone, and the object is
 // read to say what it holds where a test fails. A create step's guard is
@@ -86,12 +89,14 @@ func CheckGuards(ctx context.Context, dyn dynamic.Interface, steps []planner.Ste
 				return nil, fmt.Errorf("%s: reading the object: %w", where, err)
 			}
 			continue
-		case planner.StepPatch:
+		case planner.StepPatch, planner.StepDelete: // a delete's ops are its tests of the object as read
 		default:
 			return nil, fmt.Errorf("%s: unknown action %q", where, st.Action)
 		}
 		held, err := dryRunTests(ctx, res, st.Object.Name, planner.TestOps(st))
 		switch {
+		case apierrors.IsNotFound(err) && st.Action == planner.StepDelete:
+			continue // already gone: the script says "nothing to delete"
 		case apierrors.IsNotFound(err):
 			fail.Gone = true
 			out = append(out, fail)

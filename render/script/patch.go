@@ -138,6 +138,11 @@ func PatchScript(p *planner.Plan, o Options) ([]byte, error) {
 	return w.b.Bytes(), nil
 }
 
+// removalPhase marks the phases of removals, which the header's list of
+// phases does not name.
+var removalPhase = map[planner.Phase]bool{planner.PhaseRemoveProjects: true, planner.PhaseRemoveRenamed: true,
+	planner.PhaseRemoveDepartments: true, planner.PhaseRemovePools: true}
+
 // writeHeader writes the patch script's comments about the plan.
 func writeHeader(w *shell, p *planner.Plan, o Options) {
 	w.code("#!/bin/sh")
@@ -149,6 +154,11 @@ func writeHeader(w *shell, p *planner.Plan, o Options) {
 	w.comment("if one changed since the snapshot, kubectl refuses that step, and the script")
 	w.comment("stops and says which value changed, which steps were applied and how to go on.")
 	w.comment("Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239).")
+	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { return removalPhase[st.Phase] }) {
+		w.comment("Removals go around those phases: removing projects and project queues")
+		w.comment("first; removing renamed projects, departments and department queues, then")
+		w.comment("node pools last, once nothing is left on them.")
+	}
 	w.comment("New objects get the annotation " + planner.CreatedByAnnotation + "=<plan id>: the rollback")
 	w.comment("script (" + rollbackName(o) + ") deletes only those.")
 	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { return st.Action == planner.StepDelete }) {

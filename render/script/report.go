@@ -208,7 +208,11 @@ func guardArgs(st planner.Step, since, verb string) ([]word, error) {
 		if err != nil {
 			return nil, err
 		}
-		text := fmt.Sprintf("changed since %s: %s (%s): %s %s", since, g.What, g.Path, verb, shownValue(g.Value))
+		what := g.What
+		if g.Path == "/metadata/uid" { // a delete's test of the object as read (planner.Guards names it by its path)
+			what = "the uid of " + st.Object.Kind.Info().Word + " " + st.Object.Name
+		}
+		text := fmt.Sprintf("changed since %s: %s (%s): %s %s", since, what, g.Path, verb, shownValue(g.Value))
 		out = append(out, quoted(string(test)), quoted(path), shown(text))
 	}
 	return out, nil

@@ -41,6 +41,9 @@ func (r Removal) What() string {
 	if r.Queue == NoQueue {
 		return obj
 	}
+	if r.QueueName == "" {
+		return fmt.Sprintf("queue entry %d (no name) of %s", r.Queue, obj)
+	}
 	return "queue " + r.QueueName + " of " + obj
 }
 
