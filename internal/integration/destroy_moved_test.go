@@ -122,50 +122,47 @@ var mvLabels = map[string]string{"kai/project": "mv-nlp", "team": "nlp", "kubern
 // step 2 not applied, and the rollback of step 1 leaves the cluster as it
 // was (issue 16 item 1).
 func (f *fx) movedDeleteRefused(ctx context.Context) {
-	env := f.refusingKubectl("mv-nlp", "")
-	r := f.exec(env, "sh", "patch.sh")
-	f.wantEqual("exit code of the run whose DELETE is refused", r.code, 12)
-	f.wantEqual("its stdout", r.stdout, "project.kai.resources/mv-language created\nnamespace/mv-ns labeled\n")
-	wantErr := "krmplan: step 1/2: growing or new projects: Project mv-language\n" +
-		"krmplan: step 2/2: removing renamed projects: Project mv-nlp\n" +
-		"krmplan: step 2/2: namespace mv-ns is relabelled kai/project=mv-language\n" +
-		"Error from server (InternalError): the test refuses this DELETE\n" +
-		"krmplan: step 2/2 failed: kubectl refused the delete of Project mv-nlp\n" +
-		"krmplan:   every value it tests is still as expected: the cause is kubectl's message above, not a changed value\n" +
-		"krmplan:   namespace mv-ns is labelled kai/project=mv-nlp again, as before the step\n" +
-		"krmplan: applied: step 1 of 2; not applied: step 2 (a step is applied whole or not at all)\n"
-	if !strings.HasPrefix(r.stderr, wantErr) {
-		f.t.Errorf("its stderr:\n%s\nwant it to begin with:\n%s", r.stderr, wantErr)
-	}
-	f.wantEqual("mv-ns's labels after the refused DELETE", f.nsLabels(ctx, "mv-ns"), mvLabels)
-	f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.rollback.sh", "1"), 0, "the rollback of step 1")
-	f.wantEqual("mv-ns's labels after its rollback", f.nsLabels(ctx, "mv-ns"), mvLabels)
+	f.refusedStep2(ctx, f.refusingKubectl("mv-nlp", ""), "project.kai.resources/mv-language created\nnamespace/mv-ns labeled\n",
+		"krmplan: step 2/2: namespace mv-ns is relabelled kai/project=mv-language\n"+
+			"Error from server (InternalError): the test refuses this DELETE\n"+
+			"krmplan: step 2/2 failed: kubectl refused the delete of Project mv-nlp\n"+
+			"krmplan:   every value it tests is still as expected: the cause is kubectl's message above, not a changed value\n"+
+			"krmplan:   namespace mv-ns is labelled kai/project=mv-nlp again, as before the step\n")
 	if _, err := f.dyn.Resource(live.GVRProject).Get(ctx, "mv-language", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		f.t.Fatalf("mv-language after the rollback of step 1: %v, want not found", err)
 	}
 }
 
 // movedChecksRefused runs the patch script again on the cluster the
-// rollback left, in which someone changed mv-nlp's deserved since, so the delete's checks refuse step 2
-// before the relabel: the namespace keeps mv-nlp's label, and the
-// rollback of step 1 deletes mv-language only (issue 16 item 1).
+// rollback left, in which someone changed mv-nlp's deserved since, so
+// the delete's checks refuse step 2 before the relabel: the namespace
+// keeps mv-nlp's label, and the rollback of step 1 deletes mv-language
+// only (issue 16 item 1).
 func (f *fx) movedChecksRefused(ctx context.Context) {
 	f.setQueue0(live.GVRProject, "mv-nlp", "/resources/gpu/deserved", int64(3))
-	env := f.environ(f.env.Kubeconfig)
+	f.refusedStep2(ctx, f.environ(f.env.Kubeconfig), "project.kai.resources/mv-language created\n",
+		"The request is invalid: the server rejected our request due to an error in our request\n"+
+			"krmplan: step 2/2 failed: kubectl refused the delete of Project mv-nlp\n"+
+			"krmplan:   changed since the snapshot: gpu.deserved of queue mv-nlp-mv-h100 (node pool mv-h100) (/spec/queues/0/resources/gpu/deserved): the plan read 2, the cluster holds 3\n")
+}
+
+// refusedStep2 runs TestMovedScript's patch script with env, which has
+// step 2 refused: exit 12, stdout as given, stderr beginning with the two
+// steps' announcements, then report, then the applied/not applied line;
+// mv-ns keeps mv-nlp's label, as it does after the rollback of step 1.
+func (f *fx) refusedStep2(ctx context.Context, env []string, stdout, report string) {
+	f.t.Helper()
 	r := f.exec(env, "sh", "patch.sh")
-	f.wantEqual("exit code of the run the checks refuse", r.code, 12)
-	f.wantEqual("its stdout", r.stdout, "project.kai.resources/mv-language created\n")
+	f.wantEqual("exit code of the refused run", r.code, 12)
+	f.wantEqual("its stdout", r.stdout, stdout)
 	wantErr := "krmplan: step 1/2: growing or new projects: Project mv-language\n" +
-		"krmplan: step 2/2: removing renamed projects: Project mv-nlp\n" +
-		"The request is invalid: the server rejected our request due to an error in our request\n" +
-		"krmplan: step 2/2 failed: kubectl refused the delete of Project mv-nlp\n" +
-		"krmplan:   changed since the snapshot: gpu.deserved of queue mv-nlp-mv-h100 (node pool mv-h100) (/spec/queues/0/resources/gpu/deserved): the plan read 2, the cluster holds 3\n" +
+		"krmplan: step 2/2: removing renamed projects: Project mv-nlp\n" + report +
 		"krmplan: applied: step 1 of 2; not applied: step 2 (a step is applied whole or not at all)\n"
 	if !strings.HasPrefix(r.stderr, wantErr) {
 		f.t.Errorf("its stderr:\n%s\nwant it to begin with:\n%s", r.stderr, wantErr)
 	}
-	f.wantEqual("mv-ns's labels after the run the checks refuse", f.nsLabels(ctx, "mv-ns"), mvLabels)
-	f.must(f.exec(env, "sh", "patch.rollback.sh", "1"), 0, "the rollback of step 1")
+	f.wantEqual("mv-ns's labels after the refused run", f.nsLabels(ctx, "mv-ns"), mvLabels)
+	f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "patch.rollback.sh", "1"), 0, "the rollback of step 1")
 	f.wantEqual("mv-ns's labels after its rollback", f.nsLabels(ctx, "mv-ns"), mvLabels)
 }
 
