@@ -84,6 +84,8 @@ type Desired struct {
 	File      string            `json:"file"`
 	Source    string            `json:"source"`
 	Variables map[string]string `json:"variables,omitempty"`
+	// ForceRemovals are a plan between two git refs' --force-removal (package between).
+	ForceRemovals []tenancy.RemovalAddr `json:"force_removals,omitempty"`
 }
 
 // Summary counts objects and findings. Add, Change and Destroy count

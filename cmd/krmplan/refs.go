@@ -4,13 +4,16 @@ package main
 // that edits the tenancy YAML.
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,12 +25,13 @@ func refsFlags() []cli.Flag {
 		&cli.StringFlag{Name: "head", Usage: "--git-repo: the ref whose tenancy the plan reaches, such as HEAD"},
 		&cli.StringSliceFlag{Name: "tenancy", Usage: "--git-repo: a tenancy file or folder in the repository, read at both refs (repeatable)"},
 		&cli.StringFlag{Name: "cluster-data", Usage: "--git-repo: nodes, queues and namespaces of the cluster that runs the base (a JSON file)"},
+		&cli.GenericFlag{Name: "force-removal", Value: &removalsValue{}, Usage: "--git-repo: remove this although it is in use, as force = true in a removed block: project=NAME, department=NAME[,queue=POOL], project=NAME,queue=POOL or node_pool=NAME (repeatable; recorded in the plan)"},
 	}
 }
 
 // refsPlan reports whether c asks for a plan between two refs.
 func refsPlan(c *cli.Context) bool {
-	return c.IsSet("git-repo") || c.IsSet("base") || c.IsSet("head") || c.IsSet("tenancy") || c.IsSet("cluster-data")
+	return c.IsSet("git-repo") || c.IsSet("base") || c.IsSet("head") || c.IsSet("tenancy") || c.IsSet("cluster-data") || c.IsSet("force-removal")
 }
 
 // runPlanRefs plans what the head ref changes relative to the base ref:
@@ -35,6 +39,10 @@ func refsPlan(c *cli.Context) bool {
 // their tenancies diffed into changes, and those planned against the base.
 func runPlanRefs(c *cli.Context, e *env) error {
 	if err := refsArgs(c); err != nil {
+		return err
+	}
+	forced, err := forcedRemovals(c)
+	if err != nil {
 		return err
 	}
 	base, err := refSnapshot(c, e, "base", c.String("base"), c.String("cluster-data"))
@@ -45,7 +53,14 @@ func runPlanRefs(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	p, err := between.Plan(base, head)
+	p, err := between.Plan(base, head, forced)
+	if fe := (*between.ForceError)(nil); errors.As(err, &fe) {
+		fmt.Fprintf(e.stderr, "Error: %s\n", escape.Lines(fe.Error()))
+		if c.String("out") != "" {
+			fmt.Fprintln(e.stderr, "No plan was saved.")
+		}
+		return exitCode(1)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "Error: the changes from %s to %s cannot be planned:\n%s\n", escape.Controls(c.String("base")), escape.Controls(c.String("head")), escape.Lines(err.Error()))
 		if c.String("out") != "" {
@@ -63,6 +78,9 @@ func runPlanRefs(c *cli.Context, e *env) error {
 // --tenancy, no desired file and none of its flags, a known --format, and
 // an --out that is no input.
 func refsArgs(c *cli.Context) error {
+	if c.IsSet("force-removal") && !c.IsSet("git-repo") && c.NArg() > 0 {
+		return cli.Exit("--force-removal belongs to a plan between two git refs (--git-repo); in desired.hcl, set force = true in the removed block", 1)
+	}
 	for _, f := range []string{"git-repo", "base", "head", "tenancy"} {
 		if c.String(f) == "" && len(c.StringSlice(f)) == 0 {
 			return cli.Exit(fmt.Sprintf("plan between git refs needs --git-repo DIR, --base REF, --head REF and --tenancy PATH; --%s is missing", f), 1)
@@ -113,3 +131,30 @@ func refSnapshot(c *cli.Context, e *env, what, ref, clusterData string) (*snapsh
 		words.Count(len(st.Projects), "project"), escape.Controls(data))
 	return st, nil
 }
+
+// forcedRemovals reads the --force-removal flags: each the keys of a
+// removed block, project=legacy or department=x,queue=h100.
+func forcedRemovals(c *cli.Context) ([]tenancy.RemovalAddr, error) {
+	var out []tenancy.RemovalAddr
+	v, _ := c.Generic("force-removal").(*removalsValue)
+	if v == nil {
+		return nil, nil
+	}
+	for _, s := range v.list {
+		r, err := tenancy.ParseRemovalAddr(s)
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("--force-removal %s: %v", escape.Controls(s), err), 1)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// removalsValue is --force-removal's value: each use of the flag adds one
+// removal as given, commas and all (a StringSliceFlag would split
+// department=x,queue=h100 in two).
+type removalsValue struct{ list []string }
+
+func (v *removalsValue) Set(s string) error { v.list = append(v.list, s); return nil }
+
+func (v *removalsValue) String() string { return strings.Join(v.list, " ") }
