@@ -22,6 +22,11 @@ type GitSource struct {
 	// Paths are repository-relative files or folders; a folder stands for
 	// every *.yaml and *.yml file under it at the ref.
 	Paths []string
+	// Absent are those of Paths that are read as empty when the ref lacks
+	// them: in a plan between two refs, a file a pull request adds or
+	// deletes (missing at exactly one of the refs; Missing finds them).
+	// The tenancy may then hold no object at all.
+	Absent []string
 }
 
 // FromGit reads the tenancy files at the ref with git (never the work
@@ -49,7 +54,7 @@ func FromGit(src GitSource) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: no commit %q in the repository", top, ref)
 	}
-	files, err := tenancyFiles(repo, commit, ref, top, src.Paths)
+	files, err := tenancyFiles(repo, commit, ref, top, src.Paths, src.Absent)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +93,10 @@ func FromGit(src GitSource) (*State, error) {
 	for _, f := range st.Source.Files {
 		paths = append(paths, f.Path)
 	}
-	if err := t.RequireObjects(paths, ref); err != nil {
-		return nil, err
+	if len(src.Absent) == 0 {
+		if err := t.RequireObjects(paths, ref); err != nil {
+			return nil, err
+		}
 	}
 	if st.Profile, err = readProfile(repo, commit, ref); err != nil {
 		return nil, err
@@ -118,8 +125,42 @@ func refName(repo gitcli.Repo, ref string) string {
 	return name
 }
 
-// tenancyFiles resolves the given paths at commit into files with blob ids.
-func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]SourceFile, error) {
+// Missing resolves src.Ref to its commit and returns those of src.Paths
+// (as given) that the commit lacks: no file, and no file under a folder.
+// The errors are FromGit's: a repository or a ref that cannot be read, a
+// path outside the repository.
+func Missing(src GitSource) (commit string, missing []string, err error) {
+	ref := src.Ref
+	if ref == "" {
+		ref = "HEAD"
+	}
+	place, err := gitcli.Locate(src.Repo)
+	if err != nil {
+		return "", nil, err
+	}
+	repo := gitcli.Repo{Dir: place.Root}
+	if commit, err = repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		return "", nil, fmt.Errorf("%s: no commit %q in the repository", place.Root, ref)
+	}
+	for _, p := range src.Paths {
+		rel, err := repoRelative(place.Root, p)
+		if err != nil {
+			return "", nil, err
+		}
+		out, err := repo.Line("ls-tree", "-r", "--full-tree", "--name-only", commit, "--", rel)
+		if err != nil {
+			return "", nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
+		}
+		if out == "" {
+			missing = append(missing, p)
+		}
+	}
+	return commit, missing, nil
+}
+
+// tenancyFiles resolves the given paths at commit into files with blob
+// ids; a path of absent that commit lacks stands for no file.
+func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths, absent []string) ([]SourceFile, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no tenancy file given (--tenancy PATH)")
 	}
@@ -133,6 +174,9 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 		out, err := repo.Line("ls-tree", "-r", "-l", "--full-tree", commit, "--", rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
+		}
+		if out == "" && slices.Contains(absent, p) {
+			continue
 		}
 		if out == "" {
 			return nil, fmt.Errorf("%s: no such file at %s (commit %.12s)", rel, ref, commit)

@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,11 +46,15 @@ func runPlanRefs(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	base, err := refSnapshot(c, e, "base", c.String("base"), c.String("cluster-data"))
+	bs, hs, err := refSources(c)
 	if err != nil {
 		return err
 	}
-	head, err := refSnapshot(c, e, "head", c.String("head"), "")
+	base, err := refSnapshot(e, bs, c.String("cluster-data"))
+	if err != nil {
+		return err
+	}
+	head, err := refSnapshot(e, hs, "")
 	if err != nil {
 		return err
 	}
@@ -101,14 +106,54 @@ func refsArgs(c *cli.Context) error {
 	return checkOut(c, input{"--cluster-data", c.String("cluster-data")})
 }
 
-// refSnapshot reads the tenancy at ref (what is "base" or "head"), with the cluster data of the file
+// refSource is the git source of one of the refs: what is "base" or
+// "head", commit what its ref resolves to.
+type refSource struct {
+	what, commit string
+	src          snapshot.GitSource
+}
+
+// errorf is an error reading the ref, prefixed with which ref it is: "at
+// the base main (commit 0c186177cfdc): tenancy.yaml:17: …".
+func (r refSource) errorf(err error) error {
+	at := "at the " + r.what + " " + escape.Controls(r.src.Ref)
+	if r.commit != "" {
+		at += " (commit " + words.ShortID(r.commit) + ")"
+	}
+	return cli.Exit(at+": "+err.Error(), 1)
+}
+
+// refSources are the sources of the base and the head: --tenancy at both,
+// a path that one of the refs lacks read as empty there (its objects are
+// added or removed by the pull request), one that both lack refused.
+func refSources(c *cli.Context) (base, head refSource, err error) {
+	paths := c.StringSlice("tenancy")
+	base = refSource{what: "base", src: snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("base"), Paths: paths}}
+	head = refSource{what: "head", src: snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("head"), Paths: paths}}
+	var bm, hm []string
+	if base.commit, bm, err = snapshot.Missing(base.src); err != nil {
+		return base, head, base.errorf(err)
+	}
+	if head.commit, hm, err = snapshot.Missing(head.src); err != nil {
+		return base, head, head.errorf(err)
+	}
+	for _, p := range bm {
+		if slices.Contains(hm, p) {
+			return base, head, cli.Exit(fmt.Sprintf("%s: no such file at the base %s (commit %s) nor at the head %s (commit %s)",
+				escape.Controls(p), escape.Controls(base.src.Ref), words.ShortID(base.commit), escape.Controls(head.src.Ref), words.ShortID(head.commit)), 1)
+		}
+	}
+	base.src.Absent, head.src.Absent = bm, hm
+	return base, head, nil
+}
+
+// refSnapshot reads the tenancy of r, with the cluster data of the file
 // clusterData when it is not "", as `snapshot --git-repo` writes it (the
-// same bytes: sealed and decoded again).
-func refSnapshot(c *cli.Context, e *env, what, ref, clusterData string) (*snapshot.State, error) {
-	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: ref, Paths: c.StringSlice("tenancy")}
-	st, err := snapshot.FromGit(src)
+// same bytes: sealed and decoded again). An error names the ref.
+func refSnapshot(e *env, r refSource, clusterData string) (*snapshot.State, error) {
+	st, err := snapshot.FromGit(r.src)
 	if err != nil {
-		return nil, cli.Exit(err.Error(), 1)
+		return nil, r.errorf(err)
 	}
 	if clusterData != "" {
 		d, err := snapshot.LoadClusterData(clusterData)
@@ -118,16 +163,20 @@ func refSnapshot(c *cli.Context, e *env, what, ref, clusterData string) (*snapsh
 		st.Overlay(d)
 	}
 	st.TakenAt = takenAt().Format(time.RFC3339)
-	st, err = snapshot.Decode(ref, st.Seal())
+	st, err = snapshot.Decode(r.src.Ref, st.Seal())
 	if err != nil {
-		return nil, cli.Exit(err.Error(), 1)
+		return nil, r.errorf(err)
 	}
 	data := "no cluster data"
 	if clusterData != "" {
 		data = "cluster data from " + clusterData
 	}
-	fmt.Fprintf(e.stderr, "Read the %s %s (commit %s): %s, %s, %s, %s, %s.\n", what, escape.Controls(ref), words.ShortID(st.Source.Commit),
-		words.Count(len(st.Source.Files), "file"), words.Count(len(st.NodePools), "node pool"), words.Count(len(st.Departments), "department"),
+	files := words.Count(len(st.Source.Files), "file")
+	if len(r.src.Absent) > 0 {
+		files += " (no " + escape.Controls(strings.Join(r.src.Absent, ", ")) + " at this ref: read as empty)"
+	}
+	fmt.Fprintf(e.stderr, "Read the %s %s (commit %s): %s, %s, %s, %s, %s.\n", r.what, escape.Controls(r.src.Ref), words.ShortID(st.Source.Commit),
+		files, words.Count(len(st.NodePools), "node pool"), words.Count(len(st.Departments), "department"),
 		words.Count(len(st.Projects), "project"), escape.Controls(data))
 	return st, nil
 }
