@@ -27,6 +27,11 @@ type GitSource struct {
 	// deletes (missing at exactly one of the refs; Missing finds them).
 	// The tenancy may then hold no object at all.
 	Absent []string
+	// FromDir makes a relative path of Paths relative to Repo, a folder
+	// of the work tree, as `git -C Repo show REF:./PATH` reads it (check
+	// --ref, whose PATHs are what `check` without --ref reads), rather than
+	// to the repository's root (--tenancy).
+	FromDir bool
 }
 
 // FromGit reads the tenancy files at the ref with git (never the work
@@ -54,14 +59,23 @@ func FromGit(src GitSource) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: no commit %q in the repository", top, ref)
 	}
-	files, err := tenancyFiles(repo, commit, ref, top, src.Paths, src.Absent)
+	prefix := ""
+	if src.FromDir && !place.Bare && !place.InGitDir {
+		// The folder's path from the root, "sub/dir/" ("" at the root).
+		b, err := gitcli.Repo{Dir: src.Repo}.Run(nil, "rev-parse", "--show-prefix")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Repo, err)
+		}
+		prefix = strings.TrimSuffix(string(b), "\n")
+	}
+	files, err := tenancyFiles(repo, commit, ref, top, prefix, src.Paths, src.Absent)
 	if err != nil {
 		return nil, err
 	}
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit, RefName: refName(repo, ref)}}
 	for _, p := range src.Paths {
-		rel, err := repoRelative(top, p)
+		rel, err := repoRelative(top, prefix, p)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +157,7 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 		return "", nil, fmt.Errorf("%s: no commit %q in the repository", place.Root, ref)
 	}
 	for _, p := range src.Paths {
-		rel, err := repoRelative(place.Root, p)
+		rel, err := repoRelative(place.Root, "", p)
 		if err != nil {
 			return "", nil, err
 		}
@@ -160,14 +174,14 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 
 // tenancyFiles resolves the given paths at commit into files with blob
 // ids; a path of absent that commit lacks stands for no file.
-func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths, absent []string) ([]SourceFile, error) {
+func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, absent []string) ([]SourceFile, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no tenancy file given (--tenancy PATH)")
 	}
 	seen := map[string]bool{}
 	var files []SourceFile
 	for _, p := range paths {
-		rel, err := repoRelative(top, p)
+		rel, err := repoRelative(top, prefix, p)
 		if err != nil {
 			return nil, err
 		}
@@ -210,8 +224,10 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths, absent []str
 
 // repoRelative is the --tenancy path p relative to the repository's top
 // folder, slash-separated and clean; absolute or not, it must lie inside.
-func repoRelative(top, p string) (string, error) {
-	rel, err := p, error(nil)
+// A relative p is relative to prefix, a folder's path from the top ("" for
+// the top, else ending in "/").
+func repoRelative(top, prefix, p string) (string, error) {
+	rel, err := prefix+p, error(nil)
 	if filepath.IsAbs(p) {
 		rel, err = filepath.Rel(top, p)
 	}

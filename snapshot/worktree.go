@@ -35,7 +35,7 @@ func WorkTreeChanges(src GitSource) ([]Uncommitted, error) {
 	args := []string{"-c", "core.quotePath=false", "status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--"}
 	folders := map[string]bool{}
 	for _, p := range src.Paths {
-		rel, err := repoRelative(place.Root, p)
+		rel, err := repoRelative(place.Root, "", p) // --tenancy: from the root
 		if err != nil {
 			return nil, err
 		}
