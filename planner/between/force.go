@@ -64,7 +64,11 @@ func nothingRemoved(changes []tenancy.Change, f tenancy.RemovalAddr) string {
 	case f.Pool != "" && slices.Contains(all, whole):
 		return fmt.Sprintf("the head removes %s %q whole, with its queues: force it as %s", word, name, whole)
 	case f.Pool == "" && len(pools) > 0:
-		return fmt.Sprintf("the head does not remove %s %q, only its %s: force each, as %s", word, name, listQueues(pools), tenancy.RemovalAddr{Object: f.Object, Pool: pools[0]})
+		each := "it"
+		if len(pools) > 1 {
+			each = "each, such"
+		}
+		return fmt.Sprintf("the head does not remove %s %q, only its %s: force %s as %s", word, name, listQueues(pools), each, tenancy.RemovalAddr{Object: f.Object, Pool: pools[0]})
 	}
 	why := fmt.Sprintf("the head does not remove %s %q", word, name)
 	if f.Pool != "" {
