@@ -11,6 +11,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/inputfile"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -59,14 +60,9 @@ func FromGit(src GitSource) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: no commit %q in the repository", top, ref)
 	}
-	prefix := ""
-	if src.FromDir && !place.Bare && !place.InGitDir {
-		// The folder's path from the root, "sub/dir/" ("" at the root).
-		b, err := gitcli.Repo{Dir: src.Repo}.Run(nil, "rev-parse", "--show-prefix")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", src.Repo, err)
-		}
-		prefix = strings.TrimSuffix(string(b), "\n")
+	prefix, err := dirPrefix(src, place)
+	if err != nil {
+		return nil, err
 	}
 	files, err := tenancyFiles(repo, commit, ref, top, prefix, src.Paths, src.Absent)
 	if err != nil {
@@ -75,7 +71,7 @@ func FromGit(src GitSource) (*State, error) {
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit, RefName: refName(repo, ref)}}
 	for _, p := range src.Paths {
-		rel, err := repoRelative(top, prefix, p)
+		rel, err := RepoRelative(top, prefix, p)
 		if err != nil {
 			return nil, err
 		}
@@ -123,6 +119,21 @@ func FromGit(src GitSource) (*State, error) {
 	return st, nil
 }
 
+// dirPrefix is what a relative path of src.Paths is relative to: with
+// src.FromDir, src.Repo's path from the root of the work tree ("sub/dir/",
+// git rev-parse --show-prefix); else, and in a bare repository, "" (the
+// root).
+func dirPrefix(src GitSource, place gitcli.Place) (string, error) {
+	if !src.FromDir || place.Bare || place.InGitDir {
+		return "", nil
+	}
+	b, err := gitcli.Repo{Dir: src.Repo}.Run(nil, "rev-parse", "--show-prefix")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", src.Repo, err)
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
+}
+
 // refName is the full name of the ref that ref names now (refs/heads/main
 // for main, or for HEAD on that branch), or "" when ref names a fixed
 // commit (a commit id, main~1, a detached HEAD): what render follows to
@@ -157,7 +168,7 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 		return "", nil, fmt.Errorf("%s: no commit %q in the repository", place.Root, ref)
 	}
 	for _, p := range src.Paths {
-		rel, err := repoRelative(place.Root, "", p)
+		rel, err := RepoRelative(place.Root, "", p)
 		if err != nil {
 			return "", nil, err
 		}
@@ -181,7 +192,7 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, abse
 	seen := map[string]bool{}
 	var files []SourceFile
 	for _, p := range paths {
-		rel, err := repoRelative(top, prefix, p)
+		rel, err := RepoRelative(top, prefix, p)
 		if err != nil {
 			return nil, err
 		}
@@ -222,11 +233,11 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, abse
 	return files, nil
 }
 
-// repoRelative is the --tenancy path p relative to the repository's top
+// RepoRelative is the --tenancy path p relative to the repository's top
 // folder, slash-separated and clean; absolute or not, it must lie inside.
 // A relative p is relative to prefix, a folder's path from the top ("" for
 // the top, else ending in "/").
-func repoRelative(top, prefix, p string) (string, error) {
+func RepoRelative(top, prefix, p string) (string, error) {
 	rel, err := prefix+p, error(nil)
 	if filepath.IsAbs(p) {
 		rel, err = filepath.Rel(top, p)
@@ -320,7 +331,7 @@ func (t *Parsed) RequireObjects(files []string, at string) error {
 	if len(t.NodePools)+len(t.Departments)+len(t.Projects) > 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("no NodePool, Department or Project in %s at %s", listFiles(files, 5), at)
+	msg := fmt.Sprintf("no NodePool, Department or Project in %s at %s", words.List(files, 5), at)
 	if len(t.Other) > 0 {
 		var kinds []string
 		seen := map[string]bool{}
@@ -334,18 +345,9 @@ func (t *Parsed) RequireObjects(files []string, at string) error {
 				kinds = append(kinds, k)
 			}
 		}
-		msg += fmt.Sprintf(" (only %s)", listFiles(kinds, 5))
+		msg += fmt.Sprintf(" (only %s)", words.List(kinds, 5))
 	}
 	return errors.New(msg + "; name the files or folders that hold the tenancy")
-}
-
-// listFiles joins names (files, kinds, objects) for a message, the first
-// max of them and a count of the rest.
-func listFiles(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // kindNames lists the names of the KRM kinds krmplan reads, in the kind
