@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -212,23 +213,31 @@ func TestVariableLimits(t *testing.T) {
 }
 
 // A chain of 100,000 locals, each adding 1 to the one before, is
-// evaluated without recursing 100,000 deep, and right.
+// evaluated without recursing 100,000 deep, and right (under -short a
+// chain of 20,000: the same path, a fifth of the work).
 func TestLongLocalChain(t *testing.T) {
-	const n = 100000
+	n := 100000
+	if testing.Short() {
+		n = 20000
+	}
 	ov, diags := load(t, localChain(n, "0", "local.a%d + 1")+queueGPU(fmt.Sprintf("local.a%d", n)), nil, nil)
 	if len(diags) != 0 {
 		t.Fatalf("diagnostics: %v", diags[:1])
 	}
-	if got := ov.Departments[0].Queues[0].GPU.Deserved.Value.String(); got != "100000" {
+	if got := ov.Departments[0].Queues[0].GPU.Deserved.Value.String(); got != strconv.Itoa(n) {
 		t.Errorf("local.a%d = %s", n, got)
 	}
 }
 
 // A desired.hcl for 50,000 projects that computes its values loads
 // without reaching a limit: a map of 50,000 entries made by a for
-// expression, and a project block for each entry that reads it.
+// expression, and a project block for each entry that reads it (under
+// -short 10,000: the same limits are checked, a fifth of the work).
 func TestFiftyThousandProjects(t *testing.T) {
-	const n = 50000
+	n := 50000
+	if testing.Short() {
+		n = 10000
+	}
 	ov, diags := load(t, fiftyThousandProjects(n), nil, nil)
 	if len(diags) != 0 {
 		t.Fatalf("diagnostics: %v", diags[:1])

@@ -31,6 +31,22 @@ func TestParseFileInPartsIsParseTenancy(t *testing.T) {
 	}
 }
 
+// largeTenancy is a generated tenancy file large enough to be read in
+// parts (over parallelParseMin, 1 MiB): 3,000 projects (2.5 MB), or under
+// -short 1,440 (1.2 MB), which is still cut in two, so that the quick run
+// keeps every case at half the bytes.
+func largeTenancy(t *testing.T) []byte {
+	n := 3000
+	if testing.Short() {
+		n = 1440
+	}
+	src := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: 3}).YAML()
+	if snapshot.DocumentParts(src, 2) != 2 {
+		t.Fatalf("%d projects (%d bytes) are not read in two parts", n, len(src))
+	}
+	return src
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -43,7 +59,7 @@ func boolInt(b bool) int {
 // string runs into the next "---"): the error is the one a reading from the
 // start reports.
 func TestParseFileInPartsReportsTheFirstError(t *testing.T) {
-	src := gentenancy.Generate(gentenancy.Spec{Projects: 3000, Seed: 3}).YAML()
+	src := largeTenancy(t)
 	late := bytes.LastIndex(src, []byte("deserved: "))
 	mid := bytes.Index(src[len(src)/2:], []byte("\n  name: ")) + len(src)/2
 	for name, broken := range map[string][]byte{
@@ -67,7 +83,7 @@ func TestParseFileInPartsReportsTheFirstError(t *testing.T) {
 // and the document), so cutting there is what a reading from the start
 // does. Either way the parts give exactly the whole's result, or its error.
 func TestParseFileInPartsBlockScalarMarker(t *testing.T) {
-	src := gentenancy.Generate(gentenancy.Spec{Projects: 3000, Seed: 3}).YAML()
+	src := largeTenancy(t)
 	for _, tc := range []struct {
 		name             string
 		head, dash, tail string

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/cputime"
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/snapshot"
 	"go.yaml.in/yaml/v3"
@@ -35,12 +36,14 @@ func BenchmarkParseTenancy(b *testing.B) {
 	sizes(b, func(b *testing.B, n int) {
 		src := tenancy(n).YAML()
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			var t snapshot.Parsed
 			if err := t.ParseTenancy(gentenancy.TenancyFile, src); err != nil {
 				b.Fatal(err)
 			}
 		}
+		cputime.Report(b, cpu0)
 	})
 }
 
@@ -67,6 +70,7 @@ func BenchmarkSnapshotFromGit(b *testing.B) {
 		}
 		data := t.ClusterData()
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			st, err := snapshot.FromGit(snapshot.GitSource{Repo: dir, Paths: []string{gentenancy.TenancyFile}})
 			if err != nil {
@@ -75,6 +79,7 @@ func BenchmarkSnapshotFromGit(b *testing.B) {
 			st.Overlay(data)
 			st.Seal()
 		}
+		cputime.Report(b, cpu0)
 	})
 }
 
@@ -87,9 +92,11 @@ func BenchmarkStateWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			st.Seal()
 		}
+		cputime.Report(b, cpu0)
 	})
 }
 
@@ -103,11 +110,13 @@ func BenchmarkStateRead(b *testing.B) {
 		}
 		data := st.Marshal()
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			if _, err := snapshot.Decode("state.json", data); err != nil {
 				b.Fatal(err)
 			}
 		}
+		cputime.Report(b, cpu0)
 	})
 }
 
@@ -118,11 +127,13 @@ func BenchmarkPlainYAMLParse(b *testing.B) {
 	sizes(b, func(b *testing.B, n int) {
 		src := tenancy(n).YAML()
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			if err := plainParse(src); err != nil {
 				b.Fatal(err)
 			}
 		}
+		cputime.Report(b, cpu0)
 	})
 }
 

@@ -75,18 +75,10 @@ type posObject Pos
 // it is an alias, lies inside an anchor or does not end where its text
 // does.
 func (p Pos) MarshalJSON() ([]byte, error) {
-	if p.Alias || p.Anchor != "" || p.AnchorLine != 0 || p.End != p.Start+len(p.Text) {
+	if !p.textForm() {
 		return json.Marshal(posObject(p))
 	}
-	b := make([]byte, 0, 32+len(p.Text))
-	b = strconv.AppendInt(b, int64(p.Line), 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(p.Column), 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(p.Start), 10)
-	b = append(b, ' ')
-	b = append(b, p.Text...)
-	return jsonfile.AppendString(nil, string(b)), nil
+	return jsonfile.AppendString(nil, string(p.appendText(make([]byte, 0, 32+len(p.Text))))), nil
 }
 
 // UnmarshalJSON reads either form MarshalJSON writes, and the string of

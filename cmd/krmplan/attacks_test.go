@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -170,8 +171,9 @@ var attackCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 }
 
 // midwrite is the `midwrite OUT PROGRAM ARGS...` program of the attack
-// scripts: it runs PROGRAM, sends it SIGTERM as soon as its temporary file
-// for OUT (.OUT.tmp-*, in OUT's folder) appears, and exits 0 when one
+// scripts: it runs PROGRAM, stops it and sends it SIGTERM as soon as its
+// temporary file for OUT (.OUT.tmp-*, in OUT's folder) appears (and is
+// still there once PROGRAM is stopped), and exits 0 when one
 // appeared, the signal ended PROGRAM and no temporary file is left; else 1,
 // saying which did not hold. The folder is polled, and on a loaded machine
 // a short write can end between two polls: a run that ends without a
@@ -188,6 +190,45 @@ func midwrite(args []string, stderr io.Writer) int {
 			return code
 		}
 		os.Remove(args[0])
+	}
+}
+
+// stillThere stops p (SIGSTOP, waiting until every thread is stopped) and
+// says whether the temporary file tmp still exists; if not, p goes on. A
+// listing of the folder can be out of date by the time it returns: on a
+// loaded machine p had renamed the file and ended (a zombie, which a
+// signal does not reach) before the SIGTERM was sent, and its exit status
+// 0 looked like a lost signal. Stopped, p cannot rename, so the SIGTERM
+// that follows reaches a live process while tmp exists; the caller sends
+// SIGCONT after it.
+func stillThere(p *os.Process, tmp string) bool {
+	_ = p.Signal(syscall.SIGSTOP)
+	waitStopped(p.Pid)
+	if exists(tmp) {
+		return true
+	}
+	_ = p.Signal(syscall.SIGCONT)
+	return false
+}
+
+// waitStopped waits (up to 10 s) until no thread of process pid runs:
+// each is stopped (state T or t in /proc/PID/task/TID/stat) or gone.
+// SIGSTOP is delivered to the threads after kill(2) returns.
+func waitStopped(pid int) {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Microsecond) {
+		stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		running := false
+		for _, f := range stats {
+			b, err := os.ReadFile(f)
+			// The state is the field after the command's parenthesis.
+			if i := bytes.LastIndexByte(b, ')'); err == nil && i >= 0 && i+2 < len(b) && b[i+2] != 'T' && b[i+2] != 't' && b[i+2] != 'Z' {
+				running = true
+				break
+			}
+		}
+		if !running {
+			return
+		}
 	}
 }
 
@@ -223,9 +264,10 @@ func midwriteOnce(args []string, stderr io.Writer, last bool) (missed bool, code
 		case <-done:
 			waiting = false
 		case <-time.After(100 * time.Microsecond):
-			if names := temporary(); seen == "" && len(names) > 0 {
+			if names := temporary(); seen == "" && len(names) > 0 && stillThere(cmd.Process, filepath.Join(dir, names[0])) {
 				seen = names[0]
 				_ = cmd.Process.Signal(syscall.SIGTERM)
+				_ = cmd.Process.Signal(syscall.SIGCONT)
 			}
 		}
 	}

@@ -222,15 +222,7 @@ func (f *fx) sameAsCluster(spliced string) {
 	for _, a := range additions {
 		liveSpec, _ := json.Marshal(f.get(live.KindGVR(a.Kind), a.Name).Object["spec"])
 		// The live spec read into the same type as the spliced one.
-		var typed any
-		switch a.Kind {
-		case tenancy.KindNodePool:
-			typed = &tenancy.NodePoolSpec{}
-		case tenancy.KindDepartment:
-			typed = &tenancy.DepartmentSpec{}
-		default:
-			typed = &tenancy.ProjectSpec{}
-		}
+		typed := typedSpec(a.Kind)
 		if err := json.Unmarshal(liveSpec, typed); err != nil {
 			f.t.Fatal(err)
 		}

@@ -299,10 +299,10 @@ func member(name, value string) []byte {
 	return append(b, ',')
 }
 
-// plain reports whether s can stand between two quotes in JSON as it
+// Plain reports whether s can stand between two quotes in JSON as it
 // is: printable ASCII without a quote or a backslash, as JSON pointers
 // and most quota texts are.
-func plain(s string) bool {
+func Plain[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
 			return false
@@ -314,7 +314,7 @@ func plain(s string) bool {
 // AppendString appends s to b as a JSON string the way Marshal writes it
 // (HTML characters as they are), for a type that writes its own JSON.
 func AppendString(b []byte, s string) []byte {
-	if plain(s) {
+	if Plain(s) {
 		return append(append(append(b, '"'), s...), '"')
 	}
 	var w bytes.Buffer

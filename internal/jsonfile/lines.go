@@ -69,7 +69,7 @@ func (w *lines) Write(p []byte) (int, error) {
 				continue
 			}
 			// Copy up to the next quote or backslash in one go.
-			j := bytes.IndexAny(p[i:], `"\`)
+			j := quoteOrBackslash(p[i:])
 			if j < 0 {
 				buf = append(buf, p[i:]...)
 				i = len(p)
@@ -158,4 +158,16 @@ func (w *lines) structural(buf []byte, c byte) []byte {
 		}
 	}
 	return append(buf, c)
+}
+
+// quoteOrBackslash is the index of the first '"' or '\\' in p, or -1: what
+// bytes.IndexAny(p, `"\`) returns, without building its set of bytes at
+// each of the hundreds of thousands of strings of a state (they are short).
+func quoteOrBackslash(p []byte) int {
+	for i, c := range p {
+		if c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return -1
 }

@@ -3,6 +3,7 @@ package planfile_test
 import (
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/cputime"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner/planfile"
 )
@@ -17,10 +18,12 @@ func BenchmarkPlanRead(b *testing.B) {
 		p, _ := plantest.Generated(b, n)
 		file := plantest.Encode(b, p) // the same bytes as the plan's before decoding
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			if _, err := planfile.Decode("plan.json", file); err != nil {
 				b.Fatal(err)
 			}
 		}
+		cputime.Report(b, cpu0)
 	})
 }

@@ -266,7 +266,7 @@ func (c *checker) namespaceKept(r removal) {
 		return // no namespace to keep
 	}
 	if to := r.c.MovedTo; to != "" {
-		c.add(Finding{Code: CodeMoved, Level: Warning, Object: r.c.Object(), Message: movedText(p, to, state, ns, key),
+		c.add(Finding{Code: CodeMoved, Level: Warning, Object: r.c.Object(), Message: movedText(p, to, state, ns, key, k.OverrideKey()),
 			Where: c.in.Where(r.c.Field)})
 		return
 	}
@@ -293,15 +293,23 @@ func Renamed(changes []tenancy.Change) map[tenancy.ObjectAddr]bool {
 }
 
 // movedText says what the rename of project p to project to does with its
-// namespace ns (labelled with key) and its workloads.
-func movedText(p *tenancy.Project, to, state, ns, key string) string {
+// namespace ns (labelled with key) and its workloads. When ns is p's
+// default namespace, KRM rewrites its labels for p at each reconcile of p
+// while p exists, so the patch script holds it with the manual-override
+// label (key override) until p is gone (docs/krm-domain.md, Renaming a
+// project).
+func movedText(p *tenancy.Project, to, state, ns, key, override string) string {
 	var olds, news []string
 	for _, q := range p.Spec.Queues {
 		olds = append(olds, tenancy.QueueName(p.Metadata.Name, q.Name, q.NodePool))
 		news = append(news, tenancy.QueueName(to, q.Name, q.NodePool))
 	}
-	return fmt.Sprintf("project %s is renamed to %s: KRM cannot rename a project, so %s is created naming %s in spec.namespace, then %s is removed; KRM keeps %s with its workloads, but refuses a namespace labelled for another project (NamespaceReady=False) and never moves the label, so the patch script relabels it (kubectl label namespace %s %s=%s --overwrite) between the two; by hand: workloads that name queue %s must be submitted again to %s (their PodGroups get QueueDoesNotExist once %s's queues go)",
-		p.Metadata.Name, to, to, ns, p.Metadata.Name, state, ns, key, to, strings.Join(olds, ", "), strings.Join(news, ", "), p.Metadata.Name)
+	hold := ""
+	if p.Spec.Namespace == "" {
+		hold = fmt.Sprintf(", with %s=true until %s is gone (while %s exists, KRM takes its default namespace back for it at each reconcile, and the relabel triggers one; the override makes KRM leave the namespace alone), then checks the label and removes the override", override, p.Metadata.Name, p.Metadata.Name)
+	}
+	return fmt.Sprintf("project %s is renamed to %s: KRM cannot rename a project, so %s is created naming %s in spec.namespace, then %s is removed; KRM keeps %s with its workloads, but refuses a namespace labelled for another project (NamespaceReady=False) and never moves the label, so the patch script relabels it (kubectl label namespace %s %s=%s --overwrite) between the two%s; by hand: workloads that name queue %s must be submitted again to %s (their PodGroups get QueueDoesNotExist once %s's queues go)",
+		p.Metadata.Name, to, to, ns, p.Metadata.Name, state, ns, key, to, hold, strings.Join(olds, ", "), strings.Join(news, ", "), p.Metadata.Name)
 }
 
 // queueUsage is the blast radius of one removed queue from live usage:

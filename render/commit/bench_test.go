@@ -3,6 +3,7 @@ package commit_test
 import (
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/cputime"
 	"github.com/krmplan/krmplan/internal/gentenancy"
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/plantest"
@@ -21,6 +22,7 @@ func BenchmarkRenderSplice(b *testing.B) {
 		p.Snapshot.Source.Files[0].Blob = gitcli.BlobID(src)
 		repo := plantest.Repo{gentenancy.TenancyFile: src}
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			sp, err := commit.Prepare(p, repo, commit.Options{})
 			if err != nil {
@@ -30,5 +32,6 @@ func BenchmarkRenderSplice(b *testing.B) {
 				b.Fatalf("the splice wrote %d files", len(sp.Files))
 			}
 		}
+		cputime.Report(b, cpu0)
 	})
 }

@@ -68,23 +68,35 @@ func (sp *splice) kustomize() error {
 }
 
 // unlistDeleted takes the tenancy files a removal deletes out of the
-// resources of the kustomization in their folder (kustomizationRemovals);
-// a list it cannot edit is a note to edit it by hand.
+// resources of the kustomizations that list them (kustomizationRemovals):
+// the one in the file's folder, and those of the folders above it, which
+// name it by its path from their folder (`departments/legacy.yaml`, a
+// layout with one kustomization at the root) — kustomize refuses to build
+// a kustomization that lists a missing file. A list it cannot edit is a
+// note to edit it by hand.
 func (sp *splice) unlistDeleted() error {
 	gone := map[string][]string{}
 	var order []string
 	for _, p := range sp.deleted {
-		k, err := sp.kustomizationOf(path.Dir(p))
-		if err != nil {
-			return err
+		for dir := path.Dir(p); ; dir = path.Dir(dir) {
+			k, err := sp.kustomizationOf(dir)
+			if err != nil {
+				return err
+			}
+			if k != "" {
+				rel := strings.TrimPrefix(p, dir+"/")
+				if dir == "." {
+					rel = p
+				}
+				if gone[k] == nil {
+					order = append(order, k)
+				}
+				gone[k] = append(gone[k], rel)
+			}
+			if dir == "." || dir == "/" {
+				break
+			}
 		}
-		if k == "" {
-			continue
-		}
-		if gone[k] == nil {
-			order = append(order, k)
-		}
-		gone[k] = append(gone[k], path.Base(p))
 	}
 	for _, k := range order {
 		edits, err := kustomizationRemovals(k, sp.files[k].old, gone[k])

@@ -17,10 +17,11 @@ const subjectWidth = 72
 // Subject is the splice commit's subject after "quota: ": "move 1 card
 // from workspace to benchmark on rtx-pro-6000" when the plan moves gpu
 // guarantee between exactly two queues of one pool, else what changes,
-// object by object — "+project inference, workspace gpu 3→2, -project
-// legacy" (gpu is gpu.deserved; a new queue on an existing object is
-// "+queue NAME", a removed one "-queue NAME") — within 72 columns: when
-// that is too long an object with several changes is "workspace 3
+// object by object — "+project inference, workspace gpu 3→2" (gpu is
+// gpu.deserved; a new queue on an existing object is "+queue NAME", a
+// removed one "-queue NAME", a removed object "-project legacy", a
+// `moved` block "rename project nlp to language") — within 72 columns:
+// when that is too long an object with several changes is "workspace 3
 // changes", then only the first objects that fit are named, "and N more",
 // and when not even one fits it is "N to add, N to change, N to destroy".
 func Subject(p *planner.Plan) string {
@@ -45,22 +46,38 @@ func Subject(p *planner.Plan) string {
 
 // subjectItems is one item per changed object, in the plan's order:
 // "+project inference" for a new object, "-project legacy" for a removed
-// one, else its name and its changes,
-// "workspace gpu 3→2 +queue workspace-h100"; short has "workspace 3
-// changes" for an object with more than one.
+// one, "rename project nlp to language" for the pair a `moved` block makes
+// (in the place of the new project, which the plan creates first), else
+// its name and its changes, "workspace gpu 3→2 +queue workspace-h100";
+// short has "workspace 3 changes" for an object with more than one.
 func subjectItems(cs []tenancy.Change) (full, short []string) {
+	renamedTo := map[tenancy.ObjectAddr]string{} // the new project → the old one's name
+	renamedFrom := map[tenancy.ObjectAddr]bool{}
+	for _, c := range cs {
+		if c.MovedTo != "" && c.Destroys() {
+			renamedTo[c.Object().Kind.Object(c.MovedTo)] = c.Object().Name
+			renamedFrom[c.Object()] = true
+		}
+	}
 	for i := 0; i < len(cs); {
 		j := i + 1
 		for j < len(cs) && cs[j].Object() == cs[i].Object() {
 			j++
 		}
 		obj := cs[i].Object()
-		if cs[i].Creates() || cs[i].Destroys() {
-			sign := "+"
-			if cs[i].Destroys() {
-				sign = "-"
-			}
-			item := sign + obj.Kind.Info().Word + " " + obj.Name
+		item := ""
+		switch from, renamed := renamedTo[obj]; {
+		case renamedFrom[obj]:
+			i = j
+			continue
+		case cs[i].Creates() && renamed:
+			item = "rename " + obj.Kind.Info().Word + " " + from + " to " + obj.Name
+		case cs[i].Creates():
+			item = "+" + obj.Kind.Info().Word + " " + obj.Name
+		case cs[i].Destroys():
+			item = "-" + obj.Kind.Info().Word + " " + obj.Name
+		}
+		if item != "" {
 			full, short = append(full, item), append(short, item)
 			i = j
 			continue
@@ -79,13 +96,12 @@ func subjectItems(cs []tenancy.Change) (full, short []string) {
 
 // fieldItems is the changes of one existing object: "+queue NAME" for a
 // new queue, "-queue NAME" for a removed one, "FIELD BEFORE→AFTER" for a
-// changed value ("+FIELD AFTER" for
-// one the file omitted), with the queue's pool in brackets when the
+// changed value ("+FIELD AFTER" for one the file omitted), with the queue's pool in brackets when the
 // object changes existing queues on more than one pool.
 func fieldItems(cs []tenancy.Change) []string {
 	pools := map[string]bool{}
 	for _, c := range cs {
-		if c.Queue != "" && !c.NewQueue {
+		if c.Queue != "" && !c.NewQueue && !c.RemovesQueue() {
 			pools[c.Pool] = true
 		}
 	}

@@ -26,6 +26,13 @@ func newProject(name string) []tenancy.Change {
 	}
 }
 
+// renamed is the destroy of project from that a moved block renames to.
+func renamed(from, to string) tenancy.Change {
+	c := tenancy.DestroyObject(tenancy.KindProject.Object(from))
+	c.MovedTo = to
+	return c
+}
+
 func TestSubject(t *testing.T) {
 	limit := tenancy.QuotaFieldOf(quota.GPU, tenancy.Limit)
 	ws := tenancy.KindProject.Object("workspace")
@@ -56,6 +63,13 @@ func TestSubject(t *testing.T) {
 		}, "workspace gpu 3→2 gpu.limit 4→3 +queue workspace-b200"},
 		{"a big plan, cut", many, "+project inference, team-a gpu 1→2, team-b gpu 1→2 and 10 more"},
 		{"nothing fits", []tenancy.Change{queueChange(tenancy.KindProject, strings.Repeat("n", 70), 0, "rtx", 3, 2)}, "0 to add, 1 to change, 0 to destroy"},
+		{"a removed project and a removed queue", []tenancy.Change{
+			tenancy.DestroyObject(tenancy.KindProject.Object("legacy")),
+			tenancy.DestroyQueue(ws.Queue(1), "workspace-a100", "a100"),
+		}, "-project legacy, workspace -queue workspace-a100"},
+		{"a rename", append(newProject("language"), renamed("nlp", "language")), "rename project nlp to language"},
+		{"a rename and a removal", append(append(newProject("language"), tenancy.DestroyObject(tenancy.KindNodePool.Object("a100"))), renamed("nlp", "language")),
+			"rename project nlp to language, -node pool a100"},
 		// Removals, as config makes them: a removed object is one change
 		// of its metadata.name to null, a removed queue one of its name.
 		{"a removed project", []tenancy.Change{tenancy.DestroyObject(tenancy.KindProject.Object("legacy"))}, "-project legacy"},

@@ -3,6 +3,7 @@ package script_test
 import (
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/cputime"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/render/script"
 )
@@ -12,8 +13,10 @@ func BenchmarkRenderPatch(b *testing.B) {
 	plantest.Sizes(b, func(b *testing.B, n int) {
 		p, _ := plantest.Generated(b, n)
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			script.PatchScript(p, script.Options{Cluster: script.Cluster{Context: "prod"}})
 		}
+		cputime.Report(b, cpu0)
 	})
 }

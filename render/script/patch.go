@@ -121,13 +121,20 @@ func PatchScript(p *planner.Plan, o Options) ([]byte, error) {
 	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { return st.Action == planner.StepDelete }) {
 		own += "\n" + deleteLibrary
 	}
+	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { r, _ := renameOf(p, st); return r != nil && r.override != "" }) {
+		own += "\n" + movedLibrary
+	}
 	writePrelude(&w, p, o, kubectl, own)
 	for n, st := range p.Steps {
 		w.blank()
-		if err := writeRelabel(&w, kubectl, p, n+1, st); err != nil {
-			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
+		err := writeRelabel(&w, kubectl, p, n+1, st)
+		if err == nil {
+			err = writeStep(&w, kubectl, p.PlanID, n+1, len(p.Steps), st)
 		}
-		if err := writeStep(&w, kubectl, p.PlanID, n+1, len(p.Steps), st); err != nil {
+		if err == nil {
+			err = writeSettle(&w, p, n+1, st)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
 		}
 	}
@@ -238,61 +245,6 @@ func replan(p *planner.Plan, o Options) string {
 	return snap + ", then krmplan plan " + desired + " --state state.json --out plan.json"
 }
 
-// writeRelabel writes, before step n when it removes the old project of a
-// `moved` block, the relabel of the namespace the new project took over:
-// KRM refuses a spec.namespace labelled for another project
-// (NamespaceReady=False) and never moves the label itself, so the script
-// gives it to the new project — after its creation, before the old one's
-// removal, so the namespace is never labelled for a project that is gone.
-// The relabel is part of step n: should kubectl refuse it, step n is not
-// applied.
-func writeRelabel(w *shell, kubectl []word, p *planner.Plan, n int, st planner.Step) error {
-	to, ns, err := moved(p, st)
-	if to == "" || err != nil {
-		return err
-	}
-	w.comment(fmt.Sprintf("step %d/%d begins with the relabel: namespace %s carries over from project %s to project %s, and KRM never moves its label", n, len(p.Steps), ns, st.Object.Name, to))
-	relabel(w, kubectl, ns, p.Target.KRMConfig.LabelKey()+"="+to, fmt.Sprintf("step %d/%d", n, len(p.Steps)), n)
-	return nil
-}
-
-// relabel writes the kubectl label of namespace ns with label (key=value),
-// announced as what, and krmplan_failed n should kubectl refuse it.
-func relabel(w *shell, kubectl []word, ns word, label, what string, n int) {
-	w.command("krmplan_say", shown(fmt.Sprintf("%s: namespace %s is relabelled %s", what, ns, label)))
-	w.command(append(kubectl, "label", "namespace", ns, quoted(label), "--overwrite")...)
-	w.code("if [ $? -ne 0 ]; then")
-	w.depth++
-	w.command("krmplan_say", shown(fmt.Sprintf("%s failed: kubectl refused to relabel namespace %s", what, ns)))
-	w.command("krmplan_failed", word(strconv.Itoa(n)))
-	w.depth--
-	w.code("fi")
-}
-
-// moved is, for a delete step whose project a `moved` block renames, the
-// new project's name and the namespace it names in the plan's target
-// (validated); to is "" for another step.
-func moved(p *planner.Plan, st planner.Step) (to string, ns word, err error) {
-	if st.Action != planner.StepDelete {
-		return "", "", nil
-	}
-	for _, i := range st.Changes {
-		if i >= 0 && i < len(p.Changes) && p.Changes[i].MovedTo != "" {
-			to = p.Changes[i].MovedTo
-		}
-	}
-	if to == "" {
-		return "", "", nil
-	}
-	for i := range p.Target.Projects {
-		if proj := &p.Target.Projects[i]; proj.Metadata.Name == to {
-			ns, err = objectName("Namespace", proj.NamespaceName(p.Target.KRMConfig.NamePrefix()))
-			return to, ns, err
-		}
-	}
-	return to, "", fmt.Errorf("project %q, which project %q is moved to, is not in the plan's target", to, st.Object.Name)
-}
-
 // writeStep writes step n of total: its comment, its announcement and its
 // kubectl command (stepCommand) and, should kubectl refuse it, the report:
 // for a patch each test that fails now, for a create whether the object
@@ -391,6 +343,13 @@ func Commands(p *planner.Plan) ([]byte, error) {
 			w.blank()
 		}
 		w.comment(fmt.Sprintf("%d/%d %s: %s", n+1, len(p.Steps), st.Phase, objectWord(st.Object)))
+		r, err := renameOf(p, st)
+		if err != nil {
+			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
+		}
+		if r != nil {
+			commandsOfRename(&w, kubectl, r, true)
+		}
 		switch {
 		case body != nil:
 			w.hereDoc(body, cmd)
@@ -401,6 +360,9 @@ func Commands(p *planner.Plan) ([]byte, error) {
 			w.comment("then DELETE " + string(cmd[3]) + ", a dry run first, with preconditions.uid = its uid")
 		default:
 			w.command(cmd...)
+		}
+		if r != nil {
+			commandsOfRename(&w, kubectl, r, false)
 		}
 	}
 	return w.b.Bytes(), nil

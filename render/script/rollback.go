@@ -80,14 +80,13 @@ func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
 // relabel of its namespace back to it: the patch script gave the label to
 // the new project, which the undo of an earlier step deletes.
 func writeUndoRelabel(w *shell, kubectl []word, p *planner.Plan, n int) error {
-	st := p.Steps[n-1]
-	to, ns, err := moved(p, st)
-	if to == "" || err != nil {
+	r, err := renameOf(p, p.Steps[n-1])
+	if r == nil || err != nil {
 		return err
 	}
 	w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
 	w.depth++
-	relabel(w, kubectl, ns, p.Target.KRMConfig.LabelKey()+"="+st.Object.Name, fmt.Sprintf("undoing step %d/%d", n, len(p.Steps)), n)
+	relabel(w, kubectl, r.ns, r.key+"="+r.from, fmt.Sprintf("undoing step %d/%d", n, len(p.Steps)), n)
 	w.depth--
 	w.code("fi")
 	return nil

@@ -4,6 +4,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/cputime"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/render/views"
 )
@@ -14,10 +15,12 @@ func BenchmarkRenderText(b *testing.B) {
 	plantest.Sizes(b, func(b *testing.B, n int) {
 		p, _ := plantest.Generated(b, n)
 		b.ReportAllocs()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			if err := views.Text(io.Discard, p, views.NewStyle(false)); err != nil {
 				b.Fatal(err)
 			}
 		}
+		cputime.Report(b, cpu0)
 	})
 }
