@@ -714,7 +714,7 @@ func (c *checker) checkPoolCapacity() {
 	if !c.s.Read(snapshot.SourceNodes) {
 		reason := c.notReadReason(snapshot.SourceNodes)
 		for _, name := range c.poolNames() {
-			msg := fmt.Sprintf("node pool %s: the card count is unknown (nodes not read: %s), so the departments' guarantees were not compared with the pool's cards", name, reason)
+			msg := fmt.Sprintf("node pool %s: the card count is unknown (nodes not read: %s), so the guarantees of the departments and of the project queues outside a department were not compared with the pool's cards", name, reason)
 			if p := c.x.NodePool(name); c.newPools[name] && p != nil {
 				msg += fmt.Sprintf(", and whether any node carries %s=%s was not checked", p.Spec.LabelKey, p.Spec.LabelValue)
 			}

@@ -539,7 +539,7 @@ var catalogueCases = []struct {
 		want: []string{
 			"note namespaces-not-read: namespace checks not run: namespaces not read (test) — whether each project's namespace exists and is labelled kai/project=<project> was not checked",
 			"note queues-not-read: usage checks not run: queues not read (test) — usage against the limits, non-preemptible usage against the guarantees and the scheduler's Queue numbers were not compared",
-			"note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards",
+			"note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the guarantees of the departments and of the project queues outside a department were not compared with the pool's cards",
 		}},
 	{name: "sources read, nothing to say",
 		yaml: catH100 + catDept("d", catQ("d-q", "h100", catGPU("4", "4"))) + catProj("a", "d", "", catQ("a-q", "h100", catGPU("4", "4"))),
@@ -657,7 +657,7 @@ func TestCatalogueLiveQueuesInAPlan(t *testing.T) {
 		{"warning non-preemptible-over-guarantee: a-q: non-preemptible workloads use 3 cards, above the queue's gpu guarantee of 2 cards — 1 card over; nothing is evicted, so the change waits for those workloads to finish", false, "desired.hcl:3:24"},
 		{"warning usage-over-limit: a-q: the queue uses 3 cards, above its gpu limit of 2 cards — 1 card over; KAI's scheduler gives it no more cards until its usage is below the limit", false, "desired.hcl:3:35"},
 		{"note namespaces-not-read: namespace checks not run: namespaces not read (test) — whether each project's namespace exists and is labelled kai/project=<project> was not checked", true, ""},
-		{"note pool-cards-unknown: node pool default: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards", true, ""},
+		{"note pool-cards-unknown: node pool default: the card count is unknown (nodes not read: test), so the guarantees of the departments and of the project queues outside a department were not compared with the pool's cards", true, ""},
 		{"note unassigned-share: d-q: the projects are guaranteed 2 cards of the department's 4 cards — 2 cards not guaranteed to any project; its projects get that part only as over-quota share, by overQuotaWeight", true, "t.yaml:7:66"},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -700,8 +700,8 @@ func TestCatalogueNewPools(t *testing.T) {
 		{"nodes inside the whitelist", catPool("h100", "h100") + managed, []func(*snapshot.State){catNodes(catNode("gpu-5", "a100", "8", true, false))}, nil},
 		{"nodes not read", catPool("h100", "h100"), nil,
 			[]string{
-				"note pool-cards-unknown: node pool a100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards, and whether any node carries gpu=a100 was not checked",
-				"note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards",
+				"note pool-cards-unknown: node pool a100: the card count is unknown (nodes not read: test), so the guarantees of the departments and of the project queues outside a department were not compared with the pool's cards, and whether any node carries gpu=a100 was not checked",
+				"note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the guarantees of the departments and of the project queues outside a department were not compared with the pool's cards",
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -116,7 +116,7 @@ func TestSpineChecks(t *testing.T) {
 func TestPoolCardsUnknownWithoutNodes(t *testing.T) {
 	s := mustState(t, pool("h100", "gpu", "h100"))
 	got := messages(Check(s, nil))
-	want := "note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the departments' guarantees were not compared with the pool's cards"
+	want := "note pool-cards-unknown: node pool h100: the card count is unknown (nodes not read: test), so the guarantees of the departments and of the project queues outside a department were not compared with the pool's cards"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q, want [%q]", got, want)
 	}

@@ -224,6 +224,8 @@ func jsonValue(v any) json.RawMessage {
 // existing queue, a test of its name at its index, then per field a test of
 // the value as read and a replace (or an add where the field was omitted);
 // for a new queue, a test of the last queue's name and an add at the end.
+// An add of an absent field or block follows a test of null, which the API server passes
+// only while the key is absent (internal/integration TestAbsentGuard).
 func patchOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []tenancy.Change, idx []int) []Op {
 	var ops []Op
 	testedQueue := map[int]bool{}
@@ -259,11 +261,11 @@ func patchOps(before, target *tenancy.Index, a tenancy.ObjectAddr, changes []ten
 			blockPath := a.Queue(qi).Pointer() + "/resources/" + string(r)
 			if !addedBlock[blockPath] {
 				addedBlock[blockPath] = true
-				ops = append(ops, Op{OpAdd, blockPath, jsonValue(tq[qi].Resources.Get(r))})
+				ops = append(ops, Op{OpTest, blockPath, json.RawMessage("null")}, Op{OpAdd, blockPath, jsonValue(tq[qi].Resources.Get(r))})
 			}
 			continue
 		}
-		ops = append(ops, Op{OpAdd, path, c.After.AppendJSON(nil)})
+		ops = append(ops, Op{OpTest, path, json.RawMessage("null")}, Op{OpAdd, path, c.After.AppendJSON(nil)})
 	}
 	return ops
 }

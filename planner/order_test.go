@@ -288,15 +288,17 @@ func TestRootProjectsInTheStepOrder(t *testing.T) {
 
 // TestRootProjectParentPatch: moving a root project into a department
 // tests and replaces spec.parent when the object has the key (parent: ""),
-// and adds it when the project was written without one: a JSON-patch test
-// or replace of an absent path fails.
+// and adds it after a test of null when the project was written without
+// one: a JSON-patch test of a value or a replace of an absent path fails,
+// and a test of null passes only while the key is absent
+// (internal/integration TestAbsentGuard proves it on the API server).
 func TestRootProjectParentPatch(t *testing.T) {
 	before := mustState(t, pool("h100", "gpu", "h100")+dept("d", q("d-q", "h100", "{deserved: 4, limit: 4}"))+
 		proj("r", "d", "", q("r-q", "h100", "{deserved: 0, limit: 4}")))
 	ov := &config.Overlay{File: "desired.hcl", Projects: []config.Project{{Name: "r", Department: &config.Str{Value: "d"}}}}
 	for omitted, want := range map[bool]string{
 		false: `[{"op":"test","path":"/spec/parent","value":""},{"op":"replace","path":"/spec/parent","value":"d"}]`,
-		true:  `[{"op":"add","path":"/spec/parent","value":"d"}]`,
+		true:  `[{"op":"test","path":"/spec/parent","value":null},{"op":"add","path":"/spec/parent","value":"d"}]`,
 	} {
 		s := cloneTenancy(before)
 		s.Projects[0].Spec.Parent, s.Projects[0].Spec.ParentOmitted = "", omitted

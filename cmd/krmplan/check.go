@@ -75,6 +75,9 @@ func checkCommand(e *env) *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
+			if format == "github" {
+				res.findings = byPlace(res.findings)
+			}
 			if base := c.String("base"); base != "" {
 				changed, err := changedSince(c.String("git-repo"), base, ref, atRef, res.source.Files)
 				if err != nil {
@@ -180,7 +183,7 @@ func workTreeFiles(paths []string) ([]string, error) {
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, inputfile.Tenancy.OpenError(p, err)
 		}
 		if !info.IsDir() {
 			add(p)

@@ -165,12 +165,38 @@ func changedFirst(fs []planner.Finding, changed changedLines) []planner.Finding 
 	return append(first, rest...)
 }
 
+// byPlace orders findings for annotations: by level (errors, warnings,
+// notes), then by file and line of the first location (findings without
+// one last in their level), so that past ghPerLevel the ones annotated are
+// the first in the files, not the first by queue name. Stable: ties keep
+// the planner's order.
+func byPlace(fs []planner.Finding) []planner.Finding {
+	out := slices.Clone(fs)
+	slices.SortStableFunc(out, func(a, b planner.Finding) int {
+		if d := levelRank(a.Level) - levelRank(b.Level); d != 0 {
+			return d
+		}
+		if len(a.Where) == 0 || len(b.Where) == 0 {
+			return len(b.Where) - len(a.Where)
+		}
+		if c := strings.Compare(a.Where[0].File, b.Where[0].File); c != 0 {
+			return c
+		}
+		return a.Where[0].Line - b.Where[0].Line
+	})
+	return out
+}
+
 // writeAnnotations prints the findings as workflow commands, at most
 // ghPerLevel per level: a level with more gets ghPerLevel-1 annotations
 // and one that counts the rest, which follow as plain lines of the log
 // ("Error (not annotated): FILE:LINE: [code] message"). It returns how
 // many of each level were not annotated.
 func writeAnnotations(w io.Writer, fs []planner.Finding, summary bool) map[planner.Level]int {
+	// Errors, then warnings, then notes; within a level the order given
+	// (byPlace, then the changed lines first with --base).
+	fs = slices.Clone(fs)
+	slices.SortStableFunc(fs, func(a, b planner.Finding) int { return levelRank(a.Level) - levelRank(b.Level) })
 	count := map[planner.Level]int{}
 	for _, f := range fs {
 		count[f.Level]++

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,4 +248,40 @@ func TestCIExampleComment(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestCIExamplePaths: the pull_request paths of krmplan.yml cover its
+// TENANCY (a folder as "FOLDER/**", a file as itself) and DESIRED, and the
+// workflow itself. GitHub cannot expand a variable there, so the example
+// spells them out and says to change them together; this keeps the
+// example's own pair in step.
+func TestCIExamplePaths(t *testing.T) {
+	var wf struct {
+		On struct {
+			PullRequest struct {
+				Paths []string `yaml:"paths"`
+			} `yaml:"pull_request"`
+		} `yaml:"on"`
+		Env map[string]string `yaml:"env"`
+	}
+	_, src := readWorkflow(t, "krmplan.yml")
+	if err := yaml.Unmarshal(src, &wf); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{wf.Env["DESIRED"], ".github/workflows/krmplan.yml"}
+	for _, p := range strings.Fields(wf.Env["TENANCY"]) {
+		if !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
+			p += "/**"
+		}
+		want = append(want, p)
+	}
+	got := wf.On.PullRequest.Paths
+	for _, w := range want {
+		if w == "" || !slices.Contains(got, w) {
+			t.Errorf("krmplan.yml: on.pull_request.paths %q lack %q (TENANCY %q, DESIRED %q)", got, w, wf.Env["TENANCY"], wf.Env["DESIRED"])
+		}
+	}
+	if !strings.Contains(string(src), "Keep these paths in step with TENANCY and DESIRED below") {
+		t.Error("krmplan.yml: the comment above paths that says to change them with TENANCY and DESIRED is gone")
+	}
 }

@@ -14,7 +14,7 @@ func fairshareCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "fairshare",
 		Usage:     "show what every queue gets as KAI's scheduler divides each node pool",
-		UsageText: "fairshare --state state.json [--demand full|live] [--format text|json] [--queue NAME]",
+		UsageText: "fairshare --state state.json [--demand full|live] [--format text|json] [--queue NAME] [--no-color]",
 		Description: "Divides every node pool of the snapshot as KAI Scheduler's proportion plugin does: the\n" +
 			"guarantees first (never scaled down), then the surplus by priority and overQuotaWeight in\n" +
 			"whole units, the leftovers by remainder, age and name; each department's share is then\n" +
@@ -25,6 +25,9 @@ func fairshareCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "demand", Value: string(preview.Full), Usage: "full (every project queue asks for all it can get) or live (each Queue's status.requested)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json (docs/json-format.md)"},
 			&cli.StringFlag{Name: "queue", Usage: "explain the steps that gave this queue (a KAI Queue name, e.g. research-h100) its share"},
+			// The views of fairshare have no colour; the flag is accepted as
+			// plan, show and check accept it, so one set of flags fits all.
+			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output (fairshare's output has no colour)"},
 		},
 		Action: func(c *cli.Context) error { return runFairshare(c, e) },
 	}

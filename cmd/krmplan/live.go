@@ -8,12 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/krmplan/krmplan/internal/escape"
 	"strings"
 	"time"
 
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render/dryrun"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
 	"github.com/krmplan/krmplan/snapshot/worktree"
@@ -292,7 +293,7 @@ func serverDryRun(c *cli.Context, e *env, p *planner.Plan) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), defaultClusterTimeout)
 	defer cancel()
-	fs, err := live.ServerDryRun(ctx, dyn, p.Steps)
+	fs, err := dryrun.ServerDryRun(ctx, dyn, p.Steps)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("--server-dry-run against %s: %v", t.Server, err), 1)
 	}

@@ -10,15 +10,17 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/krmplan/krmplan/internal/escape"
 	"io"
 	"os"
 	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 
+	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/render/views"
 	"github.com/mattn/go-isatty"
+	"github.com/mitchellh/go-wordwrap"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -49,15 +51,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(stderr, "Error:", escape.Controls(msg))
+			writeError(stderr, msg)
 		}
 		if code := ec.ExitCode(); code >= 0 && code <= 2 {
 			return code
 		}
 		return 1
 	}
-	fmt.Fprintln(stderr, "Error:", escape.Controls(err.Error()))
+	writeError(stderr, err.Error())
 	return 1
+}
+
+// writeError prints a refusal, "Error: " and msg (its control characters
+// escaped), wrapped at word boundaries to the width of stderr as the views
+// wrap findings (COLUMNS, else the terminal's, else 80), the lines after
+// the first indented by two spaces. A word longer than the room (a path,
+// a command) stays whole, so it can be copied.
+func writeError(stderr io.Writer, msg string) {
+	cols := columnsOf(stderr)
+	if cols <= 0 {
+		cols = views.DefaultColumns
+	}
+	width := max(cols, views.MinColumns)
+	first, rest, _ := strings.Cut(wordwrap.WrapString("Error: "+escape.Controls(msg), uint(width)), "\n")
+	fmt.Fprintln(stderr, strings.TrimRight(first, " "))
+	if rest == "" {
+		return
+	}
+	for _, line := range strings.Split(wordwrap.WrapString(strings.ReplaceAll(rest, "\n", " "), uint(width-2)), "\n") {
+		fmt.Fprintln(stderr, "  "+strings.TrimRight(line, " "))
+	}
 }
 
 // exitCode is an exit status without a message (the output said it all).

@@ -57,6 +57,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			e.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+			// A page so wide that no message wraps (an Error: line is matched
+			// whole); a script that shows the wrapping sets COLUMNS itself.
+			e.Setenv("COLUMNS", "10000")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -13,6 +13,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render/dryrun"
 	"github.com/krmplan/krmplan/render/script"
 	"github.com/krmplan/krmplan/snapshot/live"
 	"github.com/urfave/cli/v2"
@@ -78,7 +79,8 @@ func renderPatch(c *cli.Context, e *env, p *planner.Plan) error {
 }
 
 // scriptCluster is where the scripts' kubectl calls go: the snapshot's
-// context, which --context may repeat but not change; for a snapshot that
+// context, which --context and $KRMPLAN_CONTEXT may repeat but not change
+// (--context wins over the variable); for a snapshot that
 // names none (a git snapshot without a live overlay), --context, else
 // $KRMPLAN_CONTEXT — never whatever context is current where the script
 // runs. --kubeconfig is made absolute, so the scripts find it from any
@@ -90,6 +92,10 @@ func scriptCluster(c *cli.Context, p *planner.Plan) (script.Cluster, error) {
 	switch {
 	case src.Context != "" && flag != "" && flag != src.Context:
 		return cl, fmt.Errorf("--context %s: the snapshot was read from context %s, and its tests are of the values there; to patch another cluster, take a snapshot of it and plan again", flag, src.Context)
+	case src.Context != "" && flag == "" && os.Getenv(contextEnv) != "" && os.Getenv(contextEnv) != src.Context:
+		// Set for the shell, it would be ignored here without a word.
+		return cl, fmt.Errorf("$%s is %s, but the snapshot was read from context %s, and its tests are of the values there; unset %s (or pass --context %s) to patch %s, or take a snapshot of %s and plan again",
+			contextEnv, os.Getenv(contextEnv), src.Context, contextEnv, src.Context, src.Context, os.Getenv(contextEnv))
 	case src.Context != "":
 	case flag != "":
 		cl.Context, cl.From = flag, "--context at render"
@@ -117,7 +123,7 @@ func snapshotName(kind string) string {
 }
 
 // checkLive sends the guards of p's steps to the cluster's API server as
-// dry runs (live.CheckGuards) and refuses the plan, naming every guard
+// dry runs (dryrun.CheckGuards) and refuses the plan, naming every guard
 // that fails, when one does; a cluster it cannot reach is an error too.
 func checkLive(c *cli.Context, e *env, p *planner.Plan, cl script.Cluster) error {
 	t, err := live.LoadKubeconfig(live.KubeOptions{Kubeconfig: cl.Kubeconfig, Context: cl.Context})
@@ -133,7 +139,7 @@ func checkLive(c *cli.Context, e *env, p *planner.Plan, cl script.Cluster) error
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), defaultClusterTimeout)
 	defer cancel()
-	fails, err := live.CheckGuards(ctx, dyn, p.Steps)
+	fails, err := dryrun.CheckGuards(ctx, dyn, p.Steps)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("--check-live against context %s (%s): %v", cl.Context, t.Server, err), 1)
 	}

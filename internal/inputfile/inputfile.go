@@ -25,35 +25,39 @@ import (
 type Kind struct {
 	Name string // "snapshot (state.json)"
 	Max  int64  // bytes
+	// Arg names the file as the user gives it, for a file that cannot be
+	// opened: "--state file", "desired file".
+	Arg string
 }
 
 // The kinds of input files and their caps.
 var (
-	State       = Kind{Name: "snapshot (state.json)", Max: 1_000_000_000}
-	Plan        = Kind{Name: "plan (plan.json)", Max: 1_000_000_000}
-	Desired     = Kind{Name: "desired file", Max: 64_000_000}
-	VarFile     = Kind{Name: "--var-file", Max: 4_000_000}
-	ClusterData = Kind{Name: "cluster data file", Max: 256_000_000}
+	State       = Kind{Name: "snapshot (state.json)", Max: 1_000_000_000, Arg: "--state file"}
+	Plan        = Kind{Name: "plan (plan.json)", Max: 1_000_000_000, Arg: "plan file"}
+	Desired     = Kind{Name: "desired file", Max: 64_000_000, Arg: "desired file"}
+	VarFile     = Kind{Name: "--var-file", Max: 4_000_000, Arg: "--var-file"}
+	ClusterData = Kind{Name: "cluster data file", Max: 256_000_000, Arg: "--cluster-data file"}
 	// Tenancy is a tenancy YAML file, of the work tree (check) or a git
 	// blob, whose size the git snapshot checks with TooLarge before it
 	// reads the blob.
-	Tenancy = Kind{Name: "tenancy file", Max: 256_000_000}
+	Tenancy = Kind{Name: "tenancy file", Max: 256_000_000, Arg: "tenancy file"}
 	// Patch is a kustomization's patch file, read for the kind and name
 	// it patches.
-	Patch = Kind{Name: "kustomize patch file", Max: 16_000_000}
+	Patch = Kind{Name: "kustomize patch file", Max: 16_000_000, Arg: "kustomize patch file"}
 	// Profile is the repository profile, .krmplan.hcl, read from git:
 	// snapshot checks its size with TooLarge before it reads the blob.
-	Profile = Kind{Name: "repository profile (.krmplan.hcl)", Max: 4_000_000}
+	Profile = Kind{Name: "repository profile (.krmplan.hcl)", Max: 4_000_000, Arg: "repository profile"}
 )
 
 // Read returns the content of the file at path, or an error naming path
 // as given: a directory, a device or a socket, a regular file of more
 // than k.Max bytes, a pipe that gives more than k.Max bytes, or the error
-// of opening or reading it.
+// of opening or reading it — in krmplan's words for a file that cannot be
+// opened (OpenError).
 func Read(path string, k Kind) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, k.OpenError(path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -110,6 +114,30 @@ func readChunks(r io.Reader, max int64) (b []byte, over bool, err error) {
 		}
 	}
 }
+
+// OpenError is err, from opening the file at path, in krmplan's words,
+// naming how the file was given: "desired file nope.hcl does not exist",
+// "--state file s.json cannot be read: permission denied", "--var-file
+// x/y.hcl: not a directory".
+func (k Kind) OpenError(path string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &openError{fmt.Sprintf("%s %s does not exist", k.Arg, path), err}
+	case errors.Is(err, fs.ErrPermission):
+		return &openError{fmt.Sprintf("%s %s cannot be read: permission denied", k.Arg, path), err}
+	}
+	return fmt.Errorf("%s %s: %w", k.Arg, path, bare(err))
+}
+
+// openError is OpenError's message, wrapping the error it says in words
+// (errors.Is(err, fs.ErrNotExist) still holds).
+type openError struct {
+	msg string
+	err error
+}
+
+func (e *openError) Error() string { return e.msg }
+func (e *openError) Unwrap() error { return e.err }
 
 // TooLarge is the error for a file of n bytes, more than k.Max.
 func (k Kind) TooLarge(path string, n int64) error {

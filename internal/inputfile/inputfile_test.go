@@ -36,8 +36,17 @@ func TestRegularFile(t *testing.T) {
 			t.Errorf("%d bytes: %d read, error %q, want %q", n, len(b), got, want)
 		}
 	}
-	if _, err := Read(filepath.Join(dir, "missing"), small); !errors.Is(err, fs.ErrNotExist) {
+	missing := filepath.Join(dir, "missing")
+	if _, err := Read(missing, Desired); !errors.Is(err, fs.ErrNotExist) || err.Error() != "desired file "+missing+" does not exist" {
 		t.Errorf("missing file: %v", err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "big"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 { // root reads any file
+		if _, err := Read(filepath.Join(dir, "big"), State); err == nil || err.Error() != "--state file "+filepath.Join(dir, "big")+" cannot be read: permission denied" {
+			t.Errorf("unreadable file: %v", err)
+		}
 	}
 }
 

@@ -133,7 +133,8 @@ func verdict(fs []planner.Finding) []string {
 
 // testRootProjectPatch: a root project created without spec.parent moves
 // into a department with the patch script run by kubectl: the patch adds
-// the key (a test or replace of an absent path would fail).
+// the key after a test of null, which passes while the key is absent (a
+// test of a value or a replace of an absent path would fail).
 func testRootProjectPatch(f *fx) {
 	f.createYAML(f.write("solo.yaml", "apiVersion: kai.resources/v1alpha1\nkind: Project\nmetadata: {name: solo}\nspec:\n  queues:\n"+
 		"  - name: \"\"\n    nodepool: rtx-pro-6000\n    resources:\n      gpu: {deserved: 0, limit: 1, overQuotaWeight: 1}\n"+
@@ -149,7 +150,7 @@ func testRootProjectPatch(f *fx) {
 	f.wantLine("plan", r.stdout, `      + parent = "platform"`)
 	p := f.plan("solo-plan.json")
 	f.must(f.krmplan("render", "solo-plan.json", "--format", "patch", "--approve", p.PlanID, "-o", "solo.sh"), 0, "render")
-	f.wantLine("script", f.read("solo.sh"), patchLine("projects.kai.resources", "solo", `[{"op":"add","path":"/spec/parent","value":"platform"}]`))
+	f.wantLine("script", f.read("solo.sh"), patchLine("projects.kai.resources", "solo", `[{"op":"test","path":"/spec/parent","value":null},{"op":"add","path":"/spec/parent","value":"platform"}]`))
 	r = f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "solo.sh"), 0, "the patch script")
 	f.wantEqual("kubectl output", r.stdout, "project.kai.resources/solo patched\n")
 	parent, _, _ := unstructured.NestedString(f.get(live.GVRProject, "solo").Object, "spec", "parent")

@@ -132,6 +132,19 @@ func TestFailingGuard(t *testing.T) {
 		f := f.in(t)
 		f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "apply.rollback.sh", "1"), 0, "rollback 1")
 		f.wantEqual("rep-detect deserved", f.queue0(live.GVRProject, "rep-detect", "deserved"), 6)
+		// Once more: the step is undone already, which is no failure.
+		r := f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "apply.rollback.sh", "1"), 0, "rollback 1 again")
+		f.wantLine("rollback 1 again", r.stderr, "krmplan: step 1/5 is already undone: Project rep-detect holds the values the snapshot read (a server dry run of the step's tests)")
+		f.wantLine("rollback 1 again", r.stderr, "krmplan: undone: step 1: the cluster holds the snapshot's values for them again")
+		if strings.Contains(r.stderr, "changed since") {
+			t.Errorf("rollback 1 again reports a change:\n%s", r.stderr)
+		}
+		f.wantEqual("rep-detect deserved", f.queue0(live.GVRProject, "rep-detect", "deserved"), 6)
+		// Arguments the scripts do not take are refused before any call.
+		r = f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "apply.rollback.sh", "1", "2"), 2, "rollback 1 2")
+		f.wantEqual("rollback 1 2", r.stderr, "krmplan: usage: sh 'apply.rollback.sh' [N]: undo steps N down to 1 of the patch script (N from 1 to 5; default 5, all of them)\n")
+		r = f.must(f.exec(f.environ(f.env.Kubeconfig), "sh", "apply.sh", "now"), 2, "apply.sh now")
+		f.wantEqual("apply.sh now", r.stderr, "krmplan: usage: sh apply.sh: the patch script takes no argument (it applies every step; its rollback takes N)\n")
 		f.setQueue0(live.GVRDepartment, "rep-vision", "/resources/gpu/deserved", 8) // the other person puts theirs back
 		if got := f.specs(); !reflect.DeepEqual(got, before) {
 			t.Errorf("after the rollback of step 1 the cluster holds\n%v\nwant the snapshot's\n%v", got, before)

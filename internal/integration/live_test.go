@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/render/dryrun"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
 	"github.com/krmplan/krmplan/tenancy"
@@ -424,7 +425,7 @@ func testDryRunRefusals(f *fx) {
 		{Phase: planner.PhaseGrowDepartments, Action: planner.StepCreate, Object: tenancy.KindDepartment.Object("research"),
 			Manifest: []byte(`{"apiVersion":"kai.resources/v1alpha1","kind":"Department","metadata":{"name":"research"},"spec":{"queues":[]}}`)},
 	}
-	fs, err := live.ServerDryRun(context.Background(), f.dyn, steps)
+	fs, err := dryrun.ServerDryRun(context.Background(), f.dyn, steps)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -494,7 +495,7 @@ func testRBAC(f *fx) {
 	nodesReason := `forbidden: nodes is forbidden: User "planner2" cannot list resource "nodes" in API group "" at the cluster scope`
 	f.wantEqual("not_read", f.state("nonodes.json").NotRead, []snapshot.NotRead{{What: snapshot.SourceNodes, Reason: nodesReason}})
 	r = f.must(f.krmplan("plan", "grow.hcl", "--state", "nonodes.json", "--no-color"), 0, "plan without nodes")
-	f.wantLine("plan", r.stdout, "Note: node pool rtx-pro-6000: the card count is unknown (nodes not read: "+nodesReason+"), so the departments' guarantees were not compared with the pool's cards")
+	f.wantLine("plan", r.stdout, "Note: node pool rtx-pro-6000: the card count is unknown (nodes not read: "+nodesReason+"), so the guarantees of the departments and of the project queues outside a department were not compared with the pool's cards")
 
 	// Without any permission on the KRM objects there is nothing to plan.
 	nobody, err := f.env.AddUser("nobody")
@@ -555,7 +556,7 @@ func testErrors(f *fx) {
 	home := f.t.TempDir()
 	env := append(f.environ(filepath.Join(home, "missing")), "HOME="+home)
 	r = f.must(f.exec(env, f.bin, "snapshot"), 1, "no kubeconfig")
-	f.wantEqual("no kubeconfig", r.stderr, "Error: no cluster configured: $KUBECONFIG or ~/.kube/config names no cluster; pass --kubeconfig FILE or --context NAME\n")
+	f.wantEqual("no kubeconfig", r.stderr, "Error: no cluster configured: $KUBECONFIG "+filepath.Join(home, "missing")+": none of its files exists; pass --kubeconfig FILE or set $KUBECONFIG\n")
 }
 
 // testCRDsMissing removes the Queue CRD (the snapshot then records why

@@ -2,9 +2,12 @@ package preview
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/krmplan/krmplan/fairshare"
+	"github.com/krmplan/krmplan/internal/nearname"
 	"github.com/krmplan/krmplan/quota"
 )
 
@@ -19,7 +22,7 @@ type Explanation struct {
 
 // Explain traces the fair share of the queue named name (a KAI Queue name)
 // in pv. It is an error when no pool of pv has such a queue; the error
-// names the closest names when some start or end like it.
+// names the nearest names (similar).
 func (pv *Preview) Explain(name string) (*Explanation, error) {
 	for i := range pv.Pools {
 		p := &pv.Pools[i]
@@ -40,21 +43,39 @@ func (pv *Preview) Explain(name string) (*Explanation, error) {
 	return nil, fmt.Errorf("no node pool has a queue %q%s", name, pv.similar(name))
 }
 
-// similar lists up to 5 queue names that contain name, or that name
-// contains, for an error message: "; did you mean research-h100?".
+// similar suggests, for an error message, the queue names near name: the
+// nearest by spelling (internal/nearname, as every other name krmplan
+// suggests) and those that contain name or that name contains, up to 5 in
+// all ("; did you mean research-h100?"). With none near, it names up to 5
+// of the queues there are, sorted, so the user sees what a queue name
+// looks like here.
 func (pv *Preview) similar(name string) string {
-	var near []string
+	var all []string
 	for i := range pv.Pools {
 		for _, q := range pv.Pools[i].Queues {
-			if len(near) < 5 && name != "" && (strings.Contains(q.Name, name) || strings.Contains(name, q.Name)) {
-				near = append(near, q.Name)
-			}
+			all = append(all, q.Name)
 		}
 	}
-	if len(near) == 0 {
-		return " (a queue is named by its KAI Queue name, e.g. research-h100)"
+	sort.Strings(all)
+	all = slices.Compact(all)
+	var near []string
+	if n := nearname.Nearest(name, all); n != "" {
+		near = append(near, n)
 	}
-	return "; did you mean " + strings.Join(near, ", ") + "?"
+	for _, q := range all {
+		if len(near) < 5 && name != "" && !slices.Contains(near, q) && (strings.Contains(q, name) || strings.Contains(name, q)) {
+			near = append(near, q)
+		}
+	}
+	switch {
+	case len(near) > 0:
+		return "; did you mean " + strings.Join(near, ", ") + "?"
+	case len(all) == 0:
+		return " (the snapshot has no queue)"
+	case len(all) > 5:
+		return fmt.Sprintf(" (none is named like it; a queue is named by its KAI Queue name: %s, … %d in all)", strings.Join(all[:5], ", "), len(all))
+	}
+	return fmt.Sprintf(" (none is named like it; a queue is named by its KAI Queue name: %s)", strings.Join(all, ", "))
 }
 
 // Oversubscribed is how much the guarantees of the pool's top-level queues

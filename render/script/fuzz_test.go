@@ -215,7 +215,12 @@ func fuzzRuns(p *planner.Plan, o Options, apply, back []byte) []fuzzRun {
 			stderr: undid + "krmplan: undone: steps 2 to 1: the cluster holds the snapshot's values for them again\n"},
 		{name: "rollback 1", mode: "accept", script: back, args: []string{"1"}, want: undoCalls(k, rb[1]),
 			stderr: "krmplan: undoing step " + what(1, rb[1]) + "\nkrmplan: undone: step 1: the cluster holds the snapshot's values for them again\n"},
-		{name: "rollback", mode: "refuse", script: back, want: append(undoCalls(k, rb[0]), guardCalls(k, rb[0])...), code: 12, report: []string{
+		// An argument the script does not take: refused before any kubectl call.
+		{name: "patch script with an argument", mode: "accept", script: apply, args: []string{"1"}, code: 2,
+			report: []string{"apply.sh: the patch script takes no argument (it applies every step; its rollback takes N)"}},
+		{name: "rollback with two arguments", mode: "accept", script: back, args: []string{"1", "2"}, code: 2,
+			report: []string{" [N]: undo steps N down to 1 of the patch script (N from 1 to 2; default 2, all of them)"}},
+		{name: "rollback", mode: "refuse", script: back, want: append(append(undoCalls(k, rb[0]), undoneCalls(k, rb[0], last)...), guardCalls(k, rb[0])...), code: 12, report: []string{
 			"krmplan: undone: nothing; not undone: steps 2 to 1", "krmplan: stopped at step 2/2: exit code 12"}},
 	}
 }
@@ -252,6 +257,18 @@ func undoCalls(k func(...string) []string, st planner.Step) []call {
 		{k("delete", "--raw", url, "-f", "-"), `{"apiVersion":"v1","dryRun":["All"],"kind":"DeleteOptions","preconditions":{"uid":"` + stubUID + `"}}`},
 		{k("delete", "--raw", url, "-f", "-"), `{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"` + stubUID + `"}}`},
 	}
+}
+
+// undoneCalls are the rollback's call after kubectl refused the undo st of
+// forward, when both are patches and forward only replaces values: the dry
+// run of forward's tests that tells a step already undone (the stub
+// refuses it in mode refuse).
+func undoneCalls(k func(...string) []string, st, forward planner.Step) []call {
+	if st.Action != planner.StepPatch || forward.Action != planner.StepPatch || !onlyReplaces(forward) {
+		return nil
+	}
+	tests, _ := json.Marshal(planner.TestOps(forward))
+	return []call{{k("patch", st.Object.Kind.Plural(), st.Object.Name, "--type=json", "--dry-run=server", "-p", string(tests)), ""}}
 }
 
 // guardCalls are the report's calls after kubectl refused st: the dry run

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,9 +220,15 @@ func writePrelude(w *shell, p *planner.Plan, o Options, kubectl []word, own stri
 	w.assign("krmplan_replan", shown(replan(p, o)))
 	rb := "<the rollback script printed after this one>"
 	if o.Rollback != "" {
-		rb = string(quoted(o.Rollback))
+		rb = string(quoted(filepath.Base(o.Rollback)))
 	}
 	w.assign("krmplan_rollback", shown(rb))
+	if o.Rollback != "" {
+		// The rollback is beside this script (and is this script): named
+		// from the folder of $0, so that the hint runs from wherever the
+		// user ran `sh DIR/apply.sh` — not from where render ran.
+		w.code(`case $0 in */*) krmplan_rollback="${0%/*}/$krmplan_rollback" ;; esac`)
+	}
 	w.blank()
 	w.function("krmplan_kubectl", append(kubectl, `"$@"`)...)
 	w.blank()
@@ -274,6 +281,21 @@ func writeStep(w *shell, kubectl []word, planID string, n, total int, st planner
 // (report: a krmplan_guards or krmplan_absent call), and stop at step n
 // (krmplan_failed). The patch script and its rollback share it.
 func (w *shell) guarded(cmd []word, body []byte, failed string, report []word, n int) {
+	w.guardedUnless(cmd, body, failed, report, n, nil)
+}
+
+// unless is a command that, run after kubectl refused a step, tells that
+// the refusal is no failure (the step's work is done already), and what
+// the script says then.
+type unless struct {
+	check []word
+	say   word
+}
+
+// guardedUnless is guarded, except that after a refusal u.check runs
+// first (when u is not nil): when it succeeds the script says u.say and
+// goes on.
+func (w *shell) guardedUnless(cmd []word, body []byte, failed string, report []word, n int, u *unless) {
 	if body != nil {
 		w.hereDoc(body, cmd)
 	} else {
@@ -281,9 +303,23 @@ func (w *shell) guarded(cmd []word, body []byte, failed string, report []word, n
 	}
 	w.code("if [ $? -ne 0 ]; then")
 	w.depth++
+	if u != nil {
+		w.b.WriteString(strings.Repeat("\t", w.depth) + "if ")
+		w.words(u.check)
+		w.b.WriteString("; then\n")
+		w.depth++
+		w.command("krmplan_say", u.say)
+		w.depth--
+		w.code("else")
+		w.depth++
+	}
 	w.command("krmplan_say", shown(failed))
 	w.continued(report, 4, 3)
 	w.command("krmplan_failed", word(strconv.Itoa(n)))
+	if u != nil {
+		w.depth--
+		w.code("fi")
+	}
 	w.depth--
 	w.code("fi")
 }

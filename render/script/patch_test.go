@@ -122,7 +122,8 @@ exit 0
 // plan: each a quoted word of a text that shell-quotes the names in it.
 const (
 	replanLine   = `krmplan_replan='krmplan snapshot --kubeconfig '\''/k'\''\'\'''\''c'\'' --context '\''it'\''\'\'''\''s $(touch pwned)'\'' -o state.json, then krmplan plan '\''d'\''\'\'''\''$(touch pwned)\n.hcl'\'' --state state.json --out plan.json'`
-	rollbackLine = `krmplan_rollback=''\''out/a'\''\'\'''\''b.rollback.sh'\'''`
+	rollbackLine = `krmplan_rollback=''\''a'\''\'\'''\''b.rollback.sh'\'''
+case $0 in */*) krmplan_rollback="${0%/*}/$krmplan_rollback" ;; esac`
 )
 
 // The report's variables hold, for sh, the texts a person reads: the
@@ -137,8 +138,9 @@ func TestReportVariablesReadAsText(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := exec.Command("sh", file).Output()
+	// The rollback is named from the folder the script was run from.
 	want := `krmplan snapshot --kubeconfig '/k'\''c' --context 'it'\''s $(touch pwned)' -o state.json, then krmplan plan 'd'\''$(touch pwned)\n.hcl' --state state.json --out plan.json
-'out/a'\''b.rollback.sh'
+` + filepath.Dir(file) + `/'a'\''b.rollback.sh'
 `
 	if err != nil || string(out) != want {
 		t.Errorf("sh printed %q, %v; want %q", out, err, want)

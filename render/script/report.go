@@ -78,9 +78,15 @@ krmplan_steps() {
 }
 `
 
-// applyLibrary is the end of the patch script's report: krmplan_failed N
-// says which steps were applied, the two ways on, and exits 10 + N.
-const applyLibrary = `krmplan_failed() {
+// applyLibrary is the patch script's own part: the refusal of any
+// argument (exit 2), and the end of its report: krmplan_failed N says
+// which steps were applied, the two ways on, and exits 10 + N.
+const applyLibrary = `if [ $# -gt 0 ]; then
+	krmplan_say "usage: sh $0: the patch script takes no argument (it applies every step; its rollback takes N)"
+	exit 2
+fi
+
+krmplan_failed() {
 	if [ "$1" -gt 1 ]; then
 		krmplan_say "applied: $(krmplan_steps 1 $(($1 - 1))) of $krmplan_total; not applied: $(krmplan_steps "$1" "$krmplan_total") (a step is applied whole or not at all)"
 	else
@@ -128,7 +134,13 @@ const deleteLibrary = `krmplan_delete() {
 
 // rollbackLibrary is the rollback script's own part: krmplan_failed N,
 // the report of a step that could not be undone (which steps were undone,
-// which not; exit 10 + N); and the check of the argument N.
+// which not; exit 10 + N); krmplan_gone RESOURCE NAME OBJECT N, before a
+// removed object is created again: when it is still being deleted
+// (Terminating: a finalizer holds it), a bounded wait for it to be gone
+// ($KRMPLAN_DELETE_WAIT seconds, default 60), else the refusal with the
+// command to run again; krmplan_holds RESOURCE NAME TESTS, whether a
+// server dry run of TESTS passes (a step already undone); and the check of
+// the one argument N (exit 2 for another or more).
 const rollbackLibrary = `krmplan_failed() {
 	if [ "$1" -lt "$krmplan_from" ]; then
 		krmplan_say "undone: $(krmplan_steps "$krmplan_from" $(($1 + 1))); not undone: $(krmplan_steps "$1" 1)"
@@ -144,6 +156,29 @@ krmplan_usage() {
 	exit 2
 }
 
+krmplan_gone() {
+	krmplan_when=$(krmplan_kubectl get "$1" "$2" --ignore-not-found -o 'jsonpath={.metadata.deletionTimestamp}' 2>/dev/null | LC_ALL=C tr -c '[:print:]' '?') || return 0
+	[ -n "$krmplan_when" ] || return 0
+	case ${KRMPLAN_DELETE_WAIT-} in
+	'' | *[!0-9]* | ?????*) krmplan_wait=60 ;;
+	*) krmplan_wait=$KRMPLAN_DELETE_WAIT ;;
+	esac
+	krmplan_held=$(krmplan_kubectl get "$1" "$2" -o 'jsonpath={.metadata.finalizers}' 2>/dev/null | LC_ALL=C tr -c '[:print:]' '?')
+	krmplan_say "  $3 is still being deleted (since $krmplan_when; finalizers ${krmplan_held:-none}): waiting up to $krmplan_wait s for it to be gone"
+	if krmplan_kubectl wait --for=delete "$1/$2" --timeout="${krmplan_wait}s" >/dev/null 2>&1; then
+		return 0
+	fi
+	krmplan_say "  $3 is still being deleted after $krmplan_wait s: its finalizers hold it; once it is gone (kubectl get $1 $2), run the rollback again: sh $krmplan_rollback $4"
+	return 1
+}
+
+krmplan_holds() {
+	krmplan_kubectl patch "$1" "$2" --type=json --dry-run=server -p "$3" >/dev/null 2>&1
+}
+
+if [ $# -gt 1 ]; then
+	krmplan_usage
+fi
 case ${1-$krmplan_total} in
 '' | *[!0-9]* | ??????????*) krmplan_usage ;;
 esac
@@ -209,9 +244,12 @@ func isPathRune(r rune) bool {
 }
 
 // shownValue is a tested value as the report shows it: a string without
-// its JSON quotes (kubectl's JSONPath shows the cluster's so), other JSON
-// as it is.
+// its JSON quotes (kubectl's JSONPath shows the cluster's so), null (an
+// absent field) as "nothing there", other JSON as it is.
 func shownValue(v []byte) string {
+	if string(v) == "null" { // the test that the field is absent
+		return "nothing there"
+	}
 	var s string
 	if err := json.Unmarshal(v, &s); err == nil {
 		return s

@@ -62,7 +62,7 @@ func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
 	for i, st := range back {
 		n := total - i // the patch script's step it undoes
 		w.blank()
-		if err := writeUndo(&w, kubectl, p.PlanID, n, total, st); err != nil {
+		if err := writeUndo(&w, kubectl, p.PlanID, n, total, st, p.Steps[n-1]); err != nil {
 			return nil, fmt.Errorf("undoing step %d/%d (%s %q): %w", n, total, st.Object.Kind, st.Object.Name, err)
 		}
 		if err := writeUndoRelabel(&w, kubectl, p, n); err != nil {
@@ -116,7 +116,7 @@ func writeRollbackHeader(w *shell, p *planner.Plan, o Options) {
 // create of an object the plan removed — and its
 // report, all inside an if that runs it only when n is among the steps to
 // undo.
-func writeUndo(w *shell, kubectl []word, planID string, n, total int, st planner.Step) error {
+func writeUndo(w *shell, kubectl []word, planID string, n, total int, st, forward planner.Step) error {
 	if !planned(st.Object.Kind) {
 		return fmt.Errorf("kind %q is not a KRM kind krmplan renders (NodePool, Department, Project)", st.Object.Kind)
 	}
@@ -157,12 +157,59 @@ func writeUndo(w *shell, kubectl []word, planID string, n, total int, st planner
 	w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
 	w.depth++
 	w.command("krmplan_say", shown(fmt.Sprintf("undoing step %d/%d: %s: %s", n, total, st.Phase, objectWord(st.Object))))
+	if st.Action == planner.StepCreate {
+		// The removed object may still be finalizing: KRM's finalizers
+		// keep it, Terminating, until they are done, and a create meets
+		// AlreadyExists until then.
+		w.command("krmplan_gone", plural, name, shown(objectWord(st.Object)), word(strconv.Itoa(n)), "||", "krmplan_failed", word(strconv.Itoa(n)))
+	}
 	report := append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...)
 	if st.Action == planner.StepCreate {
 		report = []word{"krmplan_absent", shown(objectWord(st.Object)), plural, name}
 	}
-	w.guarded(cmd, body, fmt.Sprintf("undoing step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object)), report, n)
+	undone, err := alreadyUndone(plural, name, n, total, st, forward)
+	if err != nil {
+		return err
+	}
+	w.guardedUnless(cmd, body, fmt.Sprintf("undoing step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object)), report, n, undone)
 	w.depth--
 	w.code("fi")
 	return nil
+}
+
+// alreadyUndone is, for the undo st of a patch step (forward), what tells
+// after a refusal that the step is undone already: a server dry run of the
+// forward step's own tests (the queues' names and the values the snapshot
+// read). When they hold, the object holds what the undo would put back — a
+// second `sh rollback.sh N`, or a patch script that never reached the
+// step — so the script says so and goes on to the next step instead of
+// reporting the plan's values as changed. Nil for other undos: a deleted
+// object is found gone by krmplan_delete, and a re-created object's create
+// reports that it exists. Only a step that replaces values qualifies:
+// the tests of one that adds a queue or a field, or removes one, do not
+// show whether it is still there.
+func alreadyUndone(plural, name word, n, total int, st, forward planner.Step) (*unless, error) {
+	tests := planner.TestOps(forward)
+	if st.Action != planner.StepPatch || forward.Action != planner.StepPatch || len(tests) == 0 || !onlyReplaces(forward) {
+		return nil, nil
+	}
+	ops, err := opsWord(tests)
+	if err != nil {
+		return nil, err
+	}
+	return &unless{
+		check: []word{"krmplan_holds", plural, name, ops},
+		say:   shown(fmt.Sprintf("step %d/%d is already undone: %s holds the values the snapshot read (a server dry run of the step's tests)", n, total, objectWord(st.Object))),
+	}, nil
+}
+
+// onlyReplaces reports whether every operation of st but its tests is a
+// replace (each of which follows a test of the value it replaces).
+func onlyReplaces(st planner.Step) bool {
+	for _, op := range st.Ops {
+		if op.Op != planner.OpTest && op.Op != planner.OpReplace {
+			return false
+		}
+	}
+	return true
 }

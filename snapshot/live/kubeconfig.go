@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/krmplan/krmplan/internal/inputfile"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -57,6 +58,12 @@ func LoadKubeconfig(o KubeOptions) (*KubeTarget, error) {
 	if len(o.AsGroups) > 0 && o.As == "" {
 		return nil, errors.New("--as-group needs --as: kubectl impersonates groups only together with a user")
 	}
+	if o.Kubeconfig != "" {
+		// clientcmd would say "stat F: no such file or directory".
+		if _, err := os.Stat(o.Kubeconfig); err != nil {
+			return nil, kubeconfigFile.OpenError(o.Kubeconfig, err)
+		}
+	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.Kubeconfig
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.Context}
@@ -81,6 +88,9 @@ func LoadKubeconfig(o KubeOptions) (*KubeTarget, error) {
 			where := "$KUBECONFIG or ~/.kube/config"
 			if o.Kubeconfig != "" {
 				where = o.Kubeconfig
+			}
+			if noFile(rules.GetLoadingPrecedence()) {
+				return nil, fmt.Errorf("no cluster configured: %s; pass --kubeconfig FILE or set $KUBECONFIG", missingWhere(o.Kubeconfig))
 			}
 			return nil, fmt.Errorf("no cluster configured: %s names no cluster; pass --kubeconfig FILE or --context NAME", where)
 		}
@@ -135,6 +145,10 @@ func kubeconfigName(explicit string) string {
 	}
 	return "~/.kube/config"
 }
+
+// kubeconfigFile names --kubeconfig in the refusal of a file that cannot
+// be opened (inputfile's words for every input).
+var kubeconfigFile = inputfile.Kind{Arg: "--kubeconfig file"}
 
 // noFile reports whether none of the kubeconfig files exists: clientcmd
 // skips a missing file of $KUBECONFIG or ~/.kube/config without a word, so

@@ -1,4 +1,4 @@
-package live
+package dryrun
 
 // The live check of a patch script's guards (`krmplan render --format
 // patch --check-live`): before the script is written, the tests its steps
@@ -16,6 +16,7 @@ import (
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/guard"
+	"github.com/krmplan/krmplan/snapshot/live"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -57,7 +58,11 @@ func (g GuardFailure) Message() string {
 	if g.Guard.Path == "/metadata/uid" { // a delete's: the object of this name is another one now
 		return fmt.Sprintf("%s: %s %s was deleted and created again since the snapshot: its uid is %s, the plan read %s; the script never deletes it", at, g.Step.Object.Kind, g.Step.Object.Name, strings.Trim(now, `"`), strings.Trim(string(g.Guard.Value), `"`))
 	}
-	return fmt.Sprintf("%s: %s (%s) changed since the snapshot: the plan read %s, the cluster holds %s", at, g.Guard.What, g.Guard.Path, g.Guard.Value, now)
+	read := string(g.Guard.Value)
+	if read == "null" { // the test that the field is absent
+		read = "nothing there"
+	}
+	return fmt.Sprintf("%s: %s (%s) changed since the snapshot: the plan read %s, the cluster holds %s", at, g.Guard.What, g.Guard.Path, read, now)
 }
 
 // CheckGuards sends the guards of every step to the API server, changing
@@ -72,7 +77,7 @@ func CheckGuards(ctx context.Context, dyn dynamic.Interface, steps []planner.Ste
 	var out []GuardFailure
 	for i, st := range steps {
 		fail := GuardFailure{N: i + 1, Of: len(steps), Step: st}
-		res := dyn.Resource(KindGVR(st.Object.Kind))
+		res := dyn.Resource(live.KindGVR(st.Object.Kind))
 		where := fmt.Sprintf("step %d/%d (%s %s %s)", i+1, len(steps), st.Action, st.Object.Kind, st.Object.Name)
 		switch st.Action {
 		case planner.StepCreate:

@@ -1,4 +1,10 @@
-package live
+// Package dryrun checks a plan's steps against the live API server without
+// changing it: the server-side dry run of `krmplan plan --server-dry-run` and
+// the guard check of `krmplan render --format patch --check-live`. It sits
+// above planner (it sends the planner's steps) and uses snapshot/live for
+// the kinds' resources, so that snapshot/live, the reader, never imports
+// the planner (DESIGN §7: snapshot → planner → render).
+package dryrun
 
 // The server-side dry run of a plan's steps (`krmplan plan --server-dry-run`).
 
@@ -10,6 +16,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot/live"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,7 +50,7 @@ func ServerDryRun(ctx context.Context, dyn dynamic.Interface, steps []planner.St
 		if !st.Object.Kind.Valid() {
 			return nil, fmt.Errorf("step %d: unknown kind %q", n+1, st.Object.Kind)
 		}
-		gvr := KindGVR(st.Object.Kind)
+		gvr := live.KindGVR(st.Object.Kind)
 		var err error
 		switch st.Action {
 		case planner.StepCreate:
