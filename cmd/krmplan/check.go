@@ -32,8 +32,8 @@ func checkCommand(e *env) *cli.Command {
 			"PATH is a tenancy file or a folder (every *.yaml and *.yml under it). Without --ref the files\n" +
 			"are read from the work tree; with --ref they are read at that git revision, a relative PATH\n" +
 			"from the --git-repo folder (default: the current one), as `git -C DIR show REF:./PATH` reads\n" +
-			"it. Check reads no cluster: the checks that need nodes, queues\n" +
-			"or namespaces say so in notes, which --min-level note shows.",
+			"it. Check reads no cluster: the checks that need nodes, queues or namespaces say so in\n" +
+			"notes, which --min-level note shows.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "ref", Usage: "read the files at this git revision instead of the work tree"},
 			&cli.StringFlag{Name: "git-repo", Value: ".", Usage: "read the files from this git repository (at --ref, default HEAD); a relative PATH is from this folder"},
