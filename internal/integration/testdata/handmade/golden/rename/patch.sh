@@ -20,6 +20,7 @@ set -u
 krmplan_total=2
 krmplan_replan='krmplan snapshot --context '\''envtest'\'' -o state.json, then krmplan plan '\''rename.hcl'\'' --state state.json --out plan.json'
 krmplan_rollback=''\''rename.rollback.sh'\'''
+case $0 in */*) krmplan_rollback="${0%/*}/$krmplan_rollback" ;; esac
 
 krmplan_kubectl() { kubectl --context 'envtest' "$@"; }
 
@@ -73,6 +74,11 @@ krmplan_steps() {
 		printf 'steps %s to %s' "$1" "$2"
 	fi
 }
+
+if [ $# -gt 0 ]; then
+	krmplan_say "usage: sh $0: the patch script takes no argument (it applies every step; its rollback takes N)"
+	exit 2
+fi
 
 krmplan_failed() {
 	if [ "$1" -gt 1 ]; then
