@@ -41,6 +41,18 @@ func TestMarkdownItem(t *testing.T) {
 	if got := MarkdownItem(finding()); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// Two values on one line are one line to look at, as in the text;
+	// the same line at the base is another place.
+	twice := Diagnostic{Severity: Error, Code: "deserved-over-limit", Summary: "v: 5 > 4"}
+	twice.SetRanges([]Range{
+		RangeOf(tenancy.Location{File: "t.yaml", Line: 55, Column: 28}, nil),
+		RangeOf(tenancy.Location{File: "t.yaml", Line: 55, Column: 40}, nil),
+		RangeOf(tenancy.Location{File: "t.yaml", Line: 55, Base: true}, nil),
+		RangeOf(tenancy.Location{File: "t.yaml", Line: 55, Column: 3, Base: true}, nil),
+	})
+	if got, want := MarkdownItem(twice), "- ❌ **Error** `deserved-over-limit`: v: 5 \\> 4 (`t.yaml` line 55, at the base: `t.yaml` line 55)\n"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 	hclProblem := Diagnostic{Severity: Warning, Summary: "Deprecated", Detail: "use\n  [x]", Subject: &Range{File: "d.hcl", HCL: true, Start: Pos{Line: 2}}}
 	if got, want := MarkdownItem(hclProblem), "- ⚠️ **Warning**: Deprecated — use \\[x\\] (`d.hcl` line 2)\n"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

@@ -26,7 +26,10 @@ func MarkdownItem(d Diagnostic) string {
 	}
 	var where []string
 	for _, r := range d.Ranges() {
-		where = append(where, fmt.Sprintf("%s%s line %d", map[bool]string{true: "at the base: "}[r.Base], mdtext.Code(r.File), r.Start.Line))
+		at := fmt.Sprintf("%s%s line %d", map[bool]string{true: "at the base: "}[r.Base], mdtext.Code(r.File), r.Start.Line)
+		if len(where) == 0 || where[len(where)-1] != at { // two values on one line are one line to look at, as in the text
+			where = append(where, at)
+		}
 	}
 	if len(where) > 0 {
 		fmt.Fprintf(&line, " (%s)", strings.Join(where, ", "))

@@ -84,6 +84,8 @@ type Desired struct {
 	File      string            `json:"file"`
 	Source    string            `json:"source"`
 	Variables map[string]string `json:"variables,omitempty"`
+	// ForceRemovals are a plan between two git refs' --force-removal (package between).
+	ForceRemovals []tenancy.RemovalAddr `json:"force_removals,omitempty"`
 }
 
 // Summary counts objects and findings. Add, Change and Destroy count
@@ -277,11 +279,23 @@ func (p *Plan) MatchID(id string) bool {
 }
 
 // readFiles are the repository paths of the tenancy files the snapshot
-// read (none for a cluster's).
+// read (none for a cluster's), and each --tenancy path under which it read
+// none (a plan between refs reads a path the base lacks as empty: a file
+// the pull request adds, "p", or a folder, "p/"), which the next snapshot
+// reads once it exists.
 func readFiles(st *snapshot.State) []string {
 	paths := make([]string, 0, len(st.Source.Files))
 	for _, f := range st.Source.Files {
 		paths = append(paths, f.Path)
+	}
+	for _, p := range st.Source.Paths {
+		if p == "." || slices.ContainsFunc(st.Source.Files, func(f snapshot.SourceFile) bool { return f.Path == p || strings.HasPrefix(f.Path, p+"/") }) {
+			continue
+		}
+		if !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
+			p += "/" // a folder
+		}
+		paths = append(paths, p)
 	}
 	return paths
 }

@@ -224,6 +224,21 @@ func TestRemovalUsageFromLiveData(t *testing.T) {
 	}
 }
 
+// TestMovedRemovalInUseAdvice: the old project of a moved block whose
+// queues are in use is refused with advice for the moved block, which is
+// where force = true goes.
+func TestMovedRemovalInUseAdvice(t *testing.T) {
+	// q's queue is unnamed, as a moved block requires: KRM names it q-a100.
+	before := mustState(t, strings.Replace(removalTenancy, "{name: q-a100, nodepool: a100,", "{name: \"\", nodepool: a100,", 1))
+	before.NotRead = slices.DeleteFunc(before.NotRead, func(n snapshot.NotRead) bool { return n.What != snapshot.SourceNodes })
+	before.LiveQueues = []snapshot.LiveQueue{{Name: "q-a100", Allocated: map[string]string{"nvidia.com/gpu": "1"}}}
+	p := catPlan(t, before, "moved {\n from = \"q\"\n to = \"r\"\n}\n")
+	want := "error removal-in-use: q-a100: 1 card in use: these workloads stop being schedulable when the queue is removed (KAI's scheduler gives their PodGroups QueueDoesNotExist); set force = true in the moved block to remove it anyway"
+	if !slices.Contains(messages(p.Findings), want) {
+		t.Errorf("got\n%s\nwant among them\n%s", strings.Join(messages(p.Findings), "\n"), want)
+	}
+}
+
 // TestQueueNameKept: editing an existing entry's name in desired.hcl
 // renames no KAI Queue (KRM finds a project's by its labels, a
 // department's by its owner), so the plan warns, at the name in

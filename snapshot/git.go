@@ -11,6 +11,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/inputfile"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -22,6 +23,16 @@ type GitSource struct {
 	// Paths are repository-relative files or folders; a folder stands for
 	// every *.yaml and *.yml file under it at the ref.
 	Paths []string
+	// Absent are those of Paths that are read as empty when the ref lacks
+	// them: in a plan between two refs, a file a pull request adds or
+	// deletes (missing at exactly one of the refs; Missing finds them).
+	// The tenancy may then hold no object at all.
+	Absent []string
+	// FromDir makes a relative path of Paths relative to Repo, a folder
+	// of the work tree, as `git -C Repo show REF:./PATH` reads it (check
+	// --ref, whose PATHs are what `check` without --ref reads), rather than
+	// to the repository's root (--tenancy).
+	FromDir bool
 }
 
 // FromGit reads the tenancy files at the ref with git (never the work
@@ -49,14 +60,18 @@ func FromGit(src GitSource) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: no commit %q in the repository", top, ref)
 	}
-	files, err := tenancyFiles(repo, commit, ref, top, src.Paths)
+	prefix, err := dirPrefix(src, place)
+	if err != nil {
+		return nil, err
+	}
+	files, err := tenancyFiles(repo, commit, ref, top, prefix, src.Paths, src.Absent)
 	if err != nil {
 		return nil, err
 	}
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit, RefName: refName(repo, ref)}}
 	for _, p := range src.Paths {
-		rel, err := repoRelative(top, p)
+		rel, err := RepoRelative(top, prefix, p)
 		if err != nil {
 			return nil, err
 		}
@@ -88,8 +103,10 @@ func FromGit(src GitSource) (*State, error) {
 	for _, f := range st.Source.Files {
 		paths = append(paths, f.Path)
 	}
-	if err := t.RequireObjects(paths, ref); err != nil {
-		return nil, err
+	if len(src.Absent) == 0 {
+		if err := t.RequireObjects(paths, ref); err != nil {
+			return nil, err
+		}
 	}
 	if st.Profile, err = readProfile(repo, commit, ref); err != nil {
 		return nil, err
@@ -100,6 +117,21 @@ func FromGit(src GitSource) (*State, error) {
 		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: "git snapshot without a cluster"})
 	}
 	return st, nil
+}
+
+// dirPrefix is what a relative path of src.Paths is relative to: with
+// src.FromDir, src.Repo's path from the root of the work tree ("sub/dir/",
+// git rev-parse --show-prefix); else, and in a bare repository, "" (the
+// root).
+func dirPrefix(src GitSource, place gitcli.Place) (string, error) {
+	if !src.FromDir || place.Bare || place.InGitDir {
+		return "", nil
+	}
+	b, err := gitcli.Repo{Dir: src.Repo}.Run(nil, "rev-parse", "--show-prefix")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", src.Repo, err)
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
 // refName is the full name of the ref that ref names now (refs/heads/main
@@ -118,21 +150,58 @@ func refName(repo gitcli.Repo, ref string) string {
 	return name
 }
 
-// tenancyFiles resolves the given paths at commit into files with blob ids.
-func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]SourceFile, error) {
+// Missing resolves src.Ref to its commit and returns those of src.Paths
+// (as given) that the commit lacks: no file, and no file under a folder.
+// The errors are FromGit's: a repository or a ref that cannot be read, a
+// path outside the repository.
+func Missing(src GitSource) (commit string, missing []string, err error) {
+	ref := src.Ref
+	if ref == "" {
+		ref = "HEAD"
+	}
+	place, err := gitcli.Locate(src.Repo)
+	if err != nil {
+		return "", nil, err
+	}
+	repo := gitcli.Repo{Dir: place.Root}
+	if commit, err = repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		return "", nil, fmt.Errorf("%s: no commit %q in the repository", place.Root, ref)
+	}
+	for _, p := range src.Paths {
+		rel, err := RepoRelative(place.Root, "", p)
+		if err != nil {
+			return "", nil, err
+		}
+		out, err := repo.Line("ls-tree", "-r", "--full-tree", "--name-only", commit, "--", rel)
+		if err != nil {
+			return "", nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
+		}
+		if out == "" {
+			missing = append(missing, p)
+		}
+	}
+	return commit, missing, nil
+}
+
+// tenancyFiles resolves the given paths at commit into files with blob
+// ids; a path of absent that commit lacks stands for no file.
+func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, absent []string) ([]SourceFile, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no tenancy file given (--tenancy PATH)")
 	}
 	seen := map[string]bool{}
 	var files []SourceFile
 	for _, p := range paths {
-		rel, err := repoRelative(top, p)
+		rel, err := RepoRelative(top, prefix, p)
 		if err != nil {
 			return nil, err
 		}
 		out, err := repo.Line("ls-tree", "-r", "-l", "--full-tree", commit, "--", rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
+		}
+		if out == "" && slices.Contains(absent, p) {
+			continue
 		}
 		if out == "" {
 			return nil, fmt.Errorf("%s: no such file at %s (commit %.12s)", rel, ref, commit)
@@ -164,10 +233,12 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top string, paths []string) ([]
 	return files, nil
 }
 
-// repoRelative is the --tenancy path p relative to the repository's top
+// RepoRelative is the --tenancy path p relative to the repository's top
 // folder, slash-separated and clean; absolute or not, it must lie inside.
-func repoRelative(top, p string) (string, error) {
-	rel, err := p, error(nil)
+// A relative p is relative to prefix, a folder's path from the top ("" for
+// the top, else ending in "/").
+func RepoRelative(top, prefix, p string) (string, error) {
+	rel, err := prefix+p, error(nil)
 	if filepath.IsAbs(p) {
 		rel, err = filepath.Rel(top, p)
 	}
@@ -260,7 +331,7 @@ func (t *Parsed) RequireObjects(files []string, at string) error {
 	if len(t.NodePools)+len(t.Departments)+len(t.Projects) > 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("no NodePool, Department or Project in %s at %s", listFiles(files, 5), at)
+	msg := fmt.Sprintf("no NodePool, Department or Project in %s at %s", words.List(files, 5), at)
 	if len(t.Other) > 0 {
 		var kinds []string
 		seen := map[string]bool{}
@@ -274,18 +345,9 @@ func (t *Parsed) RequireObjects(files []string, at string) error {
 				kinds = append(kinds, k)
 			}
 		}
-		msg += fmt.Sprintf(" (only %s)", listFiles(kinds, 5))
+		msg += fmt.Sprintf(" (only %s)", words.List(kinds, 5))
 	}
 	return errors.New(msg + "; name the files or folders that hold the tenancy")
-}
-
-// listFiles joins names (files, kinds, objects) for a message, the first
-// max of them and a count of the rest.
-func listFiles(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // kindNames lists the names of the KRM kinds krmplan reads, in the kind

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/kubeyaml"
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 	"github.com/krmplan/krmplan/snapshot/krmschema"
 	"github.com/krmplan/krmplan/tenancy"
@@ -131,7 +132,7 @@ func (r *docReader) read(t *Parsed, root *yaml.Node) error {
 	if !known {
 		if listed := listedKRM(root); len(listed) > 0 {
 			return r.errf(root, "the document is a %s whose items kubectl applies one by one: %s; krmplan reads a KRM object only as a document of its own: write each item as a document, separated by ---",
-				cmp.Or(kind, "list"), listFiles(listed, 3))
+				cmp.Or(kind, "list"), words.List(listed, 3))
 		}
 		// Another kind (a Kustomization, a ConfigMap, another group's
 		// NodePool) is kept aside, with whatever name it has.

@@ -30,12 +30,13 @@ func checkCommand(e *env) *cli.Command {
 		Usage: "run every check on tenancy YAML as it is (a CI gate): exit 1 on any error",
 		UsageText: "check [--ref REF [--git-repo DIR]] [--format text|json|github [--base REF] [--summary FILE]] [--min-level error|warning|note] PATH...\n\n" +
 			"PATH is a tenancy file or a folder (every *.yaml and *.yml under it). Without --ref the files\n" +
-			"are read from the work tree; with --ref they are read at that git revision, and PATH is\n" +
-			"relative to the repository root. Check reads no cluster: the checks that need nodes, queues\n" +
-			"or namespaces say so in notes, which --min-level note shows.",
+			"are read from the work tree; with --ref they are read at that git revision, a relative PATH\n" +
+			"from the --git-repo folder (default: the current one), as `git -C DIR show REF:./PATH` reads\n" +
+			"it. Check reads no cluster: the checks that need nodes, queues or namespaces say so in\n" +
+			"notes, which --min-level note shows.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "ref", Usage: "read the files at this git revision instead of the work tree"},
-			&cli.StringFlag{Name: "git-repo", Value: ".", Usage: "read the files from this git repository (at --ref, default HEAD)"},
+			&cli.StringFlag{Name: "git-repo", Value: ".", Usage: "read the files from this git repository (at --ref, default HEAD); a relative PATH is from this folder"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json (docs/json-format.md) or github (workflow annotations)"},
 			&cli.StringFlag{Name: "min-level", Value: "warning", Usage: "show findings at this level and above: error, warning or note"},
 			&cli.StringFlag{Name: "base", Usage: "github: annotate each finding on the first of its lines changed since the merge base with this revision (a pull request's base)"},
@@ -107,7 +108,7 @@ func runCheck(repo, ref string, atRef bool, paths []string) (*checkResult, error
 		if ref == "" {
 			return nil, errors.New("--ref: give a git revision")
 		}
-		s, err := snapshot.FromGit(snapshot.GitSource{Repo: repo, Ref: ref, Paths: paths})
+		s, err := snapshot.FromGit(snapshot.GitSource{Repo: repo, Ref: ref, Paths: paths, FromDir: true})
 		var pe *snapshot.ParseError
 		switch {
 		case errors.As(err, &pe):

@@ -163,7 +163,7 @@ func planCommand(e *env) *cli.Command {
 		Name:  "plan",
 		Usage: "show what desired.hcl changes, with every check, and save the plan",
 		UsageText: "plan desired.hcl --state state.json [--out plan.json] [--var k=v] [--var-file F] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes] [--split-unsafe DIR] [--server-dry-run [--context C] ...]\n" +
-			"plan --git-repo DIR --base REF --head REF --tenancy PATH... [--cluster-data F] [--out plan.json] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes]",
+			"plan --git-repo DIR --base REF --head REF --tenancy PATH... [--cluster-data F] [--force-removal project=NAME...] [--out plan.json] [--format text|json|markdown] [--detailed-exitcode] [--expect-no-changes]",
 		Description: "With desired.hcl, plans what it changes in the snapshot. With --git-repo, plans what the head ref\n" +
 			"changes in the tenancy files relative to the base ref (a pull request that edits the YAML): the\n" +
 			"plan is for a cluster that runs the base, and renders as patches only.",

@@ -17,6 +17,7 @@ import (
 	"github.com/krmplan/krmplan/render/dryrun"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/snapshot/live"
+	"github.com/krmplan/krmplan/snapshot/worktree"
 	"github.com/urfave/cli/v2"
 	"k8s.io/client-go/dynamic"
 )
@@ -102,12 +103,12 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 // who edited the file and forgot to commit would otherwise plan against
 // the old numbers without a word. A failing git status is a note too.
 func noteUncommitted(e *env, src snapshot.GitSource, st *snapshot.State) {
-	list, err := snapshot.WorkTreeChanges(src)
+	list, err := worktree.Changes(src)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "Note: could not list the uncommitted changes of the tenancy files: %s\n", escape.Controls(err.Error()))
 		return
 	}
-	if n := snapshot.UncommittedNote(list, st.Source.Ref, st.Source.Commit); n != "" {
+	if n := worktree.Note(list, st.Source.Ref, st.Source.Commit); n != "" {
 		fmt.Fprintf(e.stderr, "Note: %s.\n", escape.Controls(n))
 	}
 }

@@ -4,13 +4,17 @@ package main
 // that edits the tenancy YAML.
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,12 +26,13 @@ func refsFlags() []cli.Flag {
 		&cli.StringFlag{Name: "head", Usage: "--git-repo: the ref whose tenancy the plan reaches, such as HEAD"},
 		&cli.StringSliceFlag{Name: "tenancy", Usage: "--git-repo: a tenancy file or folder in the repository, read at both refs (repeatable)"},
 		&cli.StringFlag{Name: "cluster-data", Usage: "--git-repo: nodes, queues and namespaces of the cluster that runs the base (a JSON file)"},
+		&cli.GenericFlag{Name: "force-removal", Value: &removalsValue{}, Usage: "--git-repo: remove this although it is in use, as force = true in a removed block: project=NAME, department=NAME[,queue=POOL], project=NAME,queue=POOL or node_pool=NAME (repeatable; recorded in the plan)"},
 	}
 }
 
 // refsPlan reports whether c asks for a plan between two refs.
 func refsPlan(c *cli.Context) bool {
-	return c.IsSet("git-repo") || c.IsSet("base") || c.IsSet("head") || c.IsSet("tenancy") || c.IsSet("cluster-data")
+	return c.IsSet("git-repo") || c.IsSet("base") || c.IsSet("head") || c.IsSet("tenancy") || c.IsSet("cluster-data") || c.IsSet("force-removal")
 }
 
 // runPlanRefs plans what the head ref changes relative to the base ref:
@@ -37,15 +42,30 @@ func runPlanRefs(c *cli.Context, e *env) error {
 	if err := refsArgs(c); err != nil {
 		return err
 	}
-	base, err := refSnapshot(c, e, "base", c.String("base"), c.String("cluster-data"))
+	forced, err := forcedRemovals(c)
 	if err != nil {
 		return err
 	}
-	head, err := refSnapshot(c, e, "head", c.String("head"), "")
+	bs, hs, err := refSources(c)
 	if err != nil {
 		return err
 	}
-	p, err := between.Plan(base, head)
+	base, err := refSnapshot(e, bs, c.String("cluster-data"))
+	if err != nil {
+		return err
+	}
+	head, err := refSnapshot(e, hs, "")
+	if err != nil {
+		return err
+	}
+	p, err := between.Plan(base, head, forced)
+	if fe := (*between.ForceError)(nil); errors.As(err, &fe) {
+		fmt.Fprintf(e.stderr, "Error: %s\n", escape.Lines(fe.Error()))
+		if c.String("out") != "" {
+			fmt.Fprintln(e.stderr, "No plan was saved.")
+		}
+		return exitCode(1)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "Error: the changes from %s to %s cannot be planned:\n%s\n", escape.Controls(c.String("base")), escape.Controls(c.String("head")), escape.Lines(err.Error()))
 		if c.String("out") != "" {
@@ -63,6 +83,9 @@ func runPlanRefs(c *cli.Context, e *env) error {
 // --tenancy, no desired file and none of its flags, a known --format, and
 // an --out that is no input.
 func refsArgs(c *cli.Context) error {
+	if c.IsSet("force-removal") && !c.IsSet("git-repo") && c.NArg() > 0 {
+		return cli.Exit("--force-removal belongs to a plan between two git refs (--git-repo); in desired.hcl, set force = true in the removed block", 1)
+	}
 	for _, f := range []string{"git-repo", "base", "head", "tenancy"} {
 		if c.String(f) == "" && len(c.StringSlice(f)) == 0 {
 			return cli.Exit(fmt.Sprintf("plan between git refs needs --git-repo DIR, --base REF, --head REF and --tenancy PATH; --%s is missing", f), 1)
@@ -83,14 +106,54 @@ func refsArgs(c *cli.Context) error {
 	return checkOut(c, input{"--cluster-data", c.String("cluster-data")})
 }
 
-// refSnapshot reads the tenancy at ref (what is "base" or "head"), with the cluster data of the file
+// refSource is the git source of one of the refs: what is "base" or
+// "head", commit what its ref resolves to.
+type refSource struct {
+	what, commit string
+	src          snapshot.GitSource
+}
+
+// errorf is an error reading the ref, prefixed with which ref it is: "at
+// the base main (commit 0c186177cfdc): tenancy.yaml:17: …".
+func (r refSource) errorf(err error) error {
+	at := "at the " + r.what + " " + escape.Controls(r.src.Ref)
+	if r.commit != "" {
+		at += " (commit " + words.ShortID(r.commit) + ")"
+	}
+	return cli.Exit(at+": "+err.Error(), 1)
+}
+
+// refSources are the sources of the base and the head: --tenancy at both,
+// a path that one of the refs lacks read as empty there (its objects are
+// added or removed by the pull request), one that both lack refused.
+func refSources(c *cli.Context) (base, head refSource, err error) {
+	paths := c.StringSlice("tenancy")
+	base = refSource{what: "base", src: snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("base"), Paths: paths}}
+	head = refSource{what: "head", src: snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("head"), Paths: paths}}
+	var bm, hm []string
+	if base.commit, bm, err = snapshot.Missing(base.src); err != nil {
+		return base, head, base.errorf(err)
+	}
+	if head.commit, hm, err = snapshot.Missing(head.src); err != nil {
+		return base, head, head.errorf(err)
+	}
+	for _, p := range bm {
+		if slices.Contains(hm, p) {
+			return base, head, cli.Exit(fmt.Sprintf("%s: no such file at the base %s (commit %s) nor at the head %s (commit %s)",
+				escape.Controls(p), escape.Controls(base.src.Ref), words.ShortID(base.commit), escape.Controls(head.src.Ref), words.ShortID(head.commit)), 1)
+		}
+	}
+	base.src.Absent, head.src.Absent = bm, hm
+	return base, head, nil
+}
+
+// refSnapshot reads the tenancy of r, with the cluster data of the file
 // clusterData when it is not "", as `snapshot --git-repo` writes it (the
-// same bytes: sealed and decoded again).
-func refSnapshot(c *cli.Context, e *env, what, ref, clusterData string) (*snapshot.State, error) {
-	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: ref, Paths: c.StringSlice("tenancy")}
-	st, err := snapshot.FromGit(src)
+// same bytes: sealed and decoded again). An error names the ref.
+func refSnapshot(e *env, r refSource, clusterData string) (*snapshot.State, error) {
+	st, err := snapshot.FromGit(r.src)
 	if err != nil {
-		return nil, cli.Exit(err.Error(), 1)
+		return nil, r.errorf(err)
 	}
 	if clusterData != "" {
 		d, err := snapshot.LoadClusterData(clusterData)
@@ -100,16 +163,47 @@ func refSnapshot(c *cli.Context, e *env, what, ref, clusterData string) (*snapsh
 		st.Overlay(d)
 	}
 	st.TakenAt = takenAt().Format(time.RFC3339)
-	st, err = snapshot.Decode(ref, st.Seal())
+	st, err = snapshot.Decode(r.src.Ref, st.Seal())
 	if err != nil {
-		return nil, cli.Exit(err.Error(), 1)
+		return nil, r.errorf(err)
 	}
 	data := "no cluster data"
 	if clusterData != "" {
 		data = "cluster data from " + clusterData
 	}
-	fmt.Fprintf(e.stderr, "Read the %s %s (commit %s): %s, %s, %s, %s, %s.\n", what, escape.Controls(ref), words.ShortID(st.Source.Commit),
-		words.Count(len(st.Source.Files), "file"), words.Count(len(st.NodePools), "node pool"), words.Count(len(st.Departments), "department"),
+	files := words.Count(len(st.Source.Files), "file")
+	if len(r.src.Absent) > 0 {
+		files += " (no " + escape.Controls(strings.Join(r.src.Absent, ", ")) + " at this ref: read as empty)"
+	}
+	fmt.Fprintf(e.stderr, "Read the %s %s (commit %s): %s, %s, %s, %s, %s.\n", r.what, escape.Controls(r.src.Ref), words.ShortID(st.Source.Commit),
+		files, words.Count(len(st.NodePools), "node pool"), words.Count(len(st.Departments), "department"),
 		words.Count(len(st.Projects), "project"), escape.Controls(data))
 	return st, nil
 }
+
+// forcedRemovals reads the --force-removal flags: each the keys of a
+// removed block, project=legacy or department=x,queue=h100.
+func forcedRemovals(c *cli.Context) ([]tenancy.RemovalAddr, error) {
+	var out []tenancy.RemovalAddr
+	v, _ := c.Generic("force-removal").(*removalsValue)
+	if v == nil {
+		return nil, nil
+	}
+	for _, s := range v.list {
+		r, err := tenancy.ParseRemovalAddr(s)
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("--force-removal %s: %v", escape.Controls(s), err), 1)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// removalsValue is --force-removal's value: each use of the flag adds one
+// removal as given, commas and all (a StringSliceFlag would split
+// department=x,queue=h100 in two).
+type removalsValue struct{ list []string }
+
+func (v *removalsValue) Set(s string) error { v.list = append(v.list, s); return nil }
+
+func (v *removalsValue) String() string { return strings.Join(v.list, " ") }

@@ -21,19 +21,26 @@ import (
 // (renames), the findings pointing at the head's lines (headLines). The plan embeds base (render patches a cluster
 // that runs it) and head, its objects with their file and line and the
 // positions the findings cite only (Plan.Head: planfile plans the two
-// again to verify a file). The error is what tenancy.Diff cannot plan, or a new object whose
-// file base does not read.
-func Plan(base, head *snapshot.State) (*planner.Plan, error) {
+// again to verify a file). forced are the removals that --force-removal
+// allows although they break something (a removed block's force = true),
+// recorded in the plan's Desired. The error is what tenancy.Diff cannot
+// plan, a new object whose file base does not read, or a *ForceError: one
+// of forced names no removal of the head.
+func Plan(base, head *snapshot.State, forced []tenancy.RemovalAddr) (*planner.Plan, error) {
 	changes, err := tenancy.Diff(&base.Tenancy, &head.Tenancy)
 	if err != nil {
 		return nil, err
 	}
 	bx, hx := tenancy.NewIndex(&base.Tenancy), tenancy.NewIndex(&head.Tenancy)
 	found := renames(changes, bx, hx, base.KRMConfig)
+	if err := force(changes, forced); err != nil {
+		return nil, err
+	}
 	p, err := planner.FromChanges(base, changes)
 	if err != nil {
 		return nil, fmt.Errorf("the changes between the refs cannot be planned against the base: %w", err)
 	}
+	p.Desired.ForceRemovals = forced
 	p.AddFindings(found...)
 	p.OrderVerified = p.OrderVerified && p.Renderable()
 	headLines(p, bx, hx)

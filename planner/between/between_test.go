@@ -143,7 +143,7 @@ func comparable(t *testing.T, p *planner.Plan) (changes, findings, steps string)
 func TestBetweenRefsIsTheDesiredPlan(t *testing.T) {
 	repo := prRepo(t)
 	base := gitSnapshot(t, repo, "main")
-	between, err := Plan(base, gitSnapshot(t, repo, "pr"))
+	between, err := Plan(base, gitSnapshot(t, repo, "pr"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func replace(t *testing.T, s, old, new string) string {
 func TestRenameIsTheMovedPlan(t *testing.T) {
 	head := replace(t, renameBase, "  name: nlp\nspec:\n", "  name: language\nspec:\n  namespace: team-nlp\n")
 	repo := refsRepo(t, renameBase, head)
-	between, err := Plan(gitSnapshot(t, repo, "main"), gitSnapshot(t, repo, "pr"))
+	between, err := Plan(gitSnapshot(t, repo, "main"), gitSnapshot(t, repo, "pr"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestRenameRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			repo := refsRepo(t, renameBase, replace(t, renameBase, c.old, c.new))
-			p, err := Plan(gitSnapshot(t, repo, "main"), gitSnapshot(t, repo, "pr"))
+			p, err := Plan(gitSnapshot(t, repo, "main"), gitSnapshot(t, repo, "pr"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

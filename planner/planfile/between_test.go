@@ -1,13 +1,17 @@
 package planfile_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/krmplan/krmplan/internal/plantest"
+	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/between"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/quota"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // A plan between two refs keeps its head; decoding it checks that its
@@ -17,7 +21,7 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	base := plantest.State(t, "t.yaml", []byte(tenancyYAML))
 	head := plantest.State(t, "t.yaml", []byte(strings.Replace(tenancyYAML, "gpu: {deserved: 3, limit: 4}", "gpu: {deserved: 2, limit: 4}", 1)))
 	base.Source.Kind, base.Source.Commit, head.Source.Kind, head.Source.Commit = "git", "aaaaaaaaaaaaaaaa", "git", "bbbbbbbbbbbbbbbb"
-	p, err := between.Plan(base, head)
+	p, err := between.Plan(base, head, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,4 +50,72 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	if _, err := planfile.Decode("plan.json", b); err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
+}
+
+// A plan between two refs that forces a removal in use (--force-removal)
+// records the force in desired.force_removals: decoding plans the diff
+// again with the same removals forced, and a file whose force is dropped,
+// or names nothing the head removes, is refused.
+func TestBetweenRefsForcedRemovalDecodes(t *testing.T) {
+	base := plantest.State(t, "t.yaml", []byte(tenancyYAML))
+	cut := strings.Index(tenancyYAML, "---\napiVersion: kai.resources/v1alpha1\nkind: Project\nmetadata: {name: c}")
+	head := plantest.State(t, "t.yaml", []byte(tenancyYAML[:cut]))
+	base.Source.Commit, head.Source.Commit = "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"
+	base.NotRead = slices.DeleteFunc(base.NotRead, func(n snapshot.NotRead) bool { return n.What == snapshot.SourceQueues })
+	base.LiveQueues = []snapshot.LiveQueue{{Name: "c-q", Allocated: map[string]string{"nvidia.com/gpu": "2"}}}
+	base.Seal()
+	p, err := between.Plan(base, head, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inUse = "c-q: 2 cards in use: these workloads stop being schedulable when the queue is removed (KAI's scheduler gives their PodGroups QueueDoesNotExist)"
+	if got := levelCodeMessage(p.Findings, "removal-in-use"); got != "error "+inUse+"; plan with --force-removal project=c to remove it anyway" {
+		t.Errorf("without the force: %s", got)
+	}
+	c := tenancy.RemovalAddr{Object: tenancy.KindProject.Object("c")}
+	if p, err = between.Plan(base, head, []tenancy.RemovalAddr{c}); err != nil {
+		t.Fatal(err)
+	}
+	if got := levelCodeMessage(p.Findings, "forced-removal"); got != "warning "+inUse+"; --force-removal project=c allows it" || !p.Renderable() {
+		t.Errorf("with the force: %s (renderable %v)", got, p.Renderable())
+	}
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\"force_removals\": [\n      {\n        \"project\": \"c\"\n      }\n    ]") {
+		t.Errorf("plan.json does not record the force:\n%s", b[:min(len(b), 3000)])
+	}
+	d, err := planfile.Decode("plan.json", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Desired.ForceRemovals) != 1 || d.Desired.ForceRemovals[0] != c || !d.Renderable() {
+		t.Errorf("decoded: force %v, renderable %v", d.Desired.ForceRemovals, d.Renderable())
+	}
+	for _, e := range []struct {
+		force []tenancy.RemovalAddr
+		want  string
+	}{
+		{nil, `plan.json: the plan's change 1 (metadata.name of project c) has force true, but the diff of the plan's base and head gives none; make a new plan`},
+		{[]tenancy.RemovalAddr{c, {Object: tenancy.KindProject.Object("a")}}, `plan.json: the plan's changes between its base and its head cannot be planned: --force-removal project=a: the head does not remove project "a"; its removals are project=c; make a new plan`},
+	} {
+		p.Desired.ForceRemovals = e.force
+		if b, err = planfile.Encode(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := planfile.Decode("plan.json", b); err == nil || err.Error() != e.want {
+			t.Errorf("force %v: got  %v\nwant %s", e.force, err, e.want)
+		}
+	}
+}
+
+// levelCodeMessage is the level and message of the finding of code in fs.
+func levelCodeMessage(fs []planner.Finding, code planner.Code) string {
+	for _, f := range fs {
+		if f.Code == code {
+			return string(f.Level) + " " + f.Message
+		}
+	}
+	return "no " + string(code)
 }

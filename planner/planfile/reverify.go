@@ -42,7 +42,7 @@ func (e *DiffersError) Error() string { return e.File + ": " + e.What + "; make 
 // take from their defaults set to their resolved values: loadDesired), or,
 // for a plan without a desired file, from its changes
 // (planner.FromChanges), or, for a plan between two git refs, from its two
-// snapshots (between.Plan). The snapshot's values are read as at snapshot
+// snapshots and its forced removals (between.Plan). The snapshot's values are read as at snapshot
 // time (quota numbers, whole numbers, strings: the file's decoding), and
 // every check runs again on the snapshot and the target, the names'
 // validity (invalid-name) among them, and an unsafe order's finding is
@@ -73,11 +73,14 @@ func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 		if d.File != "" || d.Source != "" || len(d.Variables) > 0 {
 			return nil, "the plan is between two git refs, but it has a desired file too"
 		}
-		p, err := between.Plan(claimed.Snapshot, claimed.Head)
+		p, err := between.Plan(claimed.Snapshot, claimed.Head, d.ForceRemovals)
 		if err != nil {
 			return nil, "the plan's changes between its base and its head cannot be planned: " + clip(err.Error(), 1000)
 		}
 		return p, ""
+	}
+	if len(d.ForceRemovals) > 0 {
+		return nil, "the plan has force_removals, which only a plan between two git refs takes (a desired file forces a removal in its removed block)"
 	}
 	if d.File == "" && d.Source == "" && len(d.Variables) == 0 {
 		p, err := planner.FromChanges(claimed.Snapshot, claimed.Changes)
@@ -242,7 +245,7 @@ func diffChanges(claimed, p *planner.Plan) string {
 
 // changeMembers are the members of a change in plan.json, in its order.
 var changeMembers = []string{"action", "kind", "object", "queue", "pool", "queue_index", "new_queue", "file",
-	"field", "path", "before", "after", "source", "resource", "shrinks"}
+	"field", "path", "before", "after", "source", "resource", "shrinks", "force", "moved_to"}
 
 // diffChange describes how the change c of a file is not the change w
 // that src (the desired file) gives, "" when it is: "sets gpu.deserved of

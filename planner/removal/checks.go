@@ -143,13 +143,24 @@ func (c *checker) check() {
 
 // forceable is a finding about something a removal breaks that force =
 // true in its removed block allows: an error without it, a warning of code
-// forced-removal with it.
+// forced-removal with it. A removal without a removed block (no Source: a
+// plan between two git refs, whose pull request deletes the YAML) is
+// forced by plan's --force-removal flag, which the advice then names.
 func (c *checker) forceable(r removal, f Finding) {
 	f.Level = Error
-	if r.c.Force {
+	flag := "--force-removal " + tenancy.RemovalOf(r.c).String()
+	switch {
+	case r.c.Force && r.c.Source == nil:
+		f.Code, f.Level = CodeForced, Warning
+		f.Message += "; " + flag + " allows it"
+	case r.c.Force:
 		f.Code, f.Level = CodeForced, Warning
 		f.Message += "; force = true allows it"
-	} else {
+	case r.c.Source == nil:
+		f.Message += "; plan with " + flag + " to remove it anyway"
+	case r.c.MovedTo != "":
+		f.Message += "; set force = true in the moved block to remove it anyway"
+	default:
 		f.Message += "; set force = true in the removed block to remove it anyway"
 	}
 	f.Where = c.in.Where(r.c.Field)

@@ -65,6 +65,8 @@ type JSONSnapshot struct {
 type JSONDesired struct {
 	File      string            `json:"file"`
 	Variables map[string]string `json:"variables"`
+	// ForceRemovals are a plan between two git refs' --force-removal.
+	ForceRemovals []tenancy.RemovalAddr `json:"force_removals,omitempty"`
 }
 
 // ResourceChange is one object the plan creates or changes, as Terraform
@@ -148,7 +150,7 @@ func NewPlanJSON(p *planner.Plan) *PlanJSON {
 		Summary: JSONSummary{Add: p.Summary.Add, Change: p.Summary.Change, Destroy: p.Summary.Destroy,
 			Errors: p.Summary.Errors, Warnings: p.Summary.Warnings, Notes: p.Summary.Notes},
 		Snapshot:        JSONSnapshot{Digest: p.Snapshot.Digest, Source: p.Snapshot.Source, NotRead: p.Snapshot.NotRead},
-		Desired:         JSONDesired{File: p.Desired.File, Variables: p.Desired.Variables},
+		Desired:         JSONDesired{File: p.Desired.File, Variables: p.Desired.Variables, ForceRemovals: p.Desired.ForceRemovals},
 		ResourceChanges: []ResourceChange{},
 		Diagnostics:     DiagnosticsOf(p.Findings),
 		Steps:           []JSONStep{},

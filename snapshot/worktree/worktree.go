@@ -1,4 +1,8 @@
-package snapshot
+// Package worktree lists the uncommitted changes of a git snapshot's
+// tenancy files in the repository's work tree: a snapshot reads the ref,
+// never the work tree, so a file edited and not committed is not in it,
+// and the CLI says so.
+package worktree
 
 import (
 	"bytes"
@@ -8,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/snapshot"
 )
 
 // Uncommitted is a tenancy file that the work tree has changed since the
@@ -18,13 +23,13 @@ type Uncommitted struct {
 	State string // "modified", "deleted", "added" (staged, not committed) or "untracked"
 }
 
-// WorkTreeChanges lists the tenancy files of src (the --tenancy files and
+// Changes lists the tenancy files of src (the --tenancy files and
 // the YAML files under its folders) that have changes not committed in the
 // repository's work tree, as `git status` sees them (ignored files are
 // left out, as git leaves them). A bare repository has no work tree: nil.
 // A snapshot reads the ref, never the work tree, so these changes are not
 // in it; the CLI says so in a note.
-func WorkTreeChanges(src GitSource) ([]Uncommitted, error) {
+func Changes(src snapshot.GitSource) ([]Uncommitted, error) {
 	place, err := gitcli.Locate(src.Repo)
 	if err != nil {
 		return nil, err
@@ -35,7 +40,7 @@ func WorkTreeChanges(src GitSource) ([]Uncommitted, error) {
 	args := []string{"-c", "core.quotePath=false", "status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--"}
 	folders := map[string]bool{}
 	for _, p := range src.Paths {
-		rel, err := repoRelative(place.Root, p)
+		rel, err := snapshot.RepoRelative(place.Root, "", p) // --tenancy: from the root
 		if err != nil {
 			return nil, err
 		}
@@ -75,10 +80,10 @@ func statusWord(xy string) string {
 	return "modified"
 }
 
-// UncommittedNote is the note a git snapshot prints when the work tree has
+// Note is the note a git snapshot prints when the work tree has
 // uncommitted changes to its tenancy files: which, and that the snapshot
 // read the ref (at commit) without them. "" when there are none.
-func UncommittedNote(list []Uncommitted, ref, commit string) string {
+func Note(list []Uncommitted, ref, commit string) string {
 	at := fmt.Sprintf("the snapshot reads %s (commit %s), not the work tree", ref, words.ShortID(commit))
 	switch len(list) {
 	case 0:
@@ -92,5 +97,5 @@ func UncommittedNote(list []Uncommitted, ref, commit string) string {
 		names[i] = u.Path + " (" + u.State + ")"
 	}
 	return fmt.Sprintf("%s have changes in the work tree that are not committed: %s; %s, so it does not have them: commit them and take the snapshot again to plan with them",
-		words.Count(len(list), "tenancy file"), listFiles(names, 5), at)
+		words.Count(len(list), "tenancy file"), words.List(names, 5), at)
 }
