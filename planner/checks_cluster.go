@@ -231,6 +231,7 @@ func (c *checker) namespaceFinding(p *tenancy.Project, ns *snapshot.Namespace, k
 			return Finding{Code: CodeNamespaceMissing, Message: fmt.Sprintf("project %s: namespace %s does not exist; KRM accepts the project, but its workloads need that namespace, labelled %s=%s", name, nsName, key, name)}, true
 		case !labelled:
 			return Finding{Code: CodeNamespaceNotLabelled, Message: fmt.Sprintf("project %s: namespace %s is not labelled %s=%s; KRM binds a namespace to its project by that label", name, nsName, key, name)}, true
+		case label != name && label == tenancy.MovedFrom(c.changes, name): // a rename's: the patch script relabels it
 		case label != name:
 			return Finding{Code: CodeNamespaceLabelledOtherProject, Message: fmt.Sprintf("project %s: namespace %s is labelled %s=%s, which binds it to project %s, not to %s", name, nsName, key, label, label, name)}, true
 		}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/krmplan/krmplan/snapshot"
 )
 
 // movedPlanTenancy: department d with 4 cards on a100; project r takes
@@ -77,5 +79,34 @@ func TestMovedOverGuarantee(t *testing.T) {
 	if !strings.HasPrefix(msg, "no safe order: after step 1 (create Project s, growing or new projects) the state would have an error this plan does not end with: ") ||
 		!strings.Contains(msg, "6 cards") {
 		t.Errorf("unsafe-order message %q", msg)
+	}
+}
+
+// TestMovedNamespaceLabel: the namespace a rename carries over is labelled
+// for the old project until the patch script relabels it, so the new
+// project gets no namespace-labelled-other-project for it; a project
+// whose namespace is labelled for a third project still does (issue 16).
+func TestMovedNamespaceLabel(t *testing.T) {
+	for _, tc := range []struct{ label, want string }{
+		{"r", ""},
+		{"x", "warning namespace-labelled-other-project: project s: namespace r-ns is labelled kai/project=x, which binds it to project x, not to s"},
+	} {
+		before := mustState(t, movedPlanTenancy("2"))
+		before.NotRead = slices.DeleteFunc(before.NotRead, func(n snapshot.NotRead) bool { return n.What == snapshot.SourceNamespaces })
+		before.Namespaces = []snapshot.Namespace{{Name: "r-ns", Labels: map[string]string{"kai/project": tc.label}}}
+		p := catPlan(t, before, "moved {\n  from = \"r\"\n  to   = \"s\"\n}\n")
+		var got []string
+		for _, m := range messages(p.Findings) {
+			if strings.Contains(m, "namespace-labelled-other-project") {
+				got = append(got, m)
+			}
+		}
+		var want []string
+		if tc.want != "" {
+			want = []string{tc.want}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("namespace r-ns labelled for %s: findings %q, want %q", tc.label, got, tc.want)
+		}
 	}
 }

@@ -99,6 +99,17 @@ type Change struct {
 	MovedTo string
 }
 
+// MovedFrom is the project that a `moved` block among changes renames to
+// project to (the destroy whose MovedTo is to), "" when none does.
+func MovedFrom(changes []Change, to string) string {
+	for i := range changes {
+		if c := &changes[i]; to != "" && c.MovedTo == to && c.Action == ActionDestroy {
+			return c.Object().Name
+		}
+	}
+	return ""
+}
+
 // Object is the address of the changed object.
 func (c *Change) Object() ObjectAddr { return c.Field.Object }
 

@@ -28,10 +28,25 @@ type Guard struct {
 
 // Of is the test operations of st, in its order, each named. A
 // queue's value is named by the queue's name as the step's own test of it
-// gives it (every value test of a queue follows one), else by its index.
+// gives it (every value test of a queue follows one), else by its index;
+// a queue without a name (KRM derives its Queue's) by its KAI Queue name
+// and node pool as the plan names it ("queue nlp-h100 (node pool h100)",
+// tenancy.QueueName), when the step tests its node pool too.
 func Of(st planner.Step) []Guard {
+	names, pools := tested(st)
+	queueName := func(queue int) string {
+		name, named := names[queue]
+		pool, pooled := pools[queue]
+		switch {
+		case named && name != "":
+			return name
+		case named && pooled:
+			return tenancy.QueueName(st.Object.Name, "", pool) + " (node pool " + pool + ")"
+		}
+		return strconv.Itoa(queue)
+	}
 	var out []Guard
-	names := map[int]string{}
+	seen := map[int]bool{}
 	for _, op := range st.Ops {
 		if op.Op != planner.OpTest {
 			continue
@@ -43,19 +58,39 @@ func Of(st planner.Step) []Guard {
 			g.What = "annotation " + planner.CreatedByAnnotation
 		case err != nil:
 		case f == tenancy.FieldQueueName:
-			var name string
-			if json.Unmarshal(op.Value, &name) == nil {
-				names[queue] = name
-			}
+			seen[queue] = true
 			g.What = "the name of queue " + strconv.Itoa(queue)
+			if names[queue] == "" {
+				g.What = "the name of queue " + queueName(queue)
+			}
 		case queue == tenancy.NoQueue:
 			g.What = f.String() + " of " + st.Object.Kind.Info().Word + " " + st.Object.Name
-		case names[queue] != "":
-			g.What = f.String() + " of queue " + names[queue]
+		case seen[queue]:
+			g.What = f.String() + " of queue " + queueName(queue)
 		default:
 			g.What = f.String() + " of queue " + strconv.Itoa(queue)
 		}
 		out = append(out, g)
 	}
 	return out
+}
+
+// tested is the names and the node pools of st's queues as its tests
+// give them, by index.
+func tested(st planner.Step) (names, pools map[int]string) {
+	names, pools = map[int]string{}, map[int]string{}
+	for _, op := range st.Ops {
+		queue, f, err := tenancy.ParsePointer(op.Path)
+		var v string
+		if op.Op != planner.OpTest || err != nil || json.Unmarshal(op.Value, &v) != nil {
+			continue
+		}
+		switch f {
+		case tenancy.FieldQueueName:
+			names[queue] = v
+		case tenancy.FieldQueueNodePool:
+			pools[queue] = v
+		}
+	}
+	return names, pools
 }

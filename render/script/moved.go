@@ -1,7 +1,9 @@
 package script
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,34 +86,103 @@ func labelPath(key string) word {
 	return quoted("jsonpath={.metadata.labels." + strings.ReplaceAll(key, ".", `\.`) + "}")
 }
 
-// writeRelabel writes, before step n when it removes the old project of a
-// `moved` block, the relabel of the namespace the new project took over:
-// KRM refuses a spec.namespace labelled for another project
-// (NamespaceReady=False) and never moves the label itself, so the script
-// gives it to the new project — after its creation, before the old one's
-// removal, so the namespace is never labelled for a project that is gone.
-// When the namespace is the old project's default one, the relabel also
-// sets the manual-override label (see rename.override), in the same
-// update. The relabel is part of step n: should kubectl refuse it, step n
-// is not applied.
-func writeRelabel(w *shell, kubectl []word, p *planner.Plan, n int, st planner.Step) error {
+// writeRenamedDelete writes step n when it removes the old project of a
+// `moved` block (false for another step), applied whole or not at all:
+//
+//  1. the delete's checks (krmplan_delete_checks: its tests and the
+//     DELETE as server dry runs): refused, nothing is changed;
+//  2. the relabel of the namespace the new project took over: KRM
+//     refuses a spec.namespace labelled for another project
+//     (NamespaceReady=False) and never moves the label itself, so the
+//     script gives it to the new project — after its creation, before
+//     the old one's removal, so the namespace is never labelled for a
+//     project that is gone. A default namespace also gets the
+//     manual-override label (see rename.override), in the same update;
+//  3. the delete: refused, the namespace is given back to the old project
+//     (krmplan_giveback, only while it names the new one), the override
+//     label removed unless it was there before, then the step's report;
+//  4. for a held namespace, the end of the hold (writeSettle).
+func writeRenamedDelete(w *shell, kubectl []word, p *planner.Plan, n int, st planner.Step) (bool, error) {
 	r, err := renameOf(p, st)
 	if r == nil || err != nil {
-		return err
+		return false, err
 	}
+	cmd, name, _, err := stepCommand(kubectl, p.PlanID, st)
+	if err != nil {
+		return true, err
+	}
+	report, err := stepReport(st, name)
+	if err != nil {
+		return true, err
+	}
+	giveback, err := r.giveback(true)
+	if err != nil {
+		return true, err
+	}
+	total := len(p.Steps)
+	announce(w, n, total, st)
+	w.comment(fmt.Sprintf("first the delete's checks (server dry runs, which change nothing), then the relabel: namespace %s carries over from project %s to project %s, and KRM never moves its label", r.ns, r.from, r.to))
+	w.guarded(append([]word{"krmplan_delete_checks"}, cmd[1:]...), nil, refused(n, total, st), report, n)
+	writeRelabel(w, kubectl, r, fmt.Sprintf("step %d/%d", n, total), n)
+	w.comment(fmt.Sprintf("should the delete be refused now, namespace %s goes back to project %s before the report: the step is not applied", r.ns, r.from))
+	w.command(cmd...)
+	w.code("if [ $? -ne 0 ]; then")
+	w.depth++
+	w.command("krmplan_say", shown(refused(n, total, st)))
+	w.continued(report, 4, 3)
+	w.command(giveback...)
+	w.command("krmplan_failed", word(strconv.Itoa(n)))
+	w.depth--
+	w.code("fi")
+	writeSettle(w, r, n, total)
+	return true, nil
+}
+
+// writeRelabel writes the relabel of r's namespace for the new project,
+// announced as what (the step), and krmplan_failed n should kubectl refuse
+// it (one update: nothing is changed then).
+func writeRelabel(w *shell, kubectl []word, r *rename, what string, n int) {
 	label := r.key + "=" + r.to
-	what := fmt.Sprintf("step %d/%d", n, len(p.Steps))
-	w.comment(fmt.Sprintf("%s begins with the relabel: namespace %s carries over from project %s to project %s, and KRM never moves its label", what, r.ns, r.from, r.to))
 	if r.override == "" {
 		relabel(w, kubectl, r.ns, label, what, n)
-		return nil
+		return
 	}
 	w.comment(fmt.Sprintf("%s is %s's default namespace: while %s exists, KRM takes it back for it at each reconcile (the relabel triggers one),", r.ns, r.from, r.from))
 	w.comment(fmt.Sprintf("so the relabel also sets %s=true, which KRM leaves alone, until %s is gone", r.override, r.from))
 	w.command("krmplan_say", shown(fmt.Sprintf("%s: namespace %s is relabelled %s, with %s=true until project %s is gone", what, r.ns, label, r.override, r.from)))
 	w.command("krmplan_hold", r.ns, quoted(label), quoted(r.override), labelPath(r.override))
 	failed(w, fmt.Sprintf("%s failed: kubectl refused to relabel namespace %s", what, r.ns), n)
-	return nil
+}
+
+// giveback is the krmplan_giveback call that labels r's namespace for the
+// old project again while it names the new one: a JSON patch that tests
+// the new name and replaces it with the old one and, when unhold is true
+// and the namespace was held (rename.override), a second one that also
+// removes the override label, which the script uses when krmplan_hold
+// found it unset.
+func (r *rename) giveback(unhold bool) ([]word, error) {
+	esc := strings.NewReplacer("~", "~0", "/", "~1")
+	path := "/metadata/labels/" + esc.Replace(r.key)
+	ops := []planner.Op{{Op: planner.OpTest, Path: path, Value: jsonString(r.to)}, {Op: "replace", Path: path, Value: jsonString(r.from)}}
+	back, err := opsWord(ops)
+	if err != nil {
+		return nil, err
+	}
+	out := []word{"krmplan_giveback", r.ns, quoted(r.key), word(r.to), word(r.from), labelPath(r.key), back}
+	if unhold && r.override != "" {
+		both, err := opsWord(append(ops, planner.Op{Op: "remove", Path: "/metadata/labels/" + esc.Replace(r.override)}))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, both)
+	}
+	return out, nil
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s) // a string always marshals
+	return b
 }
 
 // writeSettle writes, after step n when it removed the old project of a
@@ -121,19 +192,17 @@ func writeRelabel(w *shell, kubectl []word, p *planner.Plan, n int, st planner.S
 // anything have written the old one's name there meanwhile, and the
 // override label removed unless it was set before the relabel. Should
 // that fail, the script stops at step n, whose delete was applied.
-func writeSettle(w *shell, p *planner.Plan, n int, st planner.Step) error {
-	r, err := renameOf(p, st)
-	if r == nil || r.override == "" || err != nil {
-		return err
+func writeSettle(w *shell, r *rename, n, total int) {
+	if r.override == "" {
+		return
 	}
 	w.command("krmplan_settle", r.ns, quoted(r.key), word(r.to), word(r.from), labelPath(r.key), quoted(r.override))
 	w.code("if [ $? -ne 0 ]; then")
 	w.depth++
-	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d: project %s is deleted, but namespace %s is not settled (above); the steps after it are not applied", n, len(p.Steps), r.from, r.ns)))
+	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d: project %s is deleted, but namespace %s is not settled (above); the steps after it are not applied", n, total, r.from, r.ns)))
 	w.command("krmplan_exit", word(strconv.Itoa(n)))
 	w.depth--
 	w.code("fi")
-	return nil
 }
 
 // relabel writes the kubectl label of namespace ns with label (key=value),
@@ -207,3 +276,53 @@ krmplan_settle() {
 	fi
 }
 `
+
+// renameLibrary is the scripts' part for a `moved` block:
+// krmplan_giveback NS KEY NEW OLD KEY_PATH PATCH [UNHOLD_PATCH] labels
+// namespace NS KEY=OLD again when it reads NEW, with PATCH (a JSON patch
+// that tests NEW first), or UNHOLD_PATCH when given and krmplan_hold
+// found the override label unset; it leaves a namespace that reads OLD
+// (nothing to do) or a third name (someone else's, said) as it is, and
+// fails only when kubectl cannot read or patch it.
+const renameLibrary = `krmplan_giveback() {
+	krmplan_now=$(krmplan_kubectl get namespace "$1" -o "$5") || {
+		krmplan_say "  kubectl cannot read namespace $1: check that it is labelled $2=$4 (kubectl label namespace $1 $2=$4 --overwrite)"
+		return 1
+	}
+	if [ "$krmplan_now" = "$4" ]; then
+		return 0
+	elif [ "$krmplan_now" != "$3" ]; then
+		krmplan_say "  namespace $1 is labelled $2=$(printf '%s' "$krmplan_now" | LC_ALL=C tr -c '[:print:]' '?'), neither $3 nor $4: someone else relabelled it; it is left so"
+		return 0
+	fi
+	krmplan_back=$6
+	if [ $# -ge 7 ] && [ -z "${krmplan_held-}" ]; then
+		krmplan_back=$7
+	fi
+	if ! krmplan_kubectl patch namespace "$1" --type=json -p "$krmplan_back" >/dev/null; then
+		krmplan_say "  kubectl refused to give namespace $1 back to project $4: it is still labelled $2=$3; label it: kubectl label namespace $1 $2=$4 --overwrite"
+		return 1
+	fi
+	krmplan_say "  namespace $1 is labelled $2=$4 again, as before the step"
+}
+`
+
+// renameLibraries is the scripts' parts for p's `moved` blocks:
+// renameLibrary when there is one, movedLibrary too when one holds a
+// namespace; each after a newline.
+func renameLibraries(p *planner.Plan) string {
+	var own string
+	renames := func(held bool) bool {
+		return slices.ContainsFunc(p.Steps, func(st planner.Step) bool {
+			r, _ := renameOf(p, st)
+			return r != nil && (!held || r.override != "")
+		})
+	}
+	if renames(false) {
+		own += "\n" + renameLibrary
+	}
+	if renames(true) {
+		own += "\n" + movedLibrary
+	}
+	return own
+}

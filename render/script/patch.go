@@ -122,18 +122,13 @@ func PatchScript(p *planner.Plan, o Options) ([]byte, error) {
 	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { return st.Action == planner.StepDelete }) {
 		own += "\n" + deleteLibrary
 	}
-	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { r, _ := renameOf(p, st); return r != nil && r.override != "" }) {
-		own += "\n" + movedLibrary
-	}
+	own += renameLibraries(p)
 	writePrelude(&w, p, o, kubectl, own)
 	for n, st := range p.Steps {
 		w.blank()
-		err := writeRelabel(&w, kubectl, p, n+1, st)
-		if err == nil {
+		renamed, err := writeRenamedDelete(&w, kubectl, p, n+1, st)
+		if err == nil && !renamed {
 			err = writeStep(&w, kubectl, p.PlanID, n+1, len(p.Steps), st)
-		}
-		if err == nil {
-			err = writeSettle(&w, p, n+1, st)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
@@ -261,19 +256,40 @@ func writeStep(w *shell, kubectl []word, planID string, n, total int, st planner
 	if err != nil {
 		return err
 	}
-	plural := word(st.Object.Kind.Plural())
-	report := []word{"krmplan_absent", shown(objectWord(st.Object)), plural, name}
-	if st.Action == planner.StepPatch || st.Action == planner.StepDelete {
-		guards, err := guardArgs(st, "the snapshot", "the plan read")
-		if err != nil {
-			return err
-		}
-		report = append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...)
+	report, err := stepReport(st, name)
+	if err != nil {
+		return err
 	}
+	announce(w, n, total, st)
+	w.guarded(cmd, body, refused(n, total, st), report, n)
+	return nil
+}
+
+// announce writes step n's comment and its announcement.
+func announce(w *shell, n, total int, st planner.Step) {
 	w.comment(fmt.Sprintf("%d/%d %s: %s", n, total, st.Phase, objectWord(st.Object)))
 	w.command("krmplan_say", shown(fmt.Sprintf("step %d/%d: %s: %s", n, total, st.Phase, objectWord(st.Object))))
-	w.guarded(cmd, body, fmt.Sprintf("step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object)), report, n)
-	return nil
+}
+
+// refused is what the script says when kubectl refuses step n.
+func refused(n, total int, st planner.Step) string {
+	return fmt.Sprintf("step %d/%d failed: kubectl refused the %s of %s", n, total, st.Action, objectWord(st.Object))
+}
+
+// stepReport is the report of a refused step (name its object's name as
+// a word): for a patch or a delete each test that fails now
+// (krmplan_guards), for a create whether the object exists
+// (krmplan_absent).
+func stepReport(st planner.Step, name word) ([]word, error) {
+	plural := word(st.Object.Kind.Plural())
+	if st.Action != planner.StepPatch && st.Action != planner.StepDelete {
+		return []word{"krmplan_absent", shown(objectWord(st.Object)), plural, name}, nil
+	}
+	guards, err := guardArgs(st, "the snapshot", "the plan read")
+	if err != nil {
+		return nil, err
+	}
+	return append([]word{"krmplan_guards", shown(objectWord(st.Object)), plural, name}, guards...), nil
 }
 
 // guarded writes cmd (body its here-document, when not nil) and what the
@@ -383,16 +399,17 @@ func Commands(p *planner.Plan) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("step %d/%d (%s %q): %w", n+1, len(p.Steps), st.Object.Kind, st.Object.Name, err)
 		}
-		if r != nil {
-			commandsOfRename(&w, kubectl, r, true)
-		}
 		switch {
 		case body != nil:
 			w.hereDoc(body, cmd)
 		case st.Action == planner.StepDelete:
 			// krmplan_delete is the script's own function: shown as the
-			// kubectl calls it makes.
+			// kubectl calls it makes; a rename's relabel comes after
+			// the checks.
 			w.command(append(kubectl, "patch", cmd[1], cmd[2], "--type=json", "--dry-run=server", "-p", cmd[4])...)
+			if r != nil {
+				commandsOfRename(&w, kubectl, r, true)
+			}
 			w.comment("then DELETE " + string(cmd[3]) + ", a dry run first, with preconditions.uid = its uid")
 		default:
 			w.command(cmd...)

@@ -111,10 +111,14 @@ krmplan_failed() {
 // tested, and a namesake created since is never deleted (409 Conflict).
 // The options are all in the DELETE's body: with a body, the API server
 // reads none from the URL. An object that is gone already is no failure.
-const deleteLibrary = `krmplan_delete() {
+//
+// krmplan_delete_checks RESOURCE NAME URL TESTS is all of it but the
+// DELETE: it sets krmplan_uid ("" when the object is gone). A rename's
+// step runs it before the relabel, so that a refused delete changes
+// nothing.
+const deleteLibrary = `krmplan_delete_checks() {
 	krmplan_uid=$(krmplan_kubectl get "$1" "$2" --ignore-not-found -o 'jsonpath={.metadata.uid}') || return 1
 	if [ -z "$krmplan_uid" ]; then
-		krmplan_say "  $1/$2 does not exist: nothing to delete"
 		return 0
 	fi
 	case $krmplan_uid in
@@ -125,7 +129,15 @@ const deleteLibrary = `krmplan_delete() {
 	esac
 	krmplan_kubectl patch "$1" "$2" --type=json --dry-run=server -p "$4" >/dev/null || return 1
 	printf '{"apiVersion":"v1","dryRun":["All"],"kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
-		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
+		krmplan_kubectl delete --raw "$3" -f - >/dev/null
+}
+
+krmplan_delete() {
+	krmplan_delete_checks "$@" || return 1
+	if [ -z "$krmplan_uid" ]; then
+		krmplan_say "  $1/$2 does not exist: nothing to delete"
+		return 0
+	fi
 	printf '{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
 		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
 	printf '%s/%s deleted\n' "$1" "$2"

@@ -9,6 +9,7 @@ import (
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/rollback"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // RollbackPath is the file the rollback of a patch script written to path
@@ -57,11 +58,14 @@ func RollbackScript(p *planner.Plan, o Options) ([]byte, error) {
 	}
 	var w shell
 	writeRollbackHeader(&w, p, o)
-	writePrelude(&w, p, o, kubectl, deleteLibrary+"\n"+rollbackLibrary)
+	writePrelude(&w, p, o, kubectl, deleteLibrary+"\n"+rollbackLibrary+renameLibraries(p))
 	total := len(back)
 	for i, st := range back {
 		n := total - i // the patch script's step it undoes
 		w.blank()
+		if err := writeUndoGiveback(&w, p, n); err != nil {
+			return nil, fmt.Errorf("undoing step %d/%d (%s %q): %w", n, total, st.Object.Kind, st.Object.Name, err)
+		}
 		if err := writeUndo(&w, kubectl, p.PlanID, n, total, st, p.Steps[n-1]); err != nil {
 			return nil, fmt.Errorf("undoing step %d/%d (%s %q): %w", n, total, st.Object.Kind, st.Object.Name, err)
 		}
@@ -89,6 +93,41 @@ func writeUndoRelabel(w *shell, kubectl []word, p *planner.Plan, n int) error {
 	relabel(w, kubectl, r.ns, r.key+"="+r.from, fmt.Sprintf("undoing step %d/%d", n, len(p.Steps)), n)
 	w.depth--
 	w.code("fi")
+	return nil
+}
+
+// writeUndoGiveback writes, before the undo of step n when that step
+// created the new project of a `moved` block (the undo deletes it), the
+// namespace given back to the old project should it still name the new
+// one — whatever the rollback undoes: the undo of the old project's
+// removal relabels it when that step is among those undone, but a patch
+// script stopped inside that step may have left the new label (its own
+// give-back refused), and the new project must not go with the namespace
+// labelled for it.
+func writeUndoGiveback(w *shell, p *planner.Plan, n int) error {
+	created := p.Steps[n-1]
+	if created.Action != planner.StepCreate || created.Object.Kind != tenancy.KindProject {
+		return nil
+	}
+	for _, st := range p.Steps {
+		r, err := renameOf(p, st)
+		if err != nil {
+			return err
+		}
+		if r == nil || r.to != created.Object.Name {
+			continue
+		}
+		giveback, err := r.giveback(false)
+		if err != nil {
+			return err
+		}
+		w.code(`if [ "$krmplan_from" -ge ` + strconv.Itoa(n) + ` ]; then`)
+		w.depth++
+		w.command(giveback...)
+		failed(w, fmt.Sprintf("undoing step %d/%d failed: namespace %s still names project %s, which the undo deletes", n, len(p.Steps), r.ns, r.to), n)
+		w.depth--
+		w.code("fi")
+	}
 	return nil
 }
 

@@ -95,8 +95,29 @@ func unknownPools(pv *preview.Preview, name, text func(string) string) string {
 	return "the sizes of node pools " + joinAnd(names) + " are unknown (" + text(pv.Pools[0].Unknown.GPU) + ")"
 }
 
+// removedPoolText says, for a node pool the plan removes, that its
+// queues are no longer divided (its name written by name): one line in
+// place of a table whose every row would read "-" after; "" for a pool
+// that is there after the plan. The JSON view keeps the rows.
+func removedPoolText(pc *preview.PoolChange, name func(string) string) string {
+	if pc.After != nil || pc.Before == nil {
+		return ""
+	}
+	n := len(pc.Before.Queues)
+	verb := "are"
+	if n == 1 {
+		verb = "is"
+	}
+	return fmt.Sprintf("Node pool %s is removed: its %s %s no longer divided.", name(pc.Name), words.Count(n, "queue"), verb)
+}
+
 // writePoolChange writes one pool's changes, a table per resource.
 func writePoolChange(b *bytes.Buffer, pc *preview.PoolChange, used map[string]bool, cols int) {
+	if t := removedPoolText(pc, escape.Controls); t != "" {
+		b.WriteString("\n")
+		words.Wrap(b, cols, "  ", "    ", t)
+		return
+	}
 	side := pc.After
 	if side == nil {
 		side = pc.Before

@@ -108,6 +108,10 @@ func mdFairShare(p *planner.Plan) string {
 
 // mdPoolChange writes one pool's table.
 func mdPoolChange(b *strings.Builder, pc *preview.PoolChange, used map[string]bool) {
+	if t := removedPoolText(pc, mdtext.Code); t != "" {
+		b.WriteString(t + "\n\n")
+		return
+	}
 	side := pc.After
 	if side == nil {
 		side = pc.Before

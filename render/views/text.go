@@ -6,6 +6,7 @@ package views
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -145,11 +146,20 @@ func writeObject(b *bytes.Buffer, cs []tenancy.Change, st Style) {
 	b.WriteString("    }\n\n")
 }
 
-// writeDestroyed writes the removal of object o, with the queues it had.
+// writeDestroyed writes the removal of object o, with the queues it had
+// or, for a node pool, its label pair as a created one shows it.
 func writeDestroyed(b *bytes.Buffer, o tenancy.ObjectAddr, before *tenancy.Index, st Style) {
 	kind := o.Kind.String()
 	fmt.Fprintf(b, "  %s\n", st.paint(st.bold, fmt.Sprintf("# %s %s will be destroyed", kind, escape.Controls(o.Name))))
 	fmt.Fprintf(b, "  %s %s %q {\n", st.paint(st.destroy, "-"), strings.ToLower(kind), o.Name)
+	if np := before.NodePool(o.Name); o.Kind == tenancy.KindNodePool && np != nil {
+		for _, f := range [][2]string{{"labelKey", np.Spec.LabelKey}, {"labelValue", np.Spec.LabelValue}} {
+			if f[1] != "" {
+				v, _ := json.Marshal(f[1]) // a string always marshals
+				fmt.Fprintf(b, "      %s %s = %s\n", st.paint(st.destroy, "-"), f[0], escape.Controls(string(v)))
+			}
+		}
+	}
 	for _, q := range before.Queues(o) {
 		// The Queue's name: an entry without one has its owner's.
 		fmt.Fprintf(b, "      %s queue %q (node pool %s)\n", st.paint(st.destroy, "-"), tenancy.QueueName(o.Name, q.Name, q.NodePool), escape.Controls(q.NodePool))

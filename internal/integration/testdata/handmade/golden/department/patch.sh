@@ -96,10 +96,9 @@ krmplan_failed() {
 	krmplan_exit "$1"
 }
 
-krmplan_delete() {
+krmplan_delete_checks() {
 	krmplan_uid=$(krmplan_kubectl get "$1" "$2" --ignore-not-found -o 'jsonpath={.metadata.uid}') || return 1
 	if [ -z "$krmplan_uid" ]; then
-		krmplan_say "  $1/$2 does not exist: nothing to delete"
 		return 0
 	fi
 	case $krmplan_uid in
@@ -110,7 +109,15 @@ krmplan_delete() {
 	esac
 	krmplan_kubectl patch "$1" "$2" --type=json --dry-run=server -p "$4" >/dev/null || return 1
 	printf '{"apiVersion":"v1","dryRun":["All"],"kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
-		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
+		krmplan_kubectl delete --raw "$3" -f - >/dev/null
+}
+
+krmplan_delete() {
+	krmplan_delete_checks "$@" || return 1
+	if [ -z "$krmplan_uid" ]; then
+		krmplan_say "  $1/$2 does not exist: nothing to delete"
+		return 0
+	fi
 	printf '{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
 		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
 	printf '%s/%s deleted\n' "$1" "$2"

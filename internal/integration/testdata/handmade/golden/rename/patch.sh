@@ -96,10 +96,9 @@ krmplan_failed() {
 	krmplan_exit "$1"
 }
 
-krmplan_delete() {
+krmplan_delete_checks() {
 	krmplan_uid=$(krmplan_kubectl get "$1" "$2" --ignore-not-found -o 'jsonpath={.metadata.uid}') || return 1
 	if [ -z "$krmplan_uid" ]; then
-		krmplan_say "  $1/$2 does not exist: nothing to delete"
 		return 0
 	fi
 	case $krmplan_uid in
@@ -110,10 +109,40 @@ krmplan_delete() {
 	esac
 	krmplan_kubectl patch "$1" "$2" --type=json --dry-run=server -p "$4" >/dev/null || return 1
 	printf '{"apiVersion":"v1","dryRun":["All"],"kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
-		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
+		krmplan_kubectl delete --raw "$3" -f - >/dev/null
+}
+
+krmplan_delete() {
+	krmplan_delete_checks "$@" || return 1
+	if [ -z "$krmplan_uid" ]; then
+		krmplan_say "  $1/$2 does not exist: nothing to delete"
+		return 0
+	fi
 	printf '{"apiVersion":"v1","kind":"DeleteOptions","preconditions":{"uid":"%s"}}\n' "$krmplan_uid" |
 		krmplan_kubectl delete --raw "$3" -f - >/dev/null || return 1
 	printf '%s/%s deleted\n' "$1" "$2"
+}
+
+krmplan_giveback() {
+	krmplan_now=$(krmplan_kubectl get namespace "$1" -o "$5") || {
+		krmplan_say "  kubectl cannot read namespace $1: check that it is labelled $2=$4 (kubectl label namespace $1 $2=$4 --overwrite)"
+		return 1
+	}
+	if [ "$krmplan_now" = "$4" ]; then
+		return 0
+	elif [ "$krmplan_now" != "$3" ]; then
+		krmplan_say "  namespace $1 is labelled $2=$(printf '%s' "$krmplan_now" | LC_ALL=C tr -c '[:print:]' '?'), neither $3 nor $4: someone else relabelled it; it is left so"
+		return 0
+	fi
+	krmplan_back=$6
+	if [ $# -ge 7 ] && [ -z "${krmplan_held-}" ]; then
+		krmplan_back=$7
+	fi
+	if ! krmplan_kubectl patch namespace "$1" --type=json -p "$krmplan_back" >/dev/null; then
+		krmplan_say "  kubectl refused to give namespace $1 back to project $4: it is still labelled $2=$3; label it: kubectl label namespace $1 $2=$4 --overwrite"
+		return 1
+	fi
+	krmplan_say "  namespace $1 is labelled $2=$4 again, as before the step"
 }
 
 krmplan_hold() {
@@ -186,7 +215,27 @@ if [ $? -ne 0 ]; then
 	krmplan_failed 1
 fi
 
-# step 2/2 begins with the relabel: namespace kai-hm-tools carries over from project hm-tools to project hm-toolbox, and KRM never moves its label
+# 2/2 removing renamed projects: Project hm-tools
+krmplan_say 'step 2/2: removing renamed projects: Project hm-tools'
+# first the delete's checks (server dry runs, which change nothing), then the relabel: namespace kai-hm-tools carries over from project hm-tools to project hm-toolbox, and KRM never moves its label
+krmplan_delete_checks projects.kai.resources hm-tools /apis/kai.resources/v1alpha1/projects/hm-tools '[{"op":"test","path":"/spec/parent","value":"hm-platform"},{"op":"test","path":"/spec/queues/0/name","value":""},{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"},{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1},{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4},{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]'
+if [ $? -ne 0 ]; then
+	krmplan_say 'step 2/2 failed: kubectl refused the delete of Project hm-tools'
+	krmplan_guards 'Project hm-tools' projects.kai.resources hm-tools \
+		'[{"op":"test","path":"/spec/parent","value":"hm-platform"}]' '{.spec.parent}' 'changed since the snapshot: parent of project hm-tools (/spec/parent): the plan read hm-platform' \
+		'[{"op":"test","path":"/spec/queues/0/name","value":""}]' '{.spec.queues[0].name}' 'changed since the snapshot: the name of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/name): the plan read ' \
+		'[{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"}]' '{.spec.queues[0].nodepool}' 'changed since the snapshot: nodepool of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/nodepool): the plan read hm-h100' \
+		'[{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1}]' '{.spec.queues[0].resources.gpu.deserved}' 'changed since the snapshot: gpu.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/deserved): the plan read 1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4}]' '{.spec.queues[0].resources.gpu.limit}' 'changed since the snapshot: gpu.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/limit): the plan read 4' \
+		'[{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.gpu.overQuotaWeight}' 'changed since the snapshot: gpu.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/overQuotaWeight): the plan read 1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1}]' '{.spec.queues[0].resources.cpu.deserved}' 'changed since the snapshot: cpu.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/deserved): the plan read -1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1}]' '{.spec.queues[0].resources.cpu.limit}' 'changed since the snapshot: cpu.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/limit): the plan read -1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.cpu.overQuotaWeight}' 'changed since the snapshot: cpu.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/overQuotaWeight): the plan read 1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1}]' '{.spec.queues[0].resources.memory.deserved}' 'changed since the snapshot: memory.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/deserved): the plan read -1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1}]' '{.spec.queues[0].resources.memory.limit}' 'changed since the snapshot: memory.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/limit): the plan read -1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.memory.overQuotaWeight}' 'changed since the snapshot: memory.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/overQuotaWeight): the plan read 1'
+	krmplan_failed 2
+fi
 # kai-hm-tools is hm-tools's default namespace: while hm-tools exists, KRM takes it back for it at each reconcile (the relabel triggers one),
 # so the relabel also sets kai.resources/resource-manual-override=true, which KRM leaves alone, until hm-tools is gone
 krmplan_say 'step 2/2: namespace kai-hm-tools is relabelled kai/project=hm-toolbox, with kai.resources/resource-manual-override=true until project hm-tools is gone'
@@ -195,24 +244,24 @@ if [ $? -ne 0 ]; then
 	krmplan_say 'step 2/2 failed: kubectl refused to relabel namespace kai-hm-tools'
 	krmplan_failed 2
 fi
-# 2/2 removing renamed projects: Project hm-tools
-krmplan_say 'step 2/2: removing renamed projects: Project hm-tools'
+# should the delete be refused now, namespace kai-hm-tools goes back to project hm-tools before the report: the step is not applied
 krmplan_delete projects.kai.resources hm-tools /apis/kai.resources/v1alpha1/projects/hm-tools '[{"op":"test","path":"/spec/parent","value":"hm-platform"},{"op":"test","path":"/spec/queues/0/name","value":""},{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"},{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1},{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4},{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]'
 if [ $? -ne 0 ]; then
 	krmplan_say 'step 2/2 failed: kubectl refused the delete of Project hm-tools'
 	krmplan_guards 'Project hm-tools' projects.kai.resources hm-tools \
 		'[{"op":"test","path":"/spec/parent","value":"hm-platform"}]' '{.spec.parent}' 'changed since the snapshot: parent of project hm-tools (/spec/parent): the plan read hm-platform' \
-		'[{"op":"test","path":"/spec/queues/0/name","value":""}]' '{.spec.queues[0].name}' 'changed since the snapshot: the name of queue 0 (/spec/queues/0/name): the plan read ' \
-		'[{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"}]' '{.spec.queues[0].nodepool}' 'changed since the snapshot: nodepool of queue 0 (/spec/queues/0/nodepool): the plan read hm-h100' \
-		'[{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1}]' '{.spec.queues[0].resources.gpu.deserved}' 'changed since the snapshot: gpu.deserved of queue 0 (/spec/queues/0/resources/gpu/deserved): the plan read 1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4}]' '{.spec.queues[0].resources.gpu.limit}' 'changed since the snapshot: gpu.limit of queue 0 (/spec/queues/0/resources/gpu/limit): the plan read 4' \
-		'[{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.gpu.overQuotaWeight}' 'changed since the snapshot: gpu.overQuotaWeight of queue 0 (/spec/queues/0/resources/gpu/overQuotaWeight): the plan read 1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1}]' '{.spec.queues[0].resources.cpu.deserved}' 'changed since the snapshot: cpu.deserved of queue 0 (/spec/queues/0/resources/cpu/deserved): the plan read -1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1}]' '{.spec.queues[0].resources.cpu.limit}' 'changed since the snapshot: cpu.limit of queue 0 (/spec/queues/0/resources/cpu/limit): the plan read -1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.cpu.overQuotaWeight}' 'changed since the snapshot: cpu.overQuotaWeight of queue 0 (/spec/queues/0/resources/cpu/overQuotaWeight): the plan read 1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1}]' '{.spec.queues[0].resources.memory.deserved}' 'changed since the snapshot: memory.deserved of queue 0 (/spec/queues/0/resources/memory/deserved): the plan read -1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1}]' '{.spec.queues[0].resources.memory.limit}' 'changed since the snapshot: memory.limit of queue 0 (/spec/queues/0/resources/memory/limit): the plan read -1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.memory.overQuotaWeight}' 'changed since the snapshot: memory.overQuotaWeight of queue 0 (/spec/queues/0/resources/memory/overQuotaWeight): the plan read 1'
+		'[{"op":"test","path":"/spec/queues/0/name","value":""}]' '{.spec.queues[0].name}' 'changed since the snapshot: the name of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/name): the plan read ' \
+		'[{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"}]' '{.spec.queues[0].nodepool}' 'changed since the snapshot: nodepool of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/nodepool): the plan read hm-h100' \
+		'[{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1}]' '{.spec.queues[0].resources.gpu.deserved}' 'changed since the snapshot: gpu.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/deserved): the plan read 1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4}]' '{.spec.queues[0].resources.gpu.limit}' 'changed since the snapshot: gpu.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/limit): the plan read 4' \
+		'[{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.gpu.overQuotaWeight}' 'changed since the snapshot: gpu.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/overQuotaWeight): the plan read 1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1}]' '{.spec.queues[0].resources.cpu.deserved}' 'changed since the snapshot: cpu.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/deserved): the plan read -1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1}]' '{.spec.queues[0].resources.cpu.limit}' 'changed since the snapshot: cpu.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/limit): the plan read -1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.cpu.overQuotaWeight}' 'changed since the snapshot: cpu.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/overQuotaWeight): the plan read 1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1}]' '{.spec.queues[0].resources.memory.deserved}' 'changed since the snapshot: memory.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/deserved): the plan read -1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1}]' '{.spec.queues[0].resources.memory.limit}' 'changed since the snapshot: memory.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/limit): the plan read -1' \
+		'[{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.memory.overQuotaWeight}' 'changed since the snapshot: memory.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/overQuotaWeight): the plan read 1'
+	krmplan_giveback kai-hm-tools 'kai/project' hm-toolbox hm-tools 'jsonpath={.metadata.labels.kai/project}' '[{"op":"test","path":"/metadata/labels/kai~1project","value":"hm-toolbox"},{"op":"replace","path":"/metadata/labels/kai~1project","value":"hm-tools"}]' '[{"op":"test","path":"/metadata/labels/kai~1project","value":"hm-toolbox"},{"op":"replace","path":"/metadata/labels/kai~1project","value":"hm-tools"},{"op":"remove","path":"/metadata/labels/kai.resources~1resource-manual-override"}]'
 	krmplan_failed 2
 fi
 krmplan_settle kai-hm-tools 'kai/project' hm-toolbox hm-tools 'jsonpath={.metadata.labels.kai/project}' 'kai.resources/resource-manual-override'
