@@ -32,6 +32,18 @@ const (
 	Note    Severity = "note"
 )
 
+// Rank orders the severities, most serious first: 0 for Error, 1 for
+// Warning, 2 for a note (and anything else).
+func (s Severity) Rank() int {
+	switch s {
+	case Error:
+		return 0
+	case Warning:
+		return 1
+	}
+	return 2
+}
+
 // Label is the severity as the text view starts a diagnostic: "Error",
 // "Warning" or "Note" (anything else is a note).
 func (s Severity) Label() string {

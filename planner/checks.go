@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/diag"
 	"github.com/krmplan/krmplan/internal/nearname"
 	"github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
@@ -14,26 +15,17 @@ import (
 	"github.com/krmplan/krmplan/tenancy"
 )
 
-// Level is how serious a finding is. Errors block render; warnings and
+// Level is how serious a finding is: diag's severity, the one type of the
+// levels of findings and HCL problems. Errors block render; warnings and
 // notes never change the exit code.
-type Level string
+type Level = diag.Severity
 
 // The finding levels, most serious first.
 const (
-	LevelError   Level = "error"
-	LevelWarning Level = "warning"
-	LevelNote    Level = "note"
+	LevelError   = diag.Error
+	LevelWarning = diag.Warning
+	LevelNote    = diag.Note
 )
-
-func (l Level) rank() int {
-	switch l {
-	case LevelError:
-		return 0
-	case LevelWarning:
-		return 1
-	}
-	return 2
-}
 
 // Finding is one result of the checks.
 type Finding struct {
@@ -742,7 +734,7 @@ func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Level != b.Level {
-			return a.Level.rank() < b.Level.rank()
+			return a.Level.Rank() < b.Level.Rank()
 		}
 		if a.Pool != b.Pool {
 			return a.Pool < b.Pool

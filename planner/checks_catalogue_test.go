@@ -791,7 +791,7 @@ func TestCatalogueFindingsStable(t *testing.T) {
 		t.Fatalf("expected a messy state, got %q", messages(first))
 	}
 	for i := 1; i < len(first); i++ {
-		if first[i-1].Level.rank() > first[i].Level.rank() {
+		if first[i-1].Level.Rank() > first[i].Level.Rank() {
 			t.Fatalf("not sorted by level: %q", messages(first))
 		}
 	}

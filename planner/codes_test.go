@@ -51,7 +51,7 @@ func TestREADMEChecksTableIsTheCatalogue(t *testing.T) {
 func TestCodesAreUniqueAndMeant(t *testing.T) {
 	seen := map[Code]bool{}
 	for _, info := range Codes {
-		if seen[info.Code] || info.Meaning == "" || info.Level.rank() > 2 {
+		if seen[info.Code] || info.Meaning == "" || info.Level.Rank() > 2 {
 			t.Errorf("bad row %+v", info)
 		}
 		seen[info.Code] = true

@@ -31,7 +31,7 @@ func ops(rs []removal.Op) []Op {
 func findings(rs []finding.Finding) []Finding {
 	out := make([]Finding, len(rs))
 	for i, r := range rs {
-		out[i] = Finding{Code: Code(r.Code), Level: Level(r.Level), Object: r.Object, Queue: r.Queue, Pool: r.Pool, Message: r.Message, Where: r.Where}
+		out[i] = Finding{Code: Code(r.Code), Level: r.Level, Object: r.Object, Queue: r.Queue, Pool: r.Pool, Message: r.Message, Where: r.Where}
 	}
 	return out
 }

@@ -220,7 +220,7 @@ func writeAnnotations(w io.Writer, fs []planner.Finding, summary bool) map[plann
 				where += ", and the step summary lists every finding"
 			}
 			fmt.Fprintf(w, "::%s title=krmplan check::%s not annotated: GitHub shows %d annotations of a level per step; %s\n",
-				ghCommand(l), moreOf(l, n), ghPerLevel, where)
+				l.GitHubCommand(), moreOf(l, n), ghPerLevel, where)
 		}
 	}
 	for _, f := range rest {
@@ -231,9 +231,6 @@ func writeAnnotations(w io.Writer, fs []planner.Finding, summary bool) map[plann
 
 // levelNouns are, for each level, its noun.
 var levelNouns = map[planner.Level]string{planner.LevelError: "error", planner.LevelWarning: "warning", planner.LevelNote: "note"}
-
-// ghCommand is the workflow command of a level.
-func ghCommand(l planner.Level) string { return diag.Severity(l).GitHubCommand() }
 
 // moreOf is "3 more errors", "1 more warning", "2 more notes".
 func moreOf(l planner.Level, n int) string {

@@ -3,19 +3,23 @@
 // cannot use planner.Finding, which the planner makes of each.
 package finding
 
-import "github.com/krmplan/krmplan/tenancy"
+import (
+	"github.com/krmplan/krmplan/diag"
+	"github.com/krmplan/krmplan/tenancy"
+)
 
-// The levels, as planner.Level spells them.
+// The levels: diag's severities, which planner.Level is too.
 const (
-	Error   = "error"
-	Warning = "warning"
-	Note    = "note"
+	Error   = diag.Error
+	Warning = diag.Warning
+	Note    = diag.Note
 )
 
 // Finding is one finding, with planner.Finding's fields: Code is a code of
 // the planner's catalogue (planner.Codes), Level one of the levels above.
 type Finding struct {
-	Code, Level string
+	Code        string
+	Level       diag.Severity
 	Object      tenancy.ObjectAddr
 	Queue, Pool string
 	Message     string

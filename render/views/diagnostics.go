@@ -14,7 +14,7 @@ import (
 // (with their enclosing blocks in files, where a location is a range of
 // one of them).
 func FindingDiagnostic(f planner.Finding, files diag.Files) diag.Diagnostic {
-	d := diag.Diagnostic{Severity: diag.Severity(f.Level), Code: string(f.Code), Summary: f.Message,
+	d := diag.Diagnostic{Severity: f.Level, Code: string(f.Code), Summary: f.Message,
 		Queue: f.Queue, Pool: f.Pool, Resource: f.Resource, AlreadyPresent: f.AlreadyPresent, Before: f.Before}
 	if f.Object != (tenancy.ObjectAddr{}) {
 		d.Address = Address(f.Object)
