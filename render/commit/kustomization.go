@@ -53,18 +53,27 @@ func (sp *splice) kustomize() error {
 		}
 		add[k] = append(add[k], path.Base(p))
 	}
+	sp.editResources(order, add, kustomizationEdits, "add %s to", "+")
+	return nil
+}
+
+// editResources makes the edits that edit returns of each kustomization in
+// order, for the names names[k], and says so in KeptInStep (`k: resources
+// SIGN what`); a list edit cannot make is a note to do by hand (todo names
+// it: "add %s to", "remove %s from").
+func (sp *splice) editResources(order []string, names map[string][]string,
+	edit func(file string, src []byte, names []string) ([]yamledit.Edit, error), todo, sign string) {
 	for _, k := range order {
-		edits, err := kustomizationEdits(k, sp.files[k].old, add[k])
+		edits, err := edit(k, sp.files[k].old, names[k])
 		if err != nil {
-			sp.plan.Notes = append(sp.plan.Notes, fmt.Sprintf("%v: add %s to its resources by hand", err, strings.Join(add[k], ", ")))
+			sp.plan.Notes = append(sp.plan.Notes, fmt.Sprintf("%v: "+todo+" its resources by hand", err, strings.Join(names[k], ", ")))
 			continue
 		}
 		sp.edits[k] = append(sp.edits[k], edits...)
 		for _, e := range edits {
-			sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources + %s", k, e.What))
+			sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources %s %s", k, sign, e.What))
 		}
 	}
-	return nil
 }
 
 // unlistDeleted takes the tenancy files a removal deletes out of the
@@ -98,17 +107,7 @@ func (sp *splice) unlistDeleted() error {
 			}
 		}
 	}
-	for _, k := range order {
-		edits, err := kustomizationRemovals(k, sp.files[k].old, gone[k])
-		if err != nil {
-			sp.plan.Notes = append(sp.plan.Notes, fmt.Sprintf("%v: remove %s from its resources by hand", err, strings.Join(gone[k], ", ")))
-			continue
-		}
-		sp.edits[k] = append(sp.edits[k], edits...)
-		for _, e := range edits {
-			sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources - %s", k, e.What))
-		}
-	}
+	sp.editResources(order, gone, kustomizationRemovals, "remove %s from", "-")
 	return nil
 }
 
