@@ -96,7 +96,7 @@ func Load(path string) (*State, error) {
 // Decode is Load for bytes already read; name is used in errors.
 func Decode(name string, b []byte) (*State, error) {
 	var s State
-	fp, err := jsonfile.DecodeSummed(b, &s, "taken_at", "digest")
+	fp, err := jsonfile.DecodeLinesSummed(b, &s, "taken_at", "digest")
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
