@@ -1,8 +1,9 @@
 package snapshot
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/inputfile"
@@ -14,21 +15,17 @@ import (
 // Normalize sorts every list of s by name (then by file and line), so
 // that the same input always gives the same bytes.
 func (s *State) Normalize() {
-	sort.SliceStable(s.NodePools, func(i, j int) bool { return s.NodePools[i].Metadata.Name < s.NodePools[j].Metadata.Name })
-	sort.SliceStable(s.Departments, func(i, j int) bool { return s.Departments[i].Metadata.Name < s.Departments[j].Metadata.Name })
-	sort.SliceStable(s.Projects, func(i, j int) bool { return s.Projects[i].Metadata.Name < s.Projects[j].Metadata.Name })
-	sort.SliceStable(s.Other, func(i, j int) bool {
-		a, b := s.Other[i], s.Other[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Line < b.Line
+	slices.SortStableFunc(s.NodePools, func(a, b tenancy.NodePool) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
+	slices.SortStableFunc(s.Departments, func(a, b tenancy.Department) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
+	slices.SortStableFunc(s.Projects, func(a, b tenancy.Project) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
+	slices.SortStableFunc(s.Other, func(a, b OtherDocument) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
-	sort.SliceStable(s.Nodes, func(i, j int) bool { return s.Nodes[i].Name < s.Nodes[j].Name })
-	sort.SliceStable(s.LiveQueues, func(i, j int) bool { return s.LiveQueues[i].Name < s.LiveQueues[j].Name })
-	sort.SliceStable(s.Namespaces, func(i, j int) bool { return s.Namespaces[i].Name < s.Namespaces[j].Name })
-	sort.SliceStable(s.NotRead, func(i, j int) bool { return s.NotRead[i].What < s.NotRead[j].What })
-	sort.SliceStable(s.Source.Files, func(i, j int) bool { return s.Source.Files[i].Path < s.Source.Files[j].Path })
+	slices.SortStableFunc(s.Nodes, func(a, b Node) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(s.LiveQueues, func(a, b LiveQueue) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(s.Namespaces, func(a, b Namespace) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(s.NotRead, func(a, b NotRead) int { return strings.Compare(a.What, b.What) })
+	slices.SortStableFunc(s.Source.Files, func(a, b SourceFile) int { return strings.Compare(a.Path, b.Path) })
 	if s.NotRead == nil {
 		s.NotRead = []NotRead{}
 	}

@@ -2,10 +2,11 @@ package jsonfile
 
 import (
 	"reflect"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/krmplan/krmplan/internal/cores"
 )
 
 // The top-level lists of a file (a state's projects, departments, nodes,
@@ -85,30 +86,16 @@ func structOf(v any) (rv reflect.Value, ptr, ok bool) {
 	return rv, ptr, rv.Kind() == reflect.Struct
 }
 
-// eachPiece runs work(k) for k in [0, n) on at most GOMAXPROCS goroutines
-// (the caller's among them), each taking the next piece; it stops handing
-// out pieces once work returns false, and reports whether every piece
-// it ran returned true.
+// eachPiece runs work(k) for k in [0, n) on every core (cores.Each); once
+// a piece fails, the pieces not yet started are skipped. It reports
+// whether every piece ran and returned true.
 func eachPiece(n int, work func(k int) bool) bool {
-	var next atomic.Int64
 	var failed atomic.Bool
-	run := func() {
-		for !failed.Load() {
-			k := int(next.Add(1) - 1)
-			if k >= n {
-				return
-			}
-			if !work(k) {
-				failed.Store(true)
-			}
+	cores.Each(n, func(k int) {
+		if !failed.Load() && !work(k) {
+			failed.Store(true)
 		}
-	}
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) - 1 {
-		wg.Go(run)
-	}
-	run()
-	wg.Wait()
+	})
 	return !failed.Load()
 }
 
