@@ -16,8 +16,7 @@ import (
 // be encoded in pieces.
 type bigList struct {
 	topList
-	list  reflect.Value // the slice
-	first int           // the bytes of its first element, for a guess of the others'
+	list reflect.Value // the slice
 }
 
 // encodeSize is a guess of the bytes an element of a list encodes to,
@@ -58,7 +57,6 @@ func marshalLinesParallel(rv reflect.Value, ptr bool, big []bigList) ([]byte, er
 			return nil, fmt.Errorf("jsonfile: the member %q is not a list of its own lines", l.name)
 		}
 		cuts[i] = cut{start, start + end, i}
-		big[i].first = end - 4
 	}
 	pieces, err := encodePieces(big)
 	if err != nil {
@@ -68,7 +66,9 @@ func marshalLinesParallel(rv reflect.Value, ptr bool, big []bigList) ([]byte, er
 	for _, c := range cuts {
 		size += 5*big[c.list].list.Len() - 2 - (c.end - c.start)
 		for _, p := range pieces[c.list] {
-			size += len(p)
+			for _, chunk := range p {
+				size += len(chunk)
+			}
 		}
 	}
 	slices.SortFunc(cuts, func(a, b cut) int { return a.start - b.start })
@@ -83,15 +83,25 @@ func marshalLinesParallel(rv reflect.Value, ptr bool, big []bigList) ([]byte, er
 }
 
 // appendElementLines appends the elements of pieces (each a run of
-// compact values, one to a line) as MarshalLines lays out the elements of
-// a top-level list: four spaces, the value, a comma but after the last.
-func appendElementLines(out []byte, pieces [][]byte) []byte {
+// compact values, one to a line, in chunks) as MarshalLines lays out the
+// elements of a top-level list: four spaces, the value, a comma but after
+// the last. A line may go on from one chunk to the next.
+func appendElementLines(out []byte, pieces []chunks) []byte {
+	start := true
 	for _, p := range pieces {
-		for len(p) > 0 {
-			i := bytes.IndexByte(p, '\n')
-			out = append(append(out, "    "...), p[:i]...)
-			out = append(out, ",\n"...)
-			p = p[i+1:]
+		for _, c := range p {
+			for len(c) > 0 {
+				if start {
+					out = append(out, "    "...)
+				}
+				i := bytes.IndexByte(c, '\n')
+				if start = i >= 0; !start {
+					out = append(out, c...)
+					break
+				}
+				out = append(append(out, c[:i]...), ",\n"...)
+				c = c[i+1:]
+			}
 		}
 	}
 	return out[:len(out)-2]
@@ -99,8 +109,9 @@ func appendElementLines(out []byte, pieces [][]byte) []byte {
 
 // encodePieces encodes the elements of each big list in pieces on every
 // core: pieces[i] are the pieces of big[i], in order, each its elements'
-// compact JSON (what MarshalLines writes of them) one to a line.
-func encodePieces(big []bigList) ([][][]byte, error) {
+// compact JSON (what MarshalLines writes of them) one to a line, in
+// chunks (which are never copied to grow).
+func encodePieces(big []bigList) ([][]chunks, error) {
 	total := 0
 	for _, l := range big {
 		total += l.list.Len()
@@ -108,11 +119,11 @@ func encodePieces(big []bigList) ([][][]byte, error) {
 	per := max(1, total/(runtime.GOMAXPROCS(0)*piecesPerCore))
 	type job struct{ list, piece, from, to int }
 	var jobs []job
-	pieces := make([][][]byte, len(big))
+	pieces := make([][]chunks, len(big))
 	for i, l := range big {
 		n := l.list.Len()
 		k := (n + per - 1) / per
-		pieces[i] = make([][]byte, k)
+		pieces[i] = make([]chunks, k)
 		for p := range k {
 			jobs = append(jobs, job{i, p, p * n / k, (p + 1) * n / k})
 		}
@@ -120,8 +131,7 @@ func encodePieces(big []bigList) ([][][]byte, error) {
 	errs := make([]error, len(jobs))
 	eachPiece(len(jobs), func(k int) bool {
 		j := jobs[k]
-		var buf bytes.Buffer
-		buf.Grow((j.to - j.from) * (big[j.list].first + 1) * 5 / 4) // elements are about alike
+		var buf chunks
 		enc := jsontext.NewEncoder(&buf, jsonv1.DefaultOptionsV1(), jsontext.EscapeForHTML(false))
 		list := big[j.list].list
 		for e := j.from; e < j.to; e++ {
@@ -129,7 +139,7 @@ func encodePieces(big []bigList) ([][][]byte, error) {
 				return false
 			}
 		}
-		pieces[j.list][j.piece] = buf.Bytes()
+		pieces[j.list][j.piece] = buf // the encoder writes out each top-level value whole
 		return true
 	})
 	for _, err := range errs {
