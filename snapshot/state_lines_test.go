@@ -94,3 +94,39 @@ func TestDecodeRefusesInPieces(t *testing.T) {
 		}
 	}
 }
+
+// A big state laid out as format 2 was (indented, each element over many
+// lines) is read in pieces too, to what one pass reads.
+func TestDecodeIndentedAsOnOneCore(t *testing.T) {
+	st := states(t)["1000 projects"]
+	b, err := jsonfile.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _, err := jsonfile.SumEmpty(b, "taken_at", "digest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jsonfile.Overwrite(b, jsonfile.Member{Name: "digest", Value: st.Digest}, "sha256:"+sum); err != nil {
+		t.Fatal(err)
+	}
+	got, err := snapshot.Decode("state.json", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one snapshot.State
+	if err := jsonfile.DecodeStrict(b, &one); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*got, one) || len(got.Projects) != 1000 {
+		t.Fatal("Decode read another state than one pass of the decoder")
+	}
+	// A node's unknown key, deep in the indented layout, is named as one
+	// pass names it.
+	text := strings.Replace(string(b), `"cordoned": false`, `"cordoned": false, "x": 1`, 1)
+	line := 1 + strings.Count(text[:strings.Index(text, `"x": 1`)], "\n")
+	want := fmt.Sprintf(`state.json: not a krmplan snapshot: line %d: /nodes/0: unknown key "x"`, line)
+	if _, err := snapshot.Decode("state.json", []byte(text)); err == nil || err.Error() != want {
+		t.Errorf("Decode: %v\nwant %s", err, want)
+	}
+}
