@@ -72,13 +72,25 @@ func listCuts(b []byte, t reflect.Type) []listCut {
 				break
 			}
 			c := listCut{topList: l, bracket: at + len(key) - 1, end: start - 1 + end}
-			if c.starts = elementStarts(b, start, c.end); len(c.starts) >= 2 {
+			elem := t.FieldByIndex(l.index).Type.Elem().Size()
+			if c.starts = elementStarts(b, start, c.end); len(c.starts) >= 2 && bounded(len(c.starts), elem, end) {
 				out = append(out, c)
 				at = c.end
 			}
 			break
 		}
 	}
+}
+
+// bounded reports whether n elements of size bytes each (and the offset
+// of each), read from a list of text bytes, take at most four times its
+// bytes, as the elements of a state do (a project's line is ten times its
+// struct, a namespace's twice): the elements are made before they are
+// read, and a hostile file of a million "{}," lines must not make a
+// million structs at once. Such a list is read in one pass, which stops
+// at its first error.
+func bounded(n int, size uintptr, text int) bool {
+	return uint64(n)*uint64(size+8) <= 4*uint64(text)
 }
 
 // elementStarts are the offsets of the lines in b[start:end] that start

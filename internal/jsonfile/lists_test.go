@@ -151,3 +151,29 @@ func TestDecodeLinesAsDecodeStrict(t *testing.T) {
 		}
 	}
 }
+
+// A list of many small elements is read in one pass: its elements are not
+// made before they are read, many times the file's bytes.
+func TestDecodeLinesBoundsItsLists(t *testing.T) {
+	withParallelMin(t, 1)
+	v := listsValue(3)
+	for range 10000 {
+		v.Last = append(v.Last, listItem{})
+	}
+	b, err := MarshalLines(&v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := strings.ReplaceAll(string(b), `{"name":""}`, `{}`)
+	var names []string
+	for _, c := range listCuts([]byte(small), reflect.TypeFor[listsDoc]()) {
+		names = append(names, c.name)
+	}
+	if strings.Join(names, " ") != "items names numbers maps" {
+		t.Errorf("lists cut: %v, want all but last", names)
+	}
+	var got listsDoc
+	if err := DecodeLines([]byte(small), &got); err != nil || len(got.Last) != 10003 {
+		t.Errorf("DecodeLines: %v, %d elements", err, len(got.Last))
+	}
+}
