@@ -8,8 +8,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// DecodeLines is DecodeStrict of b into v, a pointer to a struct, for a
-// file laid out as MarshalLines or Marshal writes it: the elements of its
+// DecodeLines is DecodeStrict of b into v, a pointer to a zero struct (any
+// other v is decoded by DecodeStrict), for a file laid out as MarshalLines
+// or Marshal writes it: the elements of its
 // big top-level lists are decoded in pieces on every core, and the rest
 // of the file (the skeleton) meanwhile. Whatever fails, b is decoded again
 // by DecodeStrict into a zero v, so that the error (or the value, for a
@@ -17,7 +18,7 @@ import (
 // start, whose first error is the first in the file.
 func DecodeLines(b []byte, v any) error {
 	rv, ptr, ok := structOf(v)
-	if !ok || !ptr {
+	if !ok || !ptr || !rv.IsZero() { // decoding merges into what v holds
 		return DecodeStrict(b, v)
 	}
 	cuts := listCuts(b, rv.Type())
