@@ -34,30 +34,53 @@ var topListsOf sync.Map // reflect.Type → []topList
 
 // topLists lists the top-level list members of struct type t, in field
 // order; none when t or *t reads or writes itself (its own JSON methods
-// decide its members, not its fields).
+// decide its members, not its fields). A name that two fields could
+// have (at different depths of embedding, where encoding/json's rules
+// pick one) is left out.
 func topLists(t reflect.Type) []topList {
 	if l, ok := topListsOf.Load(t); ok {
 		return l.([]topList)
 	}
 	var out []topList
 	if !ownJSON(t) {
-		out = appendTopLists(nil, t, nil)
+		names := map[string]int{}
+		for _, l := range appendTopLists(nil, names, t, nil) {
+			if names[l.name] == 1 {
+				out = append(out, l)
+			}
+		}
 	}
 	topListsOf.Store(t, out)
 	return out
 }
 
-func appendTopLists(out []topList, t reflect.Type, path []int) []topList {
+// appendTopLists appends the list fields of t (at path) to out, and counts
+// the names of all its members in names.
+func appendTopLists(out []topList, names map[string]int, t reflect.Type, path []int) []topList {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, hasTag := f.Tag.Lookup("json")
 		name, _, _ := strings.Cut(tag, ",")
 		idx := append(append([]int(nil), path...), i)
-		switch {
-		case f.Anonymous && !hasTag && f.Type.Kind() == reflect.Struct && !ownJSON(f.Type):
-			out = appendTopLists(out, f.Type, idx)
-		case !f.IsExported() || name == "" || name == "-" || !Plain(name):
-		case f.Type.Kind() == reflect.Slice && f.Type.Name() == "" && f.Type.Elem().Kind() != reflect.Uint8:
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && !hasTag && ft.Kind() == reflect.Struct {
+			inner := appendTopLists(nil, names, ft, idx)
+			if f.Type.Kind() == reflect.Struct && !ownJSON(ft) {
+				out = append(out, inner...)
+			}
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		names[name]++
+		if hasTag && Plain(name) && f.Type.Kind() == reflect.Slice && f.Type.Name() == "" && f.Type.Elem().Kind() != reflect.Uint8 {
 			out = append(out, topList{name: name, index: idx})
 		}
 	}

@@ -177,3 +177,34 @@ func TestDecodeLinesBoundsItsLists(t *testing.T) {
 		t.Errorf("DecodeLines: %v, %d elements", err, len(got.Last))
 	}
 }
+
+// A list whose name another field may take (encoding/json's rules for
+// embedded structs decide which) is never cut; neither is one of a type
+// that writes itself.
+func TestTopListsLeaveOutShadowedNames(t *testing.T) {
+	type inner struct {
+		Items []listItem `json:"items"`
+		Other []listItem `json:"other"`
+	}
+	type doc struct {
+		Items string `json:"items"`
+		inner
+		More []int `json:"more"`
+	}
+	var names []string
+	for _, l := range topLists(reflect.TypeFor[doc]()) {
+		names = append(names, l.name)
+	}
+	if strings.Join(names, " ") != "other more" {
+		t.Errorf("top-level lists %v, want other more", names)
+	}
+	if l := topLists(reflect.TypeFor[selfWriting]()); len(l) != 0 {
+		t.Errorf("lists of a type that writes itself: %v", l)
+	}
+}
+
+type selfWriting struct {
+	Items []listItem `json:"items"`
+}
+
+func (selfWriting) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
