@@ -208,3 +208,32 @@ type selfWriting struct {
 }
 
 func (selfWriting) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
+
+// FuzzDecodeLines: whatever the bytes, DecodeLines reads what DecodeStrict
+// reads, or refuses them in its words.
+func FuzzDecodeLines(f *testing.F) {
+	v := listsValue(4)
+	lines, err := MarshalLines(&v)
+	if err != nil {
+		f.Fatal(err)
+	}
+	indented, err := Marshal(&v)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(lines)
+	f.Add(indented)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		old := parallelMin
+		parallelMin = 1
+		defer func() { parallelMin = old }()
+		var got, want listsDoc
+		errGot, errWant := DecodeLines(b, &got), DecodeStrict(b, &want)
+		switch {
+		case (errGot == nil) != (errWant == nil) || errGot != nil && errGot.Error() != errWant.Error():
+			t.Fatalf("DecodeLines: %v\nDecodeStrict: %v", errGot, errWant)
+		case errGot == nil && !reflect.DeepEqual(got, want):
+			t.Fatalf("DecodeLines read another value than DecodeStrict")
+		}
+	})
+}
