@@ -31,11 +31,13 @@ import (
 // Overwrite work on both layouts; any reader of JSON reads both.
 //
 // The elements of a big top-level list are encoded in pieces on every
-// core (marshalLinesParallel); the bytes are the same.
+// core (marshalLinesParallel); the bytes, and any error, are the same.
 func MarshalLines(v any) ([]byte, error) {
 	if rv, ptr, ok := structOf(v); ok {
 		if big := bigLists(rv); len(big) > 0 {
-			return marshalLinesParallel(rv, ptr, big)
+			if b, err := marshalLinesParallel(rv, ptr, big); err == nil {
+				return b, nil
+			} // a value that does not encode fails as in one pass, in its words
 		}
 	}
 	return marshalLinesSeq(v)

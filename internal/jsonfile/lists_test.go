@@ -237,3 +237,15 @@ func FuzzDecodeLines(f *testing.F) {
 		}
 	})
 }
+
+// A value that does not encode fails in pieces as in one pass.
+func TestMarshalLinesParallelError(t *testing.T) {
+	withParallelMin(t, 1)
+	v := listsValue(100)
+	v.Items[70].Deep["bad"] = make(chan int)
+	_, errOne := marshalLinesSeq(&v)
+	_, err := MarshalLines(&v)
+	if errOne == nil || err == nil || err.Error() != errOne.Error() {
+		t.Errorf("MarshalLines: %v\none pass: %v", err, errOne)
+	}
+}
