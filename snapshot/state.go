@@ -3,11 +3,11 @@ package snapshot
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/jsonfile"
+	"github.com/krmplan/krmplan/internal/sortby"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -15,17 +15,17 @@ import (
 // Normalize sorts every list of s by name (then by file and line), so
 // that the same input always gives the same bytes.
 func (s *State) Normalize() {
-	byName(s.NodePools, func(p *tenancy.NodePool) string { return p.Metadata.Name })
-	byName(s.Departments, func(d *tenancy.Department) string { return d.Metadata.Name })
-	byName(s.Projects, func(p *tenancy.Project) string { return p.Metadata.Name })
-	sortStable(s.Other, func(a, b *OtherDocument) int {
+	sortby.Key(s.NodePools, func(p *tenancy.NodePool) string { return p.Metadata.Name })
+	sortby.Key(s.Departments, func(d *tenancy.Department) string { return d.Metadata.Name })
+	sortby.Key(s.Projects, func(p *tenancy.Project) string { return p.Metadata.Name })
+	sortby.Stable(s.Other, func(a, b *OtherDocument) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
-	byName(s.Nodes, func(n *Node) string { return n.Name })
-	byName(s.LiveQueues, func(q *LiveQueue) string { return q.Name })
-	byName(s.Namespaces, func(n *Namespace) string { return n.Name })
-	byName(s.NotRead, func(n *NotRead) string { return n.What })
-	byName(s.Source.Files, func(f *SourceFile) string { return f.Path })
+	sortby.Key(s.Nodes, func(n *Node) string { return n.Name })
+	sortby.Key(s.LiveQueues, func(q *LiveQueue) string { return q.Name })
+	sortby.Key(s.Namespaces, func(n *Namespace) string { return n.Name })
+	sortby.Key(s.NotRead, func(n *NotRead) string { return n.What })
+	sortby.Key(s.Source.Files, func(f *SourceFile) string { return f.Path })
 	if s.NotRead == nil {
 		s.NotRead = []NotRead{}
 	}
@@ -39,31 +39,6 @@ func (s *State) Normalize() {
 	if s.Projects == nil {
 		s.Projects = []tenancy.Project{}
 	}
-}
-
-// byName sorts list by the name of each element, stably.
-func byName[E any](list []E, name func(*E) string) {
-	sortStable(list, func(a, b *E) int { return strings.Compare(name(a), name(b)) })
-}
-
-// sortStable sorts list in place as slices.SortStableFunc does (equal
-// elements keep their order), but sorts their indexes and then moves each
-// element once: a project is a struct of hundreds of bytes, which a sort
-// of the elements themselves would move many times.
-func sortStable[E any](list []E, compare func(a, b *E) int) {
-	if len(list) < 2 {
-		return
-	}
-	idx := make([]int, len(list))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(i, j int) int { return cmp.Or(compare(&list[i], &list[j]), cmp.Compare(i, j)) })
-	sorted := make([]E, len(list))
-	for i, j := range idx {
-		sorted[i] = list[j]
-	}
-	copy(list, sorted)
 }
 
 // Seal normalizes s, sets FormatVersion, computes Digest and returns the
