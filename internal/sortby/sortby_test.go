@@ -10,8 +10,7 @@ import (
 
 type item struct {
 	name string
-	at   int
-	pad  [32]byte
+	at   int // where it came: equal names keep this order
 }
 
 // Key gives the order of a stable sort: by name, equal names in the order
