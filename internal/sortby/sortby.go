@@ -19,7 +19,11 @@ func Key[E any](list []E, key func(*E) string) {
 // elements themselves moves many times (13 ms rather than 5 for 10,000
 // projects, departments, nodes, Queues and namespaces).
 func Stable[E any](list []E, compare func(a, b *E) int) {
-	if len(list) < 2 {
+	sorted := true // as a state read back, or a tenancy written in order, is
+	for i := 1; i < len(list) && sorted; i++ {
+		sorted = compare(&list[i-1], &list[i]) <= 0
+	}
+	if sorted {
 		return
 	}
 	idx := make([]int, len(list))
@@ -27,9 +31,9 @@ func Stable[E any](list []E, compare func(a, b *E) int) {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(i, j int) int { return cmp.Or(compare(&list[i], &list[j]), cmp.Compare(i, j)) })
-	sorted := make([]E, len(list))
+	moved := make([]E, len(list))
 	for i, j := range idx {
-		sorted[i] = list[j]
+		moved[i] = list[j]
 	}
-	copy(list, sorted)
+	copy(list, moved)
 }

@@ -28,5 +28,9 @@ func TestKeyIsStable(t *testing.T) {
 		if !slices.Equal(list, want) {
 			t.Fatalf("n=%d: Key is not the stable order", n)
 		}
+		Key(list, func(e *item) string { return e.name }) // sorted already: stays
+		if !slices.Equal(list, want) {
+			t.Fatalf("n=%d: Key moved a sorted list", n)
+		}
 	}
 }
