@@ -163,6 +163,7 @@ type checker struct {
 	// changes are the plan's changes (nil for a state checked as it is):
 	// the removals' checks read their destroys.
 	changes []tenancy.Change
+	sh      *shared // what it shares with the checks of other states of one plan
 	out     []Finding
 	depts   map[string]*owner
 	projs   []*owner
@@ -207,9 +208,12 @@ func CheckChange(before, target *snapshot.State, set config.Ranges) []Finding {
 // checkErrors is the error findings of Check(s, nil), in its order, made
 // without running the checks that only warn or note: the verification of
 // the steps looks at errors only, on many small states.
-func checkErrors(s *snapshot.State) []Finding {
+func checkErrors(s *snapshot.State) []Finding { return newShared(s).errors(s) }
+
+// errors is checkErrors of s, a state with sh's cluster data.
+func (sh *shared) errors(s *snapshot.State) []Finding {
 	x := tenancy.NewIndex(&s.Tenancy)
-	return runChecks(s, s, x, x, nil, nil, true)
+	return sh.run(s, s, x, x, nil, nil, true)
 }
 
 // runChecks is CheckChange with the states' indexes (bx of before's
@@ -217,8 +221,14 @@ func checkErrors(s *snapshot.State) []Finding {
 // checked; nil for none); with errorsOnly it runs only the checks of the
 // catalogue that can make an error, and keeps only their errors.
 func runChecks(before, target *snapshot.State, bx, tx *tenancy.Index, set config.Ranges, changes []tenancy.Change, errorsOnly bool) []Finding {
+	return newShared(target).run(before, target, bx, tx, set, changes, errorsOnly)
+}
+
+// run is runChecks with what the checks of the states of one plan share,
+// sh, made from a state with target's cluster data.
+func (sh *shared) run(before, target *snapshot.State, bx, tx *tenancy.Index, set config.Ranges, changes []tenancy.Change, errorsOnly bool) []Finding {
 	c := newChecker(target, tx, set)
-	c.before, c.bx, c.beforeLoc, c.changes = before, bx, c.loc, changes
+	c.before, c.bx, c.beforeLoc, c.changes, c.sh = before, bx, c.loc, changes, sh
 	if before != target {
 		c.beforeLoc = &locator{x: bx}
 	}
@@ -372,7 +382,7 @@ func (c *checker) index() {
 			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
 		}
 	}
-	c.caps = capacity.Pools(c.s)
+	c.caps = c.sh.nodes.PoolsOf(c.s, nil)
 }
 
 // poolNames lists the node pools of the state by name, and "default" when a

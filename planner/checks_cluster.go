@@ -9,8 +9,11 @@ package planner
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/planner/capacity"
+	"github.com/krmplan/krmplan/planner/live"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -277,45 +280,69 @@ func (c *checker) checkLiveQueues() {
 		}
 		return
 	}
-	live := make(map[string]*snapshot.LiveQueue, len(c.s.LiveQueues))
-	for i := range c.s.LiveQueues {
-		live[c.s.LiveQueues[i].Name] = &c.s.LiveQueues[i]
-	}
 	for _, o := range c.owners() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
-			if lq := live[o.name(qi)]; lq != nil && len(o.name(qi)) <= maxQueueName {
+			if lq := c.sh.live.Get(o.name(qi)); lq != nil && len(o.name(qi)) <= maxQueueName {
 				for _, r := range quota.Resources {
 					c.usage(o, qi, q, lq, r)
 				}
 			}
 		}
 	}
+	// The same for every state of one plan: made once (c.before is the
+	// plan's snapshot, beforeLoc locates in it alone).
+	c.sh.once.Do(c.liveDiffs)
+	c.out = append(c.out, c.sh.diffs...)
+}
+
+// liveDiffs makes sh.diffs: the notes of the snapshot's queues whose live
+// Queue is missing, set by hand (the manual-override label), or holds other
+// numbers than the source.
+func (c *checker) liveDiffs() {
 	for _, o := range ownersOf(c.before) {
 		for qi := range o.queues {
 			q, name := &o.queues[qi], o.name(qi)
 			if len(name) > maxQueueName {
 				continue
 			}
-			lq := live[name]
+			lq := c.sh.live.Get(name)
 			if lq == nil {
-				c.add(Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
+				c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", name),
 					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue
 			}
 			if key := c.before.KRMConfig.OverrideKey(); tenancy.IsManualOverride(lq.Labels[key]) {
-				c.add(Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
+				c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler's Queue carries %s=%s, so KRM no longer writes it from the spec: its numbers are the ones set by hand, and a change to this queue in the source does not reach the scheduler until the label is removed",
 						name, key, lq.Labels[key]),
 					Where: c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
 				continue // its numbers differ on purpose
 			}
 			for _, r := range quota.Resources {
-				c.liveDiffers(o, qi, q, lq, r)
+				c.liveDiffers(o, qi, q, lq.LiveQueue, r)
 			}
 		}
 	}
+}
+
+// shared is what the checks of the states one plan compares read alike
+// (the snapshot, the target, the part of the state each step is checked
+// on: all have the snapshot's cluster data): each node's figures, read
+// once; the live Queues, their usage parsed once; and the notes that
+// compare those Queues with the snapshot, made by the first check that
+// needs them. The checks of two states may share one at the same time.
+type shared struct {
+	nodes *capacity.Counter
+	live  *live.Queues
+	once  sync.Once
+	diffs []Finding
+}
+
+// newShared is what the checks of states with s's cluster data share.
+func newShared(s *snapshot.State) *shared {
+	return &shared{nodes: capacity.NewCounter(s), live: live.Read(s.LiveQueues)}
 }
 
 // usage warns when a queue uses more than its limit (Queue
@@ -324,7 +351,7 @@ func (c *checker) checkLiveQueues() {
 // guarantee below the usage; KAI's scheduler then gives the queue nothing
 // more until its usage is below the limit, and never evicts non-preemptible
 // workloads, so a smaller guarantee is reached only as they finish.
-func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
+func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r quota.Resource) {
 	for _, np := range []bool{false, true} {
 		used, present, err := lq.Usage(r, np)
 		field, status, code := tenancy.Limit, "allocated", CodeUsageOverLimit

@@ -168,14 +168,15 @@ func order(before, target *snapshot.State, bx, tx *tenancy.Index, changes []tena
 	steps := BuildSteps(bx, tx, changes)
 	var findings, beforeFindings []Finding
 	var wg sync.WaitGroup
-	wg.Go(func() { findings = runChecks(before, target, bx, tx, set, changes, false) })
-	wg.Go(func() { beforeFindings = runChecks(before, before, bx, bx, nil, nil, false) })
-	stepErrs := stepErrors(before, bx, tx, changes, steps)
+	sh := newShared(before)
+	wg.Go(func() { findings = sh.run(before, target, bx, tx, set, changes, false) })
+	wg.Go(func() { beforeFindings = sh.run(before, before, bx, bx, nil, nil, false) })
+	stepErrs := sh.stepErrors(before, bx, tx, changes, steps)
 	wg.Wait()
 	bad := firstUnsafe(stepErrs, beforeFindings)
 	if bad != nil && movesProject(changes) {
 		moved := buildStepsIn(bx, tx, changes, moveRank)
-		if firstUnsafe(stepErrors(before, bx, tx, changes, moved), beforeFindings) == nil {
+		if firstUnsafe(sh.stepErrors(before, bx, tx, changes, moved), beforeFindings) == nil {
 			steps, bad = moved, nil
 		}
 	}

@@ -22,7 +22,8 @@ type added struct {
 
 // stepErrors applies the steps one by one to the snapshot (a tenancy.Draft)
 // and returns, for each step that adds errors to the state, those errors.
-// before is the snapshot, bx and tx index its tenancy and the target's.
+// before is the snapshot (sh is made from it), bx and tx index its
+// tenancy and the target's.
 // It needs no findings of before, so that Build runs it while the checks
 // of before run on another core.
 //
@@ -43,7 +44,7 @@ type added struct {
 // the state does not change, so it keeps the errors of the state before,
 // which passed. A step that adds a node pool, or touches the default pool
 // (its nodes are all those of no other pool), is checked on the whole state.
-func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, steps []Step) []added {
+func (sh *shared) stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, steps []Step) []added {
 	var out []added
 	rel := newRelations(before, bx, tx)
 	work := tenancy.NewDraft(&before.Tenancy)
@@ -51,7 +52,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 	for n, st := range steps[:max(len(steps)-1, 0)] { // the last state is the target, checked on its own
 		sc := rel.scope(changes, st)
 		had := map[findingKey]bool{}
-		for _, f := range checkErrors(sc.extract(before, work.Index())) {
+		for _, f := range sh.errors(sc.extract(before, work.Index())) {
 			had[f.key()] = true
 		}
 		if err := work.Apply(stepChanges(changes, st)); err != nil {
@@ -61,7 +62,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 			return out
 		}
 		var errs []Finding
-		for _, f := range checkErrors(sc.extract(before, work.Index())) {
+		for _, f := range sh.errors(sc.extract(before, work.Index())) {
 			if !had[f.key()] && (f.Code != CodeSharedNamespace || !renamed[f.Object]) {
 				errs = append(errs, f)
 			}
