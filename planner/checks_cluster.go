@@ -112,7 +112,7 @@ func (c *checker) checkPoolNodes() {
 			c.add(Finding{Code: CodePoolCardsUnschedulable, Level: LevelWarning, Object: tenancy.KindNodePool.Object(pool), Pool: pool,
 				Message: fmt.Sprintf("pool %s: not all of the pool's %s are schedulable right now: %s",
 					pool, quota.Amount(quota.GPU, pc.Cards), joinClauses(pc.Unsettled, maxNamesListed)),
-				Where: c.loc.at(tenancy.KindNodePool.Object(pool).Field(tenancy.FieldLabelValue))})
+				Where: c.loc.At(tenancy.KindNodePool.Object(pool).Field(tenancy.FieldLabelValue))})
 		}
 		cards, _ := c.cardsOf(pool)
 		for _, t := range c.top[pool] {
@@ -152,7 +152,7 @@ func (c *checker) checkNewPools() {
 		if !c.newPools[name] || p.Spec.LabelKey == "" {
 			continue
 		}
-		where := c.loc.at(tenancy.KindNodePool.Object(name).Field(tenancy.FieldLabelValue))
+		where := c.loc.At(tenancy.KindNodePool.Object(name).Field(tenancy.FieldLabelValue))
 		pc := c.caps[name]
 		if pc == nil || len(pc.Nodes) == 0 {
 			c.add(Finding{Code: CodeNewPoolNoNodes, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
@@ -215,7 +215,7 @@ func (c *checker) checkProjectNamespaces() {
 		}
 		// Named and located only for a finding: most projects have none.
 		f.Level, f.Object = LevelWarning, tenancy.KindProject.Object(p.Metadata.Name)
-		f.Where = c.loc.at(f.Object.Field(tenancy.FieldNamespace))
+		f.Where = c.loc.At(f.Object.Field(tenancy.FieldNamespace))
 		c.add(f)
 	}
 }
@@ -310,14 +310,14 @@ func (c *checker) liveDiffs() {
 			if lq == nil {
 				c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", name),
-					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
+					Where:   c.beforeLoc.At(o.field(qi, tenancy.FieldQueueName))})
 				continue
 			}
 			if key := c.before.KRMConfig.OverrideKey(); tenancy.IsManualOverride(lq.Labels[key]) {
 				c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler's Queue carries %s=%s, so KRM no longer writes it from the spec: its numbers are the ones set by hand, and a change to this queue in the source does not reach the scheduler until the label is removed",
 						name, key, lq.Labels[key]),
-					Where: c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
+					Where: c.beforeLoc.At(o.field(qi, tenancy.FieldQueueName))})
 				continue // its numbers differ on purpose
 			}
 			for _, r := range quota.Resources {
@@ -412,7 +412,7 @@ func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.L
 		}
 		have = append(have, field.SchedulerName()+" "+amount(got))
 		want = append(want, field.String()+" "+amount(src))
-		where = append(where, c.beforeLoc.at(o.field(qi, tenancy.QuotaFieldOf(r, field)))...)
+		where = append(where, c.beforeLoc.At(o.field(qi, tenancy.QuotaFieldOf(r, field)))...)
 	}
 	if len(have) == 0 {
 		return

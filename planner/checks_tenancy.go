@@ -39,7 +39,7 @@ func badNegative(v quota.Value) bool { return v.IsNegative() && !v.IsUnlimited()
 // resourceLoc points at a queue's resource block: its first written
 // field, else the queue's name.
 func (c *checker) resourceLoc(o *owner, qi int, r quota.Resource) []tenancy.Location {
-	return c.loc.atFirst(o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Limit)), o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Deserved)),
+	return c.loc.AtFirst(o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Limit)), o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Deserved)),
 		o.field(qi, tenancy.QuotaFieldOf(r, tenancy.OverQuotaWeight)), o.field(qi, tenancy.FieldQueueName))
 }
 
@@ -166,7 +166,7 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.name(), Pool: oq.q.NodePool,
 			Message: fmt.Sprintf("%s: department %s has no queue on node pool %s, so this queue becomes a root queue, outside any department's share",
 				oq.name(), oq.o.parent, oq.q.NodePool),
-			Where: c.loc.at(oq.o.field(oq.i, tenancy.FieldQueueNodePool))})
+			Where: c.loc.At(oq.o.field(oq.i, tenancy.FieldQueueNodePool))})
 	}
 	for _, p := range c.projs {
 		for qi := range p.queues {
@@ -230,7 +230,7 @@ func (c *checker) checkDefaultNodePools() {
 			c.add(Finding{Code: CodeDefaultPoolWithoutQueue, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name), Pool: pool,
 				Message: fmt.Sprintf("project %s: defaultNodePools lists node pool %s, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue",
 					p.Metadata.Name, pool) + dym,
-				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldDefaultNodePools))})
+				Where: c.loc.At(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldDefaultNodePools))})
 		}
 	}
 }
@@ -254,7 +254,7 @@ func (c *checker) checkQueueNameLength() {
 			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: name, Pool: q.NodePool,
 				Message: fmt.Sprintf("%s: %s %d characters; KRM cuts a queue name over %d characters to %d and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says",
 					name, what, len(name), maxQueueName, maxQueueName),
-				Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))})
+				Where: c.loc.At(o.field(qi, tenancy.FieldQueueName))})
 		}
 	}
 }
@@ -278,7 +278,7 @@ func (c *checker) checkNames() {
 		if len(errs) == 0 {
 			return true
 		}
-		bad(Finding{Object: kind.Object(name), Message: kind.Info().Word + " " + name + ": ", Where: c.loc.at(kind.Object(name).Field(tenancy.FieldName))},
+		bad(Finding{Object: kind.Object(name), Message: kind.Info().Word + " " + name + ": ", Where: c.loc.At(kind.Object(name).Field(tenancy.FieldName))},
 			"the name", "Kubernetes object name", errs)
 		return false
 	}
@@ -299,7 +299,7 @@ func (c *checker) checkNames() {
 			if len(errs) > 0 {
 				at := tenancy.KindNodePool.Object(name)
 				bad(Finding{Object: at, Pool: name, Resource: l.field.String(), Message: "node pool " + name + ": ",
-					Where: c.loc.at(at.Field(l.field))}, fmt.Sprintf("spec.%s %q", l.field, l.v), rule, errs)
+					Where: c.loc.At(at.Field(l.field))}, fmt.Sprintf("spec.%s %q", l.field, l.v), rule, errs)
 			}
 		}
 	}
@@ -320,13 +320,13 @@ func (c *checker) checkNames() {
 		}
 		if errs := dns1123Label(ns); len(errs) > 0 {
 			bad(Finding{Object: tenancy.KindProject.Object(p.Metadata.Name), Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",
-				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))}, what, "namespace name", errs)
+				Where: c.loc.At(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))}, what, "namespace name", errs)
 		}
 	}
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
 			if errs := dns1123Subdomain(o.name(qi)); len(errs) > 0 {
-				bad(Finding{Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Message: o.name(qi) + ": ", Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))},
+				bad(Finding{Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Message: o.name(qi) + ": ", Where: c.loc.At(o.field(qi, tenancy.FieldQueueName))},
 					"the queue name", "Kubernetes object name (KRM creates a cluster-scoped KAI Queue of this name)", errs)
 			}
 		}
