@@ -280,10 +280,11 @@ func (c *checker) checkLiveQueues() {
 		}
 		return
 	}
+	queues := c.sh.queues()
 	for _, o := range c.owners() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
-			if lq := c.sh.live.Get(o.name(qi)); lq != nil && len(o.name(qi)) <= maxQueueName {
+			if lq := queues.Get(o.name(qi)); lq != nil && len(o.name(qi)) <= maxQueueName {
 				for _, r := range quota.Resources {
 					c.usage(o, qi, q, lq, r)
 				}
@@ -292,7 +293,7 @@ func (c *checker) checkLiveQueues() {
 	}
 	// The same for every state of one plan: made once (c.before is the
 	// plan's snapshot, beforeLoc locates in it alone).
-	c.sh.once.Do(c.liveDiffs)
+	c.sh.diffsOnce.Do(c.liveDiffs)
 	c.out = append(c.out, c.sh.diffs...)
 }
 
@@ -300,13 +301,14 @@ func (c *checker) checkLiveQueues() {
 // Queue is missing, set by hand (the manual-override label), or holds other
 // numbers than the source.
 func (c *checker) liveDiffs() {
+	queues := c.sh.queues()
 	for _, o := range ownersOf(c.before) {
 		for qi := range o.queues {
 			q, name := &o.queues[qi], o.name(qi)
 			if len(name) > maxQueueName {
 				continue
 			}
-			lq := c.sh.live.Get(name)
+			lq := queues.Get(name)
 			if lq == nil {
 				c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", name),
@@ -335,14 +337,24 @@ func (c *checker) liveDiffs() {
 // needs them. The checks of two states may share one at the same time.
 type shared struct {
 	nodes *capacity.Counter
-	live  *live.Queues
-	once  sync.Once
-	diffs []Finding
+	// live is read from lqs by the first check that needs it (queues):
+	// while the other state's checks go on on the other core.
+	lqs       []snapshot.LiveQueue
+	liveOnce  sync.Once
+	live      *live.Queues
+	diffsOnce sync.Once
+	diffs     []Finding
 }
 
 // newShared is what the checks of states with s's cluster data share.
 func newShared(s *snapshot.State) *shared {
-	return &shared{nodes: capacity.NewCounter(s), live: live.Read(s.LiveQueues)}
+	return &shared{nodes: capacity.NewCounter(s), lqs: s.LiveQueues}
+}
+
+// queues is the live Queues, read once.
+func (sh *shared) queues() *live.Queues {
+	sh.liveOnce.Do(func() { sh.live = live.Read(sh.lqs) })
+	return sh.live
 }
 
 // usage warns when a queue uses more than its limit (Queue
@@ -389,9 +401,9 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r qu
 	}
 }
 
-// liveDiffers notes a scheduler Queue whose quota, limit or overQuotaWeight
-// differs from the source's deserved, limit or overQuotaWeight (an omitted
-// field is 0 on both sides). KRM writes the source's numbers into the
+// liveDiffers notes (in sh.diffs) a scheduler Queue whose quota, limit or
+// overQuotaWeight differs from the source's deserved, limit or
+// overQuotaWeight (an omitted field is 0 on both sides). KRM writes the source's numbers into the
 // Queue, unconverted; a difference means it has not reconciled (or a
 // GitOps tool has not synced) yet, or the Queue was edited directly.
 func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
@@ -417,7 +429,7 @@ func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.L
 	if len(have) == 0 {
 		return
 	}
-	c.add(Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
+	c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
 		Message: fmt.Sprintf("%s: the scheduler's Queue has %s %s, the source has %s %s — not reconciled or synced yet, or the Queue was edited directly",
 			o.name(qi), r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
 		Where: where})

@@ -282,19 +282,29 @@ func (c *checker) checkNames() {
 			"the name", "Kubernetes object name", errs)
 		return false
 	}
+	type label struct {
+		field tenancy.Field
+		v     string
+	}
+	labelErrs := map[label][]string{}
 	for _, p := range c.s.NodePools {
 		name := p.Metadata.Name
 		object(tenancy.KindNodePool, name)
-		for _, l := range []struct {
-			field tenancy.Field
-			v     string
-		}{{tenancy.FieldLabelKey, p.Spec.LabelKey}, {tenancy.FieldLabelValue, p.Spec.LabelValue}} {
+		for _, l := range []label{{tenancy.FieldLabelKey, p.Spec.LabelKey}, {tenancy.FieldLabelValue, p.Spec.LabelValue}} {
 			if l.v == "" && name == "default" {
 				continue // pool default has no label pair
 			}
-			errs, rule := validation.IsQualifiedName(l.v), "label key"
+			rule := "label key"
 			if l.field == tenancy.FieldLabelValue {
-				errs, rule = validation.IsValidLabelValue(l.v), "label value"
+				rule = "label value"
+			}
+			errs, known := labelErrs[l]
+			if !known { // pools share label keys: each is checked once
+				errs = validation.IsQualifiedName(l.v)
+				if l.field == tenancy.FieldLabelValue {
+					errs = validation.IsValidLabelValue(l.v)
+				}
+				labelErrs[l] = errs
 			}
 			if len(errs) > 0 {
 				at := tenancy.KindNodePool.Object(name)
@@ -310,15 +320,15 @@ func (c *checker) checkNames() {
 		p := &c.s.Projects[i]
 		nameOK := object(tenancy.KindProject, p.Metadata.Name)
 		prefix := c.s.KRMConfig.NamePrefix()
-		ns := p.NamespaceName(prefix)
-		what := fmt.Sprintf("namespace %q", ns)
-		if p.Spec.Namespace == "" {
-			if !nameOK {
-				continue // the name's finding says it; its namespace holds the same text
-			}
-			what = fmt.Sprintf("namespace %q (KRM's default when spec.namespace is empty: %s-<project>)", ns, prefix)
+		if p.Spec.Namespace == "" && !nameOK {
+			continue // the name's finding says it; its namespace holds the same text
 		}
+		ns := p.NamespaceName(prefix)
 		if errs := dns1123Label(ns); len(errs) > 0 {
+			what := fmt.Sprintf("namespace %q", ns)
+			if p.Spec.Namespace == "" {
+				what = fmt.Sprintf("namespace %q (KRM's default when spec.namespace is empty: %s-<project>)", ns, prefix)
+			}
 			bad(Finding{Object: tenancy.KindProject.Object(p.Metadata.Name), Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",
 				Where: c.loc.At(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))}, what, "namespace name", errs)
 		}

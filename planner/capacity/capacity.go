@@ -7,8 +7,10 @@ package capacity
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/krmplan/krmplan/fairshare"
 	"github.com/krmplan/krmplan/quota"
@@ -77,18 +79,39 @@ func NewCounter(s *snapshot.State) *Counter {
 	if !s.Read(snapshot.SourceNodes) {
 		return k
 	}
+	figs := readAll(s.Nodes)
 	byName := make(map[string]*figures, len(s.Nodes))
 	for i := range s.Nodes {
-		n := &s.Nodes[i]
-		if _, dup := byName[n.Name]; dup {
+		if _, dup := byName[s.Nodes[i].Name]; dup {
 			return k
 		}
-		f := read(n)
-		byName[n.Name] = &f
+		byName[s.Nodes[i].Name] = &figs[i]
 	}
 	k.byName = byName
 	return k
 }
+
+// readAll reads the figures of every node, the nodes cut into one run of
+// consecutive nodes per core (GOMAXPROCS): each node's figures are its
+// own, so the result is the same as read in order.
+func readAll(nodes []snapshot.Node) []figures {
+	figs := make([]figures, len(nodes))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(nodes)/minNodesPerWorker))
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(nodes)/workers, (w+1)*len(nodes)/workers
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				figs[i] = read(&nodes[i])
+			}
+		})
+	}
+	wg.Wait()
+	return figs
+}
+
+// minNodesPerWorker is the fewest nodes worth a goroutine of their own.
+const minNodesPerWorker = 256
 
 // PoolsOf is the package's PoolsOf with each node's figures read once (s's
 // nodes must be those of the state the Counter was made from, or some of

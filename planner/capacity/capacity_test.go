@@ -105,6 +105,20 @@ func TestCounterCountsAsPools(t *testing.T) {
 	}
 }
 
+// TestCounterOfManyNodes: a Counter reads many nodes on every core and
+// counts as Pools does (h100: 24 cards of h-1 to h-3, and 0, 3 or 6 on each
+// of 256 more nodes, 765).
+func TestCounterOfManyNodes(t *testing.T) {
+	s := poolsState()
+	for i := range 3 * minNodesPerWorker {
+		alloc := snapshot.ResourceList{"nvidia.com/gpu": snapshot.Quantity(fmt.Sprint(i % 9)), "cpu": "8", "memory": "64G"}
+		s.Nodes = append(s.Nodes, listNode(fmt.Sprintf("n-%04d", i), []string{"h100", "mig", "none"}[i%3], alloc, nil))
+	}
+	if got, want := NewCounter(s).PoolsOf(s, nil), Pools(s); !reflect.DeepEqual(got, want) || got["h100"].Cards.String() != "789" {
+		t.Errorf("Counter:\n%s\nPools:\n%s", dump(got), dump(want))
+	}
+}
+
 // dump is a count for a failure message: each pool's nodes and figures.
 func dump(caps map[string]*Pool) string {
 	var out []string
