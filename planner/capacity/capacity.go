@@ -8,6 +8,7 @@ package capacity
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -69,13 +70,29 @@ type Counter struct {
 	// byName is each node's figures by node name: a state's nodes are told
 	// apart by name (a Counter keeps none when two nodes share one).
 	byName map[string]*figures
+	// nodes are the nodes of the state the Counter was made from; last is
+	// the capacities of the last state counted with exactly those nodes
+	// (the snapshot, the target) and the node pools they were counted for:
+	// a state with the same pools has the same capacities.
+	nodes []snapshot.Node
+	mu    sync.Mutex
+	last  *whole
 }
+
+// whole is the capacities of a state with a Counter's nodes, and the node
+// pools (name and label pair, in order) they were counted for.
+type whole struct {
+	pools []poolKey
+	caps  map[string]*Pool
+}
+
+type poolKey struct{ name, key, value string }
 
 // NewCounter reads the figures of every node of s, for the states made
 // from s (their nodes are s's, copied or not). Without the nodes read it
 // reads none.
 func NewCounter(s *snapshot.State) *Counter {
-	k := &Counter{}
+	k := &Counter{nodes: s.Nodes}
 	if !s.Read(snapshot.SourceNodes) {
 		return k
 	}
@@ -116,10 +133,33 @@ const minNodesPerWorker = 256
 // PoolsOf is the package's PoolsOf with each node's figures read once (s's
 // nodes must be those of the state the Counter was made from, or some of
 // them).
+//
+// A state with the Counter's nodes themselves (the same slice) and the
+// same node pools as the last one is given the same map: the checks of a
+// plan's snapshot and target, the pool bars and the fair share count them
+// once. The map is read-only.
 func (k *Counter) PoolsOf(s *snapshot.State, only map[string]bool) map[string]*Pool {
 	if !s.Read(snapshot.SourceNodes) {
 		return nil
 	}
+	if k == nil || len(s.Nodes) == 0 || len(s.Nodes) != len(k.nodes) || &s.Nodes[0] != &k.nodes[0] {
+		return k.poolsOf(s, only)
+	}
+	keys := make([]poolKey, len(s.NodePools))
+	for i := range s.NodePools {
+		np := &s.NodePools[i]
+		keys[i] = poolKey{np.Metadata.Name, np.Spec.LabelKey, np.Spec.LabelValue}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.last == nil || !slices.Equal(k.last.pools, keys) {
+		k.last = &whole{keys, k.poolsOf(s, nil)} // every pool: it serves any only
+	}
+	return k.last.caps
+}
+
+// poolsOf is PoolsOf without the last state's capacities.
+func (k *Counter) poolsOf(s *snapshot.State, only map[string]bool) map[string]*Pool {
 	type pair struct{ key, value string }
 	last := map[string]*tenancy.NodePool{}
 	taken := map[pair]bool{}

@@ -76,7 +76,8 @@ func poolsState() *snapshot.State {
 }
 
 // TestCounterCountsAsPools: a Counter, which reads each node once, counts
-// every pool as Pools does: of the state it was made from, of a part of
+// every pool as Pools does: of the state it was made from (once for every
+// state with those nodes and pools), of another with other pools, of a part of
 // it with copies of some of its nodes (as the verification of the steps
 // checks), and of a state whose nodes share a name (it then reads them as
 // it counts). A quantity that does not parse still leaves its node out,
@@ -91,6 +92,18 @@ func TestCounterCountsAsPools(t *testing.T) {
 	}
 	if u := got["h100"].Unsettled; !slices.Contains(u, `node bad-1 is not counted: allocatable nvidia.com/gpu "eight": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`) {
 		t.Errorf("h100's unsettled nodes %q do not name bad-1", u)
+	}
+	// A state with the same nodes and pools (a plan's target) gets the same
+	// capacities; one whose pools select otherwise is counted again.
+	same := *s
+	if again := k.PoolsOf(&same, map[string]bool{"mig": true}); reflect.ValueOf(again).Pointer() != reflect.ValueOf(got).Pointer() {
+		t.Errorf("the same nodes and pools counted again")
+	}
+	moved := *s
+	moved.NodePools = slices.Clone(s.NodePools)
+	moved.NodePools[3].Spec.LabelValue = "old" // mig selects old-1
+	if got, want := k.PoolsOf(&moved, nil), Pools(&moved); !reflect.DeepEqual(got, want) || dump(got) == dump(Pools(s)) {
+		t.Errorf("Counter with pool mig moved:\n%s\nPools:\n%s", dump(got), dump(want))
 	}
 	part := *s
 	part.Nodes = []snapshot.Node{s.Nodes[0], s.Nodes[3], s.Nodes[7]} // h-2, m-1, bad-1, copied
