@@ -89,18 +89,18 @@ type poolSplit struct {
 // them. Unknown when the nodes were not read or the pool does not exist
 // in s.
 func poolCapacity(s *snapshot.State, pool string) capacity {
-	return capacitiesOf(s).of(pool)
+	return capacitiesOf(s, nil).of(pool)
 }
 
 // capacities is the capacity of every pool of a state, from one pass over
-// its nodes.
+// its nodes (capacitiesOf reads their figures, or takes those k has read).
 type capacities struct {
 	exists map[string]bool
 	pools  map[string]*poolcap.Pool // nil when the nodes were not read
 }
 
-func capacitiesOf(s *snapshot.State) capacities {
-	cs := capacities{exists: map[string]bool{}, pools: poolcap.Pools(s)}
+func capacitiesOf(s *snapshot.State, k *poolcap.Counter) capacities {
+	cs := capacities{exists: map[string]bool{}, pools: k.PoolsOf(s, nil)}
 	for i := range s.NodePools {
 		cs.exists[s.NodePools[i].Metadata.Name] = true
 	}
@@ -350,12 +350,13 @@ func sameShares(a, b []share) bool {
 // share or whose projects' shares change.
 func poolSplits(p *planner.Plan) []poolSplit {
 	bx, tx := p.Indexes()
-	return poolSplitsOf(p.Snapshot, p.TargetState(), changedPools(bx, tx))
+	return poolSplitsOf(p.Snapshot, p.TargetState(), changedPools(bx, tx), p.Nodes())
 }
 
 // poolSplitsOf is poolSplits over the pools only holds (every pool when
 // only is nil): a pool no queue is on, on either side, has no division.
-func poolSplitsOf(before, after *snapshot.State, only map[string]bool) []poolSplit {
+// k has read the figures of the states' nodes (nil: none).
+func poolSplitsOf(before, after *snapshot.State, only map[string]bool, k *poolcap.Counter) []poolSplit {
 	bs, as := splitsOf(before, after, only)
 	pools := map[string]bool{}
 	for _, ss := range []map[string]*split{bs, as} {
@@ -368,7 +369,7 @@ func poolSplitsOf(before, after *snapshot.State, only map[string]bool) []poolSpl
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	caps := capacitiesOf(after)
+	caps := capacitiesOf(after, k)
 	none := &split{}
 	var out []poolSplit
 	for _, pool := range names {
