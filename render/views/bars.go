@@ -89,7 +89,7 @@ type poolSplit struct {
 // them. Unknown when the nodes were not read or the pool does not exist
 // in s.
 func poolCapacity(s *snapshot.State, pool string) capacity {
-	return capacitiesOf(s, nil).of(pool)
+	return capacitiesOf(s, nil, map[string]bool{pool: true}).of(pool)
 }
 
 // capacities is the capacity of every pool of a state, from one pass over
@@ -99,8 +99,11 @@ type capacities struct {
 	pools  map[string]*poolcap.Pool // nil when the nodes were not read
 }
 
-func capacitiesOf(s *snapshot.State, k *poolcap.Counter) capacities {
-	cs := capacities{exists: map[string]bool{}, pools: k.PoolsOf(s, nil)}
+// capacitiesOf counts the pools of s that only holds (every pool when
+// only is nil), with k's figures of the nodes (nil: read them); of must be
+// asked only about those.
+func capacitiesOf(s *snapshot.State, k *poolcap.Counter, only map[string]bool) capacities {
+	cs := capacities{exists: map[string]bool{}, pools: k.PoolsOf(s, only)}
 	for i := range s.NodePools {
 		cs.exists[s.NodePools[i].Metadata.Name] = true
 	}
@@ -369,7 +372,7 @@ func poolSplitsOf(before, after *snapshot.State, only map[string]bool, k *poolca
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	caps := capacitiesOf(after, k)
+	caps := capacitiesOf(after, k, only) // every pool of names is in only
 	none := &split{}
 	var out []poolSplit
 	for _, pool := range names {
