@@ -49,6 +49,19 @@ func listsValue(n int) listsDoc {
 	return v
 }
 
+// bothLayouts is listsValue(n) as MarshalLines and as Marshal write it.
+func bothLayouts(t testing.TB, n int) (lines, indented []byte) {
+	v := listsValue(n)
+	lines, err := MarshalLines(&v)
+	if err == nil {
+		indented, err = Marshal(&v)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines, indented
+}
+
 // withParallelMin sets parallelMin for one test.
 func withParallelMin(t *testing.T, n int) {
 	old := parallelMin
@@ -84,15 +97,7 @@ func TestMarshalLinesParallelSameBytes(t *testing.T) {
 // what it refuses with its very words.
 func TestDecodeLinesAsDecodeStrict(t *testing.T) {
 	withParallelMin(t, 1)
-	v := listsValue(50)
-	lines, err := MarshalLines(&v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	indented, err := Marshal(&v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lines, indented := bothLayouts(t, 50)
 	for _, b := range [][]byte{lines, indented} {
 		if cuts := listCuts(b, reflect.TypeFor[listsDoc]()); len(cuts) != 5 {
 			t.Fatalf("%d lists cut, want 5:\n%s", len(cuts), b)
@@ -212,15 +217,7 @@ func (selfWriting) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
 // FuzzDecodeLines: whatever the bytes, DecodeLines reads what DecodeStrict
 // reads, or refuses them in its words.
 func FuzzDecodeLines(f *testing.F) {
-	v := listsValue(4)
-	lines, err := MarshalLines(&v)
-	if err != nil {
-		f.Fatal(err)
-	}
-	indented, err := Marshal(&v)
-	if err != nil {
-		f.Fatal(err)
-	}
+	lines, indented := bothLayouts(f, 4)
 	f.Add(lines)
 	f.Add(indented)
 	f.Fuzz(func(t *testing.T, b []byte) {
