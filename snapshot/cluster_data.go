@@ -49,7 +49,7 @@ func LoadClusterData(path string) (*ClusterData, error) {
 		return nil, err
 	}
 	var d ClusterData
-	if err := jsonfile.DecodeStrict(b, &d); err != nil {
+	if err := jsonfile.DecodeLines(b, &d); err != nil {
 		return nil, fmt.Errorf("%s: not cluster data: %w", path, err)
 	}
 	if err := checkCluster(d.Nodes, d.LiveQueues); err != nil {

@@ -68,8 +68,12 @@ func FromGit(src GitSource) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The ref's full name and the profile are read by git while the
+	// tenancy parses; wait waits for them, also on the way out by an error.
+	wait := readAside(repo, commit, ref)
+	defer wait()
 	var t Parsed
-	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit, RefName: refName(repo, ref)}}
+	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
 	for _, p := range src.Paths {
 		rel, err := RepoRelative(top, prefix, p)
 		if err != nil {
@@ -108,7 +112,7 @@ func FromGit(src GitSource) (*State, error) {
 			return nil, err
 		}
 	}
-	if st.Profile, err = readProfile(repo, commit, ref); err != nil {
+	if st.Source.RefName, st.Profile, err = wait(); err != nil {
 		return nil, err
 	}
 	st.NodePools, st.Departments, st.Projects = t.NodePools, t.Departments, t.Projects
@@ -117,6 +121,25 @@ func FromGit(src GitSource) (*State, error) {
 		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: "git snapshot without a cluster"})
 	}
 	return st, nil
+}
+
+// readAside reads, on its own goroutine, the full name of ref (refName)
+// and the repository profile at commit (readProfile); the function it
+// returns waits for them.
+func readAside(repo gitcli.Repo, commit, ref string) func() (string, *profile.Profile, error) {
+	var name string
+	var p *profile.Profile
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		name = refName(repo, ref)
+		p, err = readProfile(repo, commit, ref)
+	}()
+	return func() (string, *profile.Profile, error) {
+		<-done
+		return name, p, err
+	}
 }
 
 // dirPrefix is what a relative path of src.Paths is relative to: with

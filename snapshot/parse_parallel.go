@@ -3,10 +3,15 @@ package snapshot
 import (
 	"bytes"
 	"runtime"
-	"sync"
 
+	"github.com/krmplan/krmplan/internal/cores"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
 )
+
+// partsPerCore is how many parts a large file is cut into for each core,
+// so that a core whose parts read faster (or that the machine gives more
+// time) reads more of them, rather than waiting for the other.
+const partsPerCore = 4
 
 // parallelParseMin is the size from which a tenancy file is parsed on
 // several cores: below it, starting the workers costs more than it saves.
@@ -21,17 +26,15 @@ const parallelParseMin = 1 << 20
 // when a part was cut inside a broken document) is exactly what a reading
 // from the start finds.
 func (t *Parsed) parseFile(name string, src []byte) error {
-	parts := documentParts(src, runtime.GOMAXPROCS(0))
+	parts := documentParts(src, partsPerCore*runtime.GOMAXPROCS(0))
 	if len(parts) < 2 {
 		return t.ParseTenancy(name, src)
 	}
 	got := make([]Parsed, len(parts))
 	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		wg.Go(func() { errs[i] = got[i].ParseTenancy(name, src[p.start:p.end]) })
-	}
-	wg.Wait()
+	cores.Each(len(parts), func(i int) {
+		errs[i] = got[i].ParseTenancy(name, src[parts[i].start:parts[i].end])
+	})
 	for _, err := range errs {
 		if err != nil {
 			var again Parsed

@@ -1,12 +1,13 @@
 package snapshot
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/jsonfile"
+	"github.com/krmplan/krmplan/internal/sortby"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -14,21 +15,17 @@ import (
 // Normalize sorts every list of s by name (then by file and line), so
 // that the same input always gives the same bytes.
 func (s *State) Normalize() {
-	sort.SliceStable(s.NodePools, func(i, j int) bool { return s.NodePools[i].Metadata.Name < s.NodePools[j].Metadata.Name })
-	sort.SliceStable(s.Departments, func(i, j int) bool { return s.Departments[i].Metadata.Name < s.Departments[j].Metadata.Name })
-	sort.SliceStable(s.Projects, func(i, j int) bool { return s.Projects[i].Metadata.Name < s.Projects[j].Metadata.Name })
-	sort.SliceStable(s.Other, func(i, j int) bool {
-		a, b := s.Other[i], s.Other[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Line < b.Line
+	sortby.Key(s.NodePools, func(p *tenancy.NodePool) string { return p.Metadata.Name })
+	sortby.Key(s.Departments, func(d *tenancy.Department) string { return d.Metadata.Name })
+	sortby.Key(s.Projects, func(p *tenancy.Project) string { return p.Metadata.Name })
+	sortby.Stable(s.Other, func(a, b *OtherDocument) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
-	sort.SliceStable(s.Nodes, func(i, j int) bool { return s.Nodes[i].Name < s.Nodes[j].Name })
-	sort.SliceStable(s.LiveQueues, func(i, j int) bool { return s.LiveQueues[i].Name < s.LiveQueues[j].Name })
-	sort.SliceStable(s.Namespaces, func(i, j int) bool { return s.Namespaces[i].Name < s.Namespaces[j].Name })
-	sort.SliceStable(s.NotRead, func(i, j int) bool { return s.NotRead[i].What < s.NotRead[j].What })
-	sort.SliceStable(s.Source.Files, func(i, j int) bool { return s.Source.Files[i].Path < s.Source.Files[j].Path })
+	sortby.Key(s.Nodes, func(n *Node) string { return n.Name })
+	sortby.Key(s.LiveQueues, func(q *LiveQueue) string { return q.Name })
+	sortby.Key(s.Namespaces, func(n *Namespace) string { return n.Name })
+	sortby.Key(s.NotRead, func(n *NotRead) string { return n.What })
+	sortby.Key(s.Source.Files, func(f *SourceFile) string { return f.Path })
 	if s.NotRead == nil {
 		s.NotRead = []NotRead{}
 	}
@@ -96,7 +93,7 @@ func Load(path string) (*State, error) {
 // Decode is Load for bytes already read; name is used in errors.
 func Decode(name string, b []byte) (*State, error) {
 	var s State
-	fp, err := jsonfile.DecodeSummed(b, &s, "taken_at", "digest")
+	fp, err := jsonfile.DecodeLinesSummed(b, &s, "taken_at", "digest")
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}

@@ -77,13 +77,19 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	overlay := make(chan liveOverlay, 1)
 	go func() { overlay <- readOverlay(ctx, c, e, live) }()
 	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")}
+	changes := make(chan uncommitted, 1) // git status meanwhile, too
+	go func() {
+		list, err := worktree.Changes(src)
+		changes <- uncommitted{list, err}
+	}()
 	st, err := snapshot.FromGit(src)
 	if err != nil {
 		cancel()
 		<-overlay
+		<-changes
 		return nil, cli.Exit(err.Error(), 1)
 	}
-	noteUncommitted(e, src, st)
+	noteUncommitted(e, <-changes, st)
 	o := <-overlay
 	if o.err != nil {
 		return nil, o.err
@@ -102,8 +108,8 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 // changed without committing them: the snapshot read the ref, so a person
 // who edited the file and forgot to commit would otherwise plan against
 // the old numbers without a word. A failing git status is a note too.
-func noteUncommitted(e *env, src snapshot.GitSource, st *snapshot.State) {
-	list, err := worktree.Changes(src)
+func noteUncommitted(e *env, u uncommitted, st *snapshot.State) {
+	list, err := u.list, u.err
 	if err != nil {
 		fmt.Fprintf(e.stderr, "Note: could not list the uncommitted changes of the tenancy files: %s\n", escape.Controls(err.Error()))
 		return
@@ -111,6 +117,12 @@ func noteUncommitted(e *env, src snapshot.GitSource, st *snapshot.State) {
 	if n := worktree.Note(list, st.Source.Ref, st.Source.Commit); n != "" {
 		fmt.Fprintf(e.stderr, "Note: %s.\n", escape.Controls(n))
 	}
+}
+
+// uncommitted is what worktree.Changes returned.
+type uncommitted struct {
+	list []worktree.Uncommitted
+	err  error
 }
 
 // liveOverlay is the cluster data of a git snapshot: from --cluster-data,

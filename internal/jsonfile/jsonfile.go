@@ -268,13 +268,23 @@ func (f Fingerprint) Holds(values ...string) bool {
 // named members, worked out on another core meanwhile: checking a file's
 // fingerprint then costs no time of its own.
 func DecodeSummed(b []byte, v any, names ...string) (Fingerprint, error) {
+	return decodeSummed(b, v, DecodeStrict, names)
+}
+
+// DecodeLinesSummed is DecodeSummed with DecodeLines: for a file of
+// MarshalLines, whose big lists are decoded on every core.
+func DecodeLinesSummed(b []byte, v any, names ...string) (Fingerprint, error) {
+	return decodeSummed(b, v, DecodeLines, names)
+}
+
+func decodeSummed(b []byte, v any, decode func([]byte, any) error, names []string) (Fingerprint, error) {
 	var f Fingerprint
 	summed := make(chan struct{})
 	go func() {
 		defer close(summed)
 		f.Sum, f.Values, f.Err = SumEmpty(b, names...)
 	}()
-	err := DecodeStrict(b, v)
+	err := decode(b, v)
 	<-summed
 	return f, err
 }

@@ -29,7 +29,26 @@ import (
 // object to a line keeps the file greppable and its diffs one line per
 // changed object. The head is as Marshal writes it, so SumEmpty and
 // Overwrite work on both layouts; any reader of JSON reads both.
+//
+// The elements of a big top-level list are encoded in pieces on every
+// core (marshalLinesParallel); the bytes, and any error, are the same.
 func MarshalLines(v any) ([]byte, error) {
+	if rv, ptr, ok := structOf(v); ok {
+		if big := bigLists(rv); len(big) > 0 {
+			if b, err := marshalLinesParallel(rv, ptr, big); err == nil {
+				return b, nil
+			} // a value that does not encode fails as in one pass, in its words
+		}
+	}
+	return marshalLinesSeq(v)
+}
+
+// MarshalLinesOneCore is MarshalLines on one core, in one pass: what
+// MarshalLines in pieces is tested against.
+func MarshalLinesOneCore(v any) ([]byte, error) { return marshalLinesSeq(v) }
+
+// marshalLinesSeq is MarshalLines on one core.
+func marshalLinesSeq(v any) ([]byte, error) {
 	w := lines{out: &chunks{}}
 	if err := jsonv2.MarshalWrite(&w, v, jsonv1.DefaultOptionsV1(), jsontext.EscapeForHTML(false)); err != nil {
 		return nil, err
