@@ -21,6 +21,8 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	base := plantest.State(t, "t.yaml", []byte(tenancyYAML))
 	head := plantest.State(t, "t.yaml", []byte(strings.Replace(tenancyYAML, "gpu: {deserved: 3, limit: 4}", "gpu: {deserved: 2, limit: 4}", 1)))
 	base.Source.Kind, base.Source.Commit, head.Source.Kind, head.Source.Commit = "git", "aaaaaaaaaaaaaaaa", "git", "bbbbbbbbbbbbbbbb"
+	base.Seal()
+	head.Seal()
 	p, err := between.Plan(base, head, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +44,7 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	// The head says 1, the changes 2: re-encoded with a matching id.
 	one := quota.MustParse("1")
 	p.Head.Projects[0].Spec.Queues[0].Resources.GPU.Deserved = &one
+	p.Head.Seal() // as an editor who recomputes the digest
 	b, err = planfile.Encode(p)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +67,7 @@ func TestBetweenRefsForcedRemovalDecodes(t *testing.T) {
 	base.NotRead = slices.DeleteFunc(base.NotRead, func(n snapshot.NotRead) bool { return n.What == snapshot.SourceQueues })
 	base.LiveQueues = []snapshot.LiveQueue{{Name: "c-q", Allocated: map[string]string{"nvidia.com/gpu": "2"}}}
 	base.Seal()
+	head.Seal()
 	p, err := between.Plan(base, head, nil)
 	if err != nil {
 		t.Fatal(err)
