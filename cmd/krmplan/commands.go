@@ -238,21 +238,51 @@ func runPlan(c *cli.Context, e *env) error {
 
 // showPlan gives the plan its id, shows it in the --format asked for and
 // saves it with --out; src are the state.json bytes of its snapshots, as
-// read, which plan.json embeds.
+// read, which plan.json embeds. The file is written and synced while the
+// view is shown, and replaces --out only once the view is written: an
+// error in the view still leaves --out as it was.
 func showPlan(c *cli.Context, e *env, p *planner.Plan, src planfile.Sources, style views.Style) error {
 	planJSON, err := planfile.EncodeFrom(p, src) // gives the plan its id
 	if err != nil {
 		return err
 	}
-	if err := writeView(e, c.String("format"), p, style); err != nil {
-		return err
-	}
-	if out := c.String("out"); out != "" {
-		if err := writeOut(e, out, planJSON, 0o644); err != nil {
+	out := c.String("out")
+	if out == "" || out == "-" {
+		if err := writeView(e, c.String("format"), p, style); err != nil {
 			return err
 		}
-		wrote(e, out, planSummary(p))
+		if out != "" {
+			if err := writeOut(e, out, planJSON, 0o644); err != nil {
+				return err
+			}
+			wrote(e, out, planSummary(p))
+		}
+		return nil
 	}
+	type staging struct {
+		file *atomicfile.Staged
+		err  error
+	}
+	staged := make(chan staging, 1)
+	go func() {
+		f, err := atomicfile.Stage(out, planJSON, 0o644)
+		staged <- staging{f, err}
+	}()
+	viewErr := writeView(e, c.String("format"), p, style)
+	s := <-staged
+	switch {
+	case viewErr != nil:
+		if s.file != nil {
+			s.file.Discard()
+		}
+		return viewErr
+	case s.err != nil:
+		return cli.Exit(s.err.Error(), 1)
+	}
+	if err := s.file.Commit(); err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	wrote(e, out, planSummary(p))
 	return nil
 }
 
