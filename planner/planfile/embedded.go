@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -43,22 +45,26 @@ func appendEmbedded(b, state []byte) []byte {
 
 // embeddedState is the state.json bytes of v, the value of a snapshot
 // member of plan.json as appendEmbedded writes it: each newline's
-// indentation taken off, and the final newline put back. It refuses a
-// line that is not indented so.
-func embeddedState(v []byte) ([]byte, error) {
+// indentation taken off, and the final newline put back. bad is the first
+// line of v (from 1) that is not indented so, 0 when every line is.
+func embeddedState(v []byte) (state []byte, bad int) {
 	out := make([]byte, 0, len(v)+1)
 	for line := 1; ; line++ {
 		i := bytes.IndexByte(v, '\n')
 		if i < 0 {
-			return append(append(out, v...), '\n'), nil
+			return append(append(out, v...), '\n'), 0
 		}
 		out = append(out, v[:i+1]...)
 		if !bytes.HasPrefix(v[i+1:], []byte(indent)) {
-			return nil, fmt.Errorf("its line %d is not indented as plan.json embeds state.json (two spaces more than the file's own lines)", line+1)
+			return nil, line + 1
 		}
 		v = v[i+1+len(indent):]
 	}
 }
+
+// notIndented says that a snapshot's line is not indented as plan.json
+// embeds state.json.
+const notIndented = "not indented as plan.json embeds state.json (two spaces more than state.json's own lines)"
 
 // embedded is a snapshot member of plan.json as decoded: the state.json
 // bytes it holds (embeddedState), decoded later by snapshot.Decode, the
@@ -77,26 +83,39 @@ func (e *embedded) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if v.Kind() != '{' {
 		return errors.New("the snapshot is not a JSON object")
 	}
-	e.state, err = embeddedState(v)
-	return err
+	var bad int
+	if e.state, bad = embeddedState(v); bad > 0 {
+		return fmt.Errorf("its line %d is %s", bad, notIndented)
+	}
+	return nil
 }
 
-// decodeEmbedded decodes the snapshot member of plan.json that what
-// names ("snapshot", "head") with snapshot.Decode, as state.json is
-// decoded: its format version, its digest and the checks on what it
-// holds.
-func decodeEmbedded(name, what string, e *embedded) (*snapshot.State, error) {
-	st, err := snapshot.Decode(what, e.state)
+// decodeEmbedded decodes the state.json bytes of the snapshot member of
+// plan.json that what names ("snapshot", "head") with snapshot.Decode, as
+// state.json is decoded: its format version, its digest and the checks on
+// what it holds. line is the file's line the member starts on, 0 when it
+// is not known: an error about the snapshot's line N then names the
+// file's line and the member's pointer.
+func decodeEmbedded(name, what string, state []byte, line int) (*snapshot.State, error) {
+	st, err := snapshot.Decode(what, state)
 	if err != nil {
 		// snapshot.Decode names its input what: the plan file is named
 		// first instead, and the advice is the plan's.
 		msg := strings.TrimPrefix(err.Error(), what+": ")
 		msg = strings.TrimPrefix(msg, "not a krmplan snapshot: ")
 		msg = strings.TrimSuffix(msg, "; take a new snapshot")
+		if m := stateLine.FindStringSubmatch(msg); m != nil && line > 0 {
+			n, _ := strconv.Atoi(m[1])
+			msg = fmt.Sprintf("line %d: /%s%s", line+n-1, what, msg[len(m[0]):])
+		}
 		return nil, fmt.Errorf("%s: the plan's %s is not one krmplan takes: %s; make a new plan", name, what, msg)
 	}
 	return st, nil
 }
+
+// stateLine is how a decoding error of state.json starts: its line, and
+// the JSON pointer's slash.
+var stateLine = regexp.MustCompile(`^line ([0-9]{1,9}): `)
 
 // stateBytes is the state.json bytes of st to embed: given (as plan read
 // them; their digest must be st's), or st's own encoding, whose digest
@@ -133,4 +152,79 @@ func digestMember(b []byte) string {
 		return ""
 	}
 	return tok.String()
+}
+
+// tail is the snapshot member of plan.json found by its place, as Encode
+// writes it: the last member, after a comma, its value running to the
+// closing brace on the file's last line. Its state.json bytes are decoded
+// by snapshot.Decode alone (not scanned once more by the file's decoder)
+// and at the same time as the other members (head, the file up to the
+// member, closed).
+type tail struct {
+	head, value []byte
+	line        int // the file's line the member starts on
+	done        chan struct{}
+	st          *snapshot.State
+	err         error
+}
+
+// snapshotKey begins the snapshot member's line.
+var snapshotKey = []byte("\n  \"snapshot\": ")
+
+// splitTail is b's tail, nil when b does not end as Encode writes it.
+func splitTail(b []byte) *tail {
+	i := bytes.LastIndex(b, snapshotKey)
+	end := len(b) - len("\n}\n")
+	if i < 1 || b[i-1] != ',' || !bytes.HasSuffix(b, []byte("\n}\n")) || i+len(snapshotKey) > end {
+		return nil
+	}
+	head := append(append(make([]byte, 0, i+2), b[:i-1]...), "\n}"...)
+	return &tail{head: head, value: b[i+len(snapshotKey) : end], line: 2 + bytes.Count(b[:i], []byte("\n"))}
+}
+
+// start decodes the tail's snapshot on another goroutine; wait waits for
+// it.
+func (t *tail) start(name string) {
+	t.done = make(chan struct{})
+	go func() {
+		defer close(t.done)
+		state, bad := embeddedState(t.value)
+		if bad > 0 {
+			t.err = fmt.Errorf("%s: not a krmplan plan: line %d: /snapshot: %s", name, t.line+bad-1, notIndented)
+			return
+		}
+		t.st, t.err = decodeEmbedded(name, "snapshot", state, t.line)
+	}()
+}
+
+func (t *tail) wait() { <-t.done }
+
+// decodeSummed is jsonfile.DecodeSummed of plan.json b into f, over the
+// plan_id: the snapshot member, when b ends as Encode writes it, decoded
+// on its own meanwhile (the tail returned, to wait for; nil when the
+// whole file was decoded into f).
+func decodeSummed(name string, b []byte, f *file) (*tail, jsonfile.Fingerprint, error) {
+	t := splitTail(b)
+	if t == nil {
+		fp, err := jsonfile.DecodeSummed(b, f, "plan_id")
+		return nil, fp, err
+	}
+	t.start(name)
+	var fp jsonfile.Fingerprint
+	summed := make(chan struct{})
+	go func() {
+		defer close(summed)
+		fp.Sum, fp.Values, fp.Err = jsonfile.SumEmpty(b, "plan_id")
+	}()
+	err := jsonfile.DecodeStrict(t.head, f)
+	<-summed
+	if err != nil || f.Snapshot != nil {
+		// Not as Encode writes it after all (a snapshot member before the
+		// last one, say): the whole file is decoded, to say what is wrong.
+		t.wait()
+		*f = file{}
+		err = jsonfile.DecodeStrict(b, f)
+		return nil, fp, err
+	}
+	return t, fp, nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -183,7 +184,10 @@ func fileFinding(x planner.Finding) finding {
 // what planning the desired file costs.
 func Decode(name string, b []byte) (*planner.Plan, error) {
 	var f file
-	fp, err := jsonfile.DecodeSummed(b, &f, "plan_id")
+	t, fp, err := decodeSummed(name, b, &f)
+	if t != nil {
+		defer t.wait() // its goroutine ends before Decode returns
+	}
 	if err != nil {
 		// A file that does not match its plan_id was edited: say so
 		// rather than what the edit broke.
@@ -205,10 +209,22 @@ func Decode(name string, b []byte) (*planner.Plan, error) {
 	if !fp.Holds(f.PlanID) || fp.Sum != f.PlanID {
 		return nil, edited(name, f.PlanID)
 	}
-	if f.Snapshot == nil {
+	var snap *snapshot.State
+	switch {
+	case t != nil:
+		t.wait()
+		if t.err != nil {
+			return nil, t.err
+		}
+		snap = t.st
+	case f.Snapshot == nil:
 		return nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
+	default:
+		if snap, err = decodeEmbedded(name, "snapshot", f.Snapshot.state, 0); err != nil {
+			return nil, err
+		}
 	}
-	return fromFile(name, &f)
+	return fromFile(name, &f, snap)
 }
 
 // edited is the refusal of a file whose content does not match its
@@ -220,15 +236,12 @@ func edited(name, id string) error {
 // fromFile is the plan of a file whose plan_id matched: the plan its
 // inputs make, once it is checked that the file says nothing else
 // (reverify).
-func fromFile(name string, f *file) (*planner.Plan, error) {
+func fromFile(name string, f *file, snap *snapshot.State) (*planner.Plan, error) {
 	claimed := &planner.Plan{PlanID: f.PlanID, OrderVerified: f.OrderVerified, Summary: f.Summary, Changes: f.Changes,
-		Desired: f.Desired}
-	var err error
-	if claimed.Snapshot, err = decodeEmbedded(name, "snapshot", f.Snapshot); err != nil {
-		return nil, err
-	}
+		Desired: f.Desired, Snapshot: snap}
 	if f.Head != nil {
-		if claimed.Head, err = decodeEmbedded(name, "head", f.Head); err != nil {
+		var err error
+		if claimed.Head, err = decodeEmbedded(name, "head", f.Head.state, 0); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package planfile_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -148,9 +149,26 @@ func TestDecodeChecksTheSnapshotsDigest(t *testing.T) {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
 	unindented := reID(t, bytes.Replace(file, []byte("\n      {\"metadata\""), []byte("\n {\"metadata\""), 1))
-	want = "plan.json: not a krmplan plan: line 196: /snapshot: its line 7 is not indented as plan.json embeds state.json (two spaces more than the file's own lines)"
+	want = "plan.json: not a krmplan plan: line 202: /snapshot: not indented as plan.json embeds state.json (two spaces more than state.json's own lines)"
 	if got := decodeErr(unindented); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	// An error of the snapshot's decoding names the file's line and the
+	// member's pointer.
+	unknown := reID(t, bytes.Replace(file, []byte(`{"metadata":{"name":"a"},"spec":{`), []byte(`{"metadata":{"name":"a"},"x":1,"spec":{`), 1))
+	want = `plan.json: the plan's snapshot is not one krmplan takes: line 208: /snapshot/projects/0: unknown key "x"; make a new plan`
+	if got := decodeErr(unknown); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	// Given twice, it is refused.
+	i := bytes.Index(file, []byte(",\n  \"snapshot\": "))
+	twice := reID(t, append(append(append([]byte{}, file[:len(file)-3]...), file[i:len(file)-3]...), "\n}\n"...))
+	want = fmt.Sprintf("plan.json: not a krmplan plan: line %d: /snapshot: duplicate object member name", bytes.Count(file[:len(file)-3], []byte("\n"))+2)
+	if got := decodeErr(twice); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if got := decodeErr(file); got != "" {
+		t.Fatalf("the file: %s", got)
 	}
 	p, _ := planAny(t, move)
 	five := quota.MustParse("5")
