@@ -100,7 +100,12 @@ func newApp(e *env) *cli.App {
 		Writer:          e.stdout,
 		ErrWriter:       e.stderr,
 		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {}, // run() prints and exits
+		// Each use of a repeatable flag is one value, commas and all, as
+		// kubectl's --as-group and terraform's -var take them: urfave/cli
+		// would otherwise split --var 'x=[1,2]' into "x=[1" and "2]", and
+		// --force-removal department=x,queue=h100 in two.
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {}, // run() prints and exits
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "version", Usage: "print krmplan's version"},
 		},

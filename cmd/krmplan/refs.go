@@ -27,7 +27,7 @@ func refsFlags() []cli.Flag {
 		&cli.StringFlag{Name: "head", Usage: "--git-repo: the ref whose tenancy the plan reaches, such as HEAD"},
 		&cli.StringSliceFlag{Name: "tenancy", Usage: "--git-repo: a tenancy file or folder in the repository, read at both refs (repeatable)"},
 		&cli.StringFlag{Name: "cluster-data", Usage: "--git-repo: nodes, queues and namespaces of the cluster that runs the base (a JSON file)"},
-		&cli.GenericFlag{Name: "force-removal", Value: &removalsValue{}, Usage: "--git-repo: remove this although it is in use, as force = true in a removed block: project=NAME, department=NAME[,queue=POOL], project=NAME,queue=POOL or node_pool=NAME (repeatable; recorded in the plan)"},
+		&cli.StringSliceFlag{Name: "force-removal", Usage: "--git-repo: remove this although it is in use, as force = true in a removed block: project=NAME, department=NAME[,queue=POOL], project=NAME,queue=POOL or node_pool=NAME (repeatable; recorded in the plan)"},
 	}
 }
 
@@ -185,11 +185,7 @@ func refSnapshot(e *env, r refSource, clusterData string) (st *snapshot.State, s
 // removed block, project=legacy or department=x,queue=h100.
 func forcedRemovals(c *cli.Context) ([]tenancy.RemovalAddr, error) {
 	var out []tenancy.RemovalAddr
-	v, _ := c.Generic("force-removal").(*removalsValue)
-	if v == nil {
-		return nil, nil
-	}
-	for _, s := range v.list {
+	for _, s := range c.StringSlice("force-removal") {
 		r, err := tenancy.ParseRemovalAddr(s)
 		if err != nil {
 			return nil, cli.Exit(fmt.Sprintf("--force-removal %s: %v", escape.Controls(s), err), 1)
@@ -198,12 +194,3 @@ func forcedRemovals(c *cli.Context) ([]tenancy.RemovalAddr, error) {
 	}
 	return out, nil
 }
-
-// removalsValue is --force-removal's value: each use of the flag adds one
-// removal as given, commas and all (a StringSliceFlag would split
-// department=x,queue=h100 in two).
-type removalsValue struct{ list []string }
-
-func (v *removalsValue) Set(s string) error { v.list = append(v.list, s); return nil }
-
-func (v *removalsValue) String() string { return strings.Join(v.list, " ") }
