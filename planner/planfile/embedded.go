@@ -189,6 +189,7 @@ func (t *tail) start(name string) {
 	go func() {
 		defer close(t.done)
 		state, bad := embeddedState(t.value)
+		t.value = nil // the file's bytes are not kept for the snapshot
 		if bad > 0 {
 			t.err = fmt.Errorf("%s: not a krmplan plan: line %d: /snapshot: %s", name, t.line+bad-1, notIndented)
 			return
@@ -217,6 +218,7 @@ func decodeSummed(name string, b []byte, f *file) (*tail, jsonfile.Fingerprint, 
 		fp.Sum, fp.Values, fp.Err = jsonfile.SumEmpty(b, "plan_id")
 	}()
 	err := jsonfile.DecodeStrict(t.head, f)
+	t.head = nil
 	<-summed
 	if err != nil || f.Snapshot != nil {
 		// Not as Encode writes it after all (a snapshot member before the
