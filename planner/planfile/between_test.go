@@ -1,6 +1,8 @@
 package planfile_test
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -40,6 +42,28 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	}
 	if d.Head == nil || d.Head.Source.Commit != "bbbbbbbbbbbbbbbb" {
 		t.Fatalf("the decoded plan's head: %+v", d.Head)
+	}
+	// The head is read as state.json is, as the snapshot is: its digest
+	// checked, an error naming the file's line and /head/….
+	h := bytes.Index(b, []byte("\n  \"head\": "))
+	at := h + bytes.Index(b[h:], []byte(`{"metadata":{"name":"a"},"spec":{`))
+	line := 1 + bytes.Count(b[:at], []byte("\n"))
+	for _, c := range []struct{ from, to, want string }{
+		{`{"metadata":{"name":"a"},"spec":{"parent":"d","queues":[{"name":"a-q","nodepool":"h100","resources":{"gpu":{"deserved":2,`,
+			`{"metadata":{"name":"a"},"spec":{"parent":"d","queues":[{"name":"a-q","nodepool":"h100","resources":{"gpu":{"deserved":5,`,
+			"plan.json: the plan's head is not one krmplan takes: the digest does not match the content (the file was changed after the snapshot was taken); make a new plan"},
+		{`{"metadata":{"name":"a"},"spec":{`, `{"metadata":{"name":"a"},"x":1,"spec":{`,
+			fmt.Sprintf(`plan.json: the plan's head is not one krmplan takes: line %d: /head/projects/0: unknown key "x"; make a new plan`, line)},
+	} {
+		// The first after the head's start is the head's (the base comes
+		// after it).
+		edited := reID(t, append(append([]byte{}, b[:h]...), bytes.Replace(b[h:], []byte(c.from), []byte(c.to), 1)...))
+		if bytes.Equal(edited, b) {
+			t.Fatalf("%s is not in the head", c.from)
+		}
+		if got := decodeErr(edited); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
 	}
 	// The head says 1, the changes 2: re-encoded with a matching id.
 	one := quota.MustParse("1")

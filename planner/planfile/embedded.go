@@ -154,56 +154,94 @@ func digestMember(b []byte) string {
 	return tok.String()
 }
 
-// tail is the snapshot member of plan.json found by its place, as Encode
-// writes it: the last member, after a comma, its value running to the
-// closing brace on the file's last line. Its state.json bytes are decoded
-// by snapshot.Decode alone (not scanned once more by the file's decoder)
-// and at the same time as the other members (head, the file up to the
-// member, closed).
+// tail is the embedded snapshots of plan.json found by their place, as
+// Encode writes them: the snapshot the last member, after a comma, its
+// value running to the closing brace on the file's last line, and the
+// head, when there is one, the member before it. Their state.json bytes
+// are decoded by snapshot.Decode alone (not scanned once more by the
+// file's decoder), each on a goroutine of its own while the other members
+// (head: the file up to the embedded ones, closed) are decoded.
 type tail struct {
-	head, value []byte
-	line        int // the file's line the member starts on
-	done        chan struct{}
-	st          *snapshot.State
-	err         error
+	head    []byte
+	members []*member // the snapshot, then the head when there is one
 }
 
-// snapshotKey begins the snapshot member's line.
-var snapshotKey = []byte("\n  \"snapshot\": ")
+// member is a snapshot member of the tail, and its decoding.
+type member struct {
+	what  string // "snapshot" or "head"
+	value []byte
+	line  int // the file's line the member starts on
+	done  chan struct{}
+	st    *snapshot.State
+	err   error
+}
 
 // splitTail is b's tail, nil when b does not end as Encode writes it.
 func splitTail(b []byte) *tail {
-	i := bytes.LastIndex(b, snapshotKey)
-	end := len(b) - len("\n}\n")
-	if i < 1 || b[i-1] != ',' || !bytes.HasSuffix(b, []byte("\n}\n")) || i+len(snapshotKey) > end {
+	if !bytes.HasSuffix(b, []byte("\n}\n")) {
 		return nil
 	}
-	head := append(append(make([]byte, 0, i+2), b[:i-1]...), "\n}"...)
-	return &tail{head: head, value: b[i+len(snapshotKey) : end], line: 2 + bytes.Count(b[:i], []byte("\n"))}
-}
-
-// start decodes the tail's snapshot on another goroutine; wait waits for
-// it.
-func (t *tail) start(name string) {
-	t.done = make(chan struct{})
-	go func() {
-		defer close(t.done)
-		state, bad := embeddedState(t.value)
-		t.value = nil // the file's bytes are not kept for the snapshot
-		if bad > 0 {
-			t.err = fmt.Errorf("%s: not a krmplan plan: line %d: /snapshot: %s", name, t.line+bad-1, notIndented)
-			return
+	t := &tail{}
+	end := len(b) - len("\n}\n")
+	for _, what := range []string{"snapshot", "head"} {
+		key := []byte("\n  \"" + what + "\": ")
+		i := bytes.LastIndex(b[:end], key)
+		if i < 1 || b[i-1] != ',' {
+			break
 		}
-		t.st, t.err = decodeEmbedded(name, "snapshot", state, t.line)
-	}()
+		t.members = append(t.members, &member{what: what, value: b[i+len(key) : end], line: 2 + bytes.Count(b[:i], []byte("\n"))})
+		end = i - 1 // the comma before the member
+	}
+	if len(t.members) == 0 {
+		return nil
+	}
+	t.head = append(append(make([]byte, 0, end+2), b[:end]...), "\n}"...)
+	return t
 }
 
-func (t *tail) wait() { <-t.done }
+// start decodes each member on a goroutine of its own.
+func (t *tail) start(name string) {
+	for _, m := range t.members {
+		m.done = make(chan struct{})
+		go func() {
+			defer close(m.done)
+			state, bad := embeddedState(m.value)
+			m.value = nil // the file's bytes are not kept for the snapshot
+			if bad > 0 {
+				m.err = fmt.Errorf("%s: not a krmplan plan: line %d: /%s: %s", name, m.line+bad-1, m.what, notIndented)
+				return
+			}
+			m.st, m.err = decodeEmbedded(name, m.what, state, m.line)
+		}()
+	}
+}
+
+// wait waits for every member's decoding.
+func (t *tail) wait() {
+	for _, m := range t.members {
+		<-m.done
+	}
+}
+
+// states are the tail's snapshot and head (nil when it has none), or the
+// first error decoding them, the snapshot's first.
+func (t *tail) states() (snap, head *snapshot.State, err error) {
+	t.wait()
+	for _, m := range t.members {
+		if m.err != nil {
+			return nil, nil, m.err
+		}
+	}
+	if len(t.members) > 1 {
+		head = t.members[1].st
+	}
+	return t.members[0].st, head, nil
+}
 
 // decodeSummed is jsonfile.DecodeSummed of plan.json b into f, over the
-// plan_id: the snapshot member, when b ends as Encode writes it, decoded
-// on its own meanwhile (the tail returned, to wait for; nil when the
-// whole file was decoded into f).
+// plan_id: the embedded snapshots, when b ends as Encode writes it,
+// decoded on their own meanwhile (the tail returned, to wait for; nil
+// when the whole file was decoded into f).
 func decodeSummed(name string, b []byte, f *file) (*tail, jsonfile.Fingerprint, error) {
 	t := splitTail(b)
 	if t == nil {
@@ -220,9 +258,9 @@ func decodeSummed(name string, b []byte, f *file) (*tail, jsonfile.Fingerprint, 
 	err := jsonfile.DecodeStrict(t.head, f)
 	t.head = nil
 	<-summed
-	if err != nil || f.Snapshot != nil {
-		// Not as Encode writes it after all (a snapshot member before the
-		// last one, say): the whole file is decoded, to say what is wrong.
+	if err != nil || f.Snapshot != nil || (f.Head != nil && len(t.members) > 1) {
+		// Not as Encode writes it after all (a member given twice, say):
+		// the whole file is decoded, to say what is wrong.
 		t.wait()
 		*f = file{}
 		err = jsonfile.DecodeStrict(b, f)

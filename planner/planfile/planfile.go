@@ -209,22 +209,31 @@ func Decode(name string, b []byte) (*planner.Plan, error) {
 	if !fp.Holds(f.PlanID) || fp.Sum != f.PlanID {
 		return nil, edited(name, f.PlanID)
 	}
-	var snap *snapshot.State
-	switch {
-	case t != nil:
-		t.wait()
-		if t.err != nil {
-			return nil, t.err
-		}
-		snap = t.st
-	case f.Snapshot == nil:
-		return nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
-	default:
-		if snap, err = decodeEmbedded(name, "snapshot", f.Snapshot.state, 0); err != nil {
-			return nil, err
-		}
+	snap, head, err := embeddedStates(name, t, &f)
+	if err != nil {
+		return nil, err
 	}
-	return fromFile(name, &f, snap)
+	return fromFile(name, &f, snap, head)
+}
+
+// embeddedStates are the plan's snapshot and head (nil when it has
+// none): the tail's, or, for a file decoded whole (t nil), f's members
+// decoded.
+func embeddedStates(name string, t *tail, f *file) (snap, head *snapshot.State, err error) {
+	if t != nil {
+		snap, head, err = t.states()
+		if err == nil && head == nil && f.Head != nil {
+			head, err = decodeEmbedded(name, "head", f.Head.state, 0)
+		}
+		return snap, head, err
+	}
+	if f.Snapshot == nil {
+		return nil, nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
+	}
+	if snap, err = decodeEmbedded(name, "snapshot", f.Snapshot.state, 0); err == nil && f.Head != nil {
+		head, err = decodeEmbedded(name, "head", f.Head.state, 0)
+	}
+	return snap, head, err
 }
 
 // edited is the refusal of a file whose content does not match its
@@ -236,15 +245,9 @@ func edited(name, id string) error {
 // fromFile is the plan of a file whose plan_id matched: the plan its
 // inputs make, once it is checked that the file says nothing else
 // (reverify).
-func fromFile(name string, f *file, snap *snapshot.State) (*planner.Plan, error) {
+func fromFile(name string, f *file, snap, head *snapshot.State) (*planner.Plan, error) {
 	claimed := &planner.Plan{PlanID: f.PlanID, OrderVerified: f.OrderVerified, Summary: f.Summary, Changes: f.Changes,
-		Desired: f.Desired, Snapshot: snap}
-	if f.Head != nil {
-		var err error
-		if claimed.Head, err = decodeEmbedded(name, "head", f.Head.state, 0); err != nil {
-			return nil, err
-		}
-	}
+		Desired: f.Desired, Snapshot: snap, Head: head}
 	if err := fromFindings(claimed, f.Findings); err != nil {
 		return nil, fmt.Errorf("%s: %w; make a new plan", name, err)
 	}
