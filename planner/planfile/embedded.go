@@ -106,7 +106,11 @@ func decodeEmbedded(name, what string, state []byte, line int) (*snapshot.State,
 		msg = strings.TrimSuffix(msg, "; take a new snapshot")
 		if m := stateLine.FindStringSubmatch(msg); m != nil && line > 0 {
 			n, _ := strconv.Atoi(m[1])
-			msg = fmt.Sprintf("line %d: /%s%s", line+n-1, what, msg[len(m[0]):])
+			rest := msg[len(m[0]):]
+			if !strings.HasPrefix(rest, "/") {
+				rest = ": " + rest // no pointer: the member's
+			}
+			msg = fmt.Sprintf("line %d: /%s%s", line+n-1, what, rest)
 		}
 		return nil, fmt.Errorf("%s: the plan's %s is not one krmplan takes: %s; make a new plan", name, what, msg)
 	}
@@ -184,8 +188,15 @@ func splitTail(b []byte) *tail {
 	t := &tail{}
 	end := len(b) - len("\n}\n")
 	for _, what := range []string{"snapshot", "head"} {
+		// The first such line: a JSON file holds a raw newline only
+		// between tokens, and Encode indents the embedded state's lines
+		// past two spaces, so a legible file has one. (bytes.Index, not
+		// LastIndex: it is many times faster over tens of megabytes.)
 		key := []byte("\n  \"" + what + "\": ")
-		i := bytes.LastIndex(b[:end], key)
+		i := bytes.Index(b[:end], key)
+		if i >= 0 && bytes.Contains(b[i+1:end], key) {
+			return nil // a member given twice: the whole file's decoding says so
+		}
 		if i < 1 || b[i-1] != ',' {
 			break
 		}

@@ -160,6 +160,12 @@ func TestDecodeChecksTheSnapshotsDigest(t *testing.T) {
 	if got := decodeErr(unknown); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
+	// Something after it, where no pointer applies, names the member.
+	trailing := reID(t, append(bytes.Clone(bytes.TrimSuffix(file, []byte("\n  }\n}\n"))), "\n  } 1\n}\n"...))
+	want = fmt.Sprintf("plan.json: the plan's snapshot is not one krmplan takes: line %d: /snapshot: invalid character '1' after top-level value; make a new plan", bytes.Count(file, []byte("\n"))-1)
+	if got := decodeErr(trailing); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
 	// Given twice, it is refused.
 	i := bytes.Index(file, []byte(",\n  \"snapshot\": "))
 	twice := reID(t, append(append(append([]byte{}, file[:len(file)-3]...), file[i:len(file)-3]...), "\n}\n"...))
