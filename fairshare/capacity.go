@@ -114,8 +114,7 @@ func Resources(list map[string]string) (PerResource[*quota.Value], error) {
 // are exact (KAI's float64 sums are too below 2^53 units, 9 PB of
 // memory). A quantity that does not parse is an error naming the node.
 func Capacity(nodes []Node) (PerResource[*quota.Value], error) {
-	gpu, cpu, mem := quota.Zero, quota.Zero, quota.Zero
-	cpuKnown, memKnown := true, true
+	counted := make([]PerResource[*quota.Value], 0, len(nodes))
 	for i := range nodes {
 		n := &nodes[i]
 		if !n.Counts() {
@@ -125,6 +124,20 @@ func Capacity(nodes []Node) (PerResource[*quota.Value], error) {
 		if err != nil {
 			return PerResource[*quota.Value]{}, fmt.Errorf("node %s: allocatable %v", n.Name, err)
 		}
+		counted = append(counted, r)
+	}
+	return Sum(counted), nil
+}
+
+// Sum is Capacity of nodes already read: counted holds the Resources of
+// the allocatable of each node that counts. gpu is always known; cpu or
+// memory is nil (unknown) when one of them has no figure for it. It lets a
+// caller that reads each node once (planner/capacity, for the many states
+// a plan checks) total a pool without parsing its quantities again.
+func Sum(counted []PerResource[*quota.Value]) PerResource[*quota.Value] {
+	gpu, cpu, mem := quota.Zero, quota.Zero, quota.Zero
+	cpuKnown, memKnown := true, true
+	for _, r := range counted {
 		gpu = gpu.Add(*r.GPU)
 		cpuKnown, memKnown = cpuKnown && r.CPU != nil, memKnown && r.Memory != nil
 		if cpuKnown {
@@ -141,5 +154,5 @@ func Capacity(nodes []Node) (PerResource[*quota.Value], error) {
 	if memKnown {
 		out.Memory = &mem
 	}
-	return out, nil
+	return out
 }

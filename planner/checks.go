@@ -10,6 +10,7 @@ import (
 	"github.com/krmplan/krmplan/diag"
 	"github.com/krmplan/krmplan/internal/nearname"
 	"github.com/krmplan/krmplan/planner/capacity"
+	"github.com/krmplan/krmplan/planner/locate"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -60,44 +61,6 @@ type findingKey struct {
 }
 
 func (f Finding) key() findingKey { return findingKey{f.Code, f.Object, f.Queue, f.Pool, f.Resource} }
-
-// locator finds where a value of an object is written: the desired.hcl
-// range when the plan sets it, else the tenancy file's line.
-type locator struct {
-	set config.Ranges
-	x   *tenancy.Index
-}
-
-// at returns the location of the value a, or of its object when the value
-// itself has no position (omitted, or a live read).
-func (l *locator) at(a tenancy.FieldAddr) []tenancy.Location {
-	if loc, ok := l.set[a]; ok {
-		return []tenancy.Location{loc}
-	}
-	o, _ := l.x.Origin(a.Object)
-	if o == nil {
-		return nil
-	}
-	if p, ok := o.Values[a.Pointer()]; ok {
-		return []tenancy.Location{{File: o.File, Line: p.Line, Column: p.Column}}
-	}
-	return []tenancy.Location{{File: o.File, Line: o.Line}}
-}
-
-// atFirst is at for the first of addrs that is written somewhere (set in
-// desired.hcl or positioned in a tenancy file), else for the last one: it
-// points at an omitted value's neighbours rather than at the whole object.
-func (l *locator) atFirst(addrs ...tenancy.FieldAddr) []tenancy.Location {
-	for _, a := range addrs {
-		if _, ok := l.set[a]; ok {
-			return l.at(a)
-		}
-		if _, ok := l.x.Pos(a); ok {
-			return l.at(a)
-		}
-	}
-	return l.at(addrs[len(addrs)-1])
-}
 
 // owner is an object that holds queues.
 type owner struct {
@@ -152,17 +115,18 @@ type ownedQueue struct {
 type checker struct {
 	s   *snapshot.State
 	x   *tenancy.Index // s's objects
-	loc *locator
+	loc *locate.Locator
 	// before is the state a plan starts from (s itself when a state is
 	// checked as it is): new node pools are those of s that before lacks,
 	// and the scheduler's live Queues are compared with before's numbers,
 	// located by beforeLoc.
 	before    *snapshot.State
 	bx        *tenancy.Index // before's objects
-	beforeLoc *locator
+	beforeLoc *locate.Locator
 	// changes are the plan's changes (nil for a state checked as it is):
 	// the removals' checks read their destroys.
 	changes []tenancy.Change
+	sh      *shared // what it shares with the checks of other states of one plan
 	out     []Finding
 	depts   map[string]*owner
 	projs   []*owner
@@ -207,9 +171,12 @@ func CheckChange(before, target *snapshot.State, set config.Ranges) []Finding {
 // checkErrors is the error findings of Check(s, nil), in its order, made
 // without running the checks that only warn or note: the verification of
 // the steps looks at errors only, on many small states.
-func checkErrors(s *snapshot.State) []Finding {
+func checkErrors(s *snapshot.State) []Finding { return newShared(s).errors(s) }
+
+// errors is checkErrors of s, a state with sh's cluster data.
+func (sh *shared) errors(s *snapshot.State) []Finding {
 	x := tenancy.NewIndex(&s.Tenancy)
-	return runChecks(s, s, x, x, nil, nil, true)
+	return sh.run(s, s, x, x, nil, nil, true)
 }
 
 // runChecks is CheckChange with the states' indexes (bx of before's
@@ -217,10 +184,16 @@ func checkErrors(s *snapshot.State) []Finding {
 // checked; nil for none); with errorsOnly it runs only the checks of the
 // catalogue that can make an error, and keeps only their errors.
 func runChecks(before, target *snapshot.State, bx, tx *tenancy.Index, set config.Ranges, changes []tenancy.Change, errorsOnly bool) []Finding {
+	return newShared(target).run(before, target, bx, tx, set, changes, errorsOnly)
+}
+
+// run is runChecks with what the checks of the states of one plan share,
+// sh, made from a state with target's cluster data.
+func (sh *shared) run(before, target *snapshot.State, bx, tx *tenancy.Index, set config.Ranges, changes []tenancy.Change, errorsOnly bool) []Finding {
 	c := newChecker(target, tx, set)
-	c.before, c.bx, c.beforeLoc, c.changes = before, bx, c.loc, changes
+	c.before, c.bx, c.beforeLoc, c.changes, c.sh = before, bx, c.loc, changes, sh
 	if before != target {
-		c.beforeLoc = &locator{x: bx}
+		c.beforeLoc = &locate.Locator{X: bx}
 	}
 	c.index()
 	for _, check := range checks {
@@ -304,7 +277,7 @@ var checks = []check{
 }
 
 func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker {
-	c := &checker{s: s, x: x, loc: &locator{set: set, x: x}, depts: map[string]*owner{},
+	c := &checker{s: s, x: x, loc: &locate.Locator{Set: set, X: x}, depts: map[string]*owner{},
 		deptQueue: map[onPool]ownedQueue{}, children: map[onPool][]ownedQueue{}}
 	for i := range s.Departments {
 		d := &s.Departments[i]
@@ -372,7 +345,7 @@ func (c *checker) index() {
 			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
 		}
 	}
-	c.caps = capacity.Pools(c.s)
+	c.caps = c.sh.nodes.PoolsOf(c.s, nil)
 }
 
 // poolNames lists the node pools of the state by name, and "default" when a
@@ -409,7 +382,7 @@ func value(q *tenancy.Queue, r quota.Resource, field tenancy.QuotaField) (v quot
 }
 
 func (c *checker) fieldLoc(o *owner, qi int, r quota.Resource, field tenancy.QuotaField) []tenancy.Location {
-	return c.loc.at(o.field(qi, tenancy.QuotaFieldOf(r, field)))
+	return c.loc.At(o.field(qi, tenancy.QuotaFieldOf(r, field)))
 }
 
 // suggestion is `; did you mean "x"?` for the name of names nearest to
@@ -453,7 +426,7 @@ func (c *checker) checkNodePools() {
 		if prev, ok := first[pair]; ok {
 			c.add(Finding{Code: CodeDuplicateLabelPair, Level: LevelError, Object: tenancy.KindNodePool.Object(p.Metadata.Name), Pool: p.Metadata.Name,
 				Message: fmt.Sprintf("node pools %s and %s both select the nodes labelled %s; KRM's webhook rejects a second pool on a label pair", prev, p.Metadata.Name, pair),
-				Where:   c.loc.at(tenancy.KindNodePool.Object(p.Metadata.Name).Field(tenancy.FieldLabelValue))})
+				Where:   c.loc.At(tenancy.KindNodePool.Object(p.Metadata.Name).Field(tenancy.FieldLabelValue))})
 			continue
 		}
 		first[pair] = p.Metadata.Name
@@ -471,12 +444,12 @@ func (c *checker) checkQueues() {
 			if !c.knownPool(q.NodePool) {
 				c.add(Finding{Code: CodeUnknownPool, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", name, q.NodePool) + c.poolSuggestion(q.NodePool),
-					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
+					Where:   c.loc.At(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
 			if prev, dup := seen[q.NodePool]; dup {
 				c.add(Finding{Code: CodeTwoQueuesOnePool, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool, prev, name),
-					Where:   c.loc.at(o.field(qi, tenancy.FieldQueueNodePool))})
+					Where:   c.loc.At(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
 			seen[q.NodePool] = name
 			for _, r := range quota.Resources {
@@ -550,7 +523,7 @@ func (c *checker) checkParents() {
 		c.add(Finding{Code: CodeUnknownParent, Level: LevelError, Object: p.addr,
 			Message: fmt.Sprintf("project %s: parent department %q does not exist; KRM's webhook rejects a project under an unknown department", p.addr.Name, p.parent) +
 				suggestion(p.parent, c.x.Names(tenancy.KindDepartment)),
-			Where: c.loc.at(tenancy.KindProject.Object(p.addr.Name).Field(tenancy.FieldParent))})
+			Where: c.loc.At(tenancy.KindProject.Object(p.addr.Name).Field(tenancy.FieldParent))})
 	}
 }
 
@@ -601,7 +574,7 @@ func (c *checker) checkQueueNames() {
 			}
 			c.add(Finding{Code: CodeDuplicateQueueName, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
 				Message: fmt.Sprintf("%s: the queue name is also used by %s%s; %s", name, where, why, what),
-				Where:   append(c.loc.at(o.field(qi, tenancy.FieldQueueName)), c.loc.at(prev.o.field(prev.qi, tenancy.FieldQueueName))...)})
+				Where:   append(c.loc.At(o.field(qi, tenancy.FieldQueueName)), c.loc.At(prev.o.field(prev.qi, tenancy.FieldQueueName))...)})
 		}
 	}
 }
@@ -615,7 +588,7 @@ func (c *checker) checkNamespaces() {
 		if prev, dup := first[ns]; dup {
 			c.add(Finding{Code: CodeSharedNamespace, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name),
 				Message: fmt.Sprintf("project %s: namespace %s is already the namespace of project %s; a namespace belongs to one project", p.Metadata.Name, ns, prev),
-				Where:   c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))})
+				Where:   c.loc.At(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))})
 			continue
 		}
 		first[ns] = p.Metadata.Name

@@ -132,7 +132,7 @@ func (c *checker) checkPriorityWithoutGuarantee() {
 			c.add(Finding{Code: CodePriorityWithoutGuarantee, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(quota.GPU),
 				Message: fmt.Sprintf("%s: priority %d puts this queue before its lower-priority siblings for idle cards only: with a gpu guarantee of 0 it never reclaims cards another queue uses within its guarantee (KAI lets a queue that asks beyond its own guarantee reclaim only from queues above their fair share), and non-preemptible workloads never run in it (they must fit in the guarantee)",
 					o.name(qi), *q.Priority),
-				Where: c.loc.at(o.field(qi, tenancy.FieldPriority))})
+				Where: c.loc.At(o.field(qi, tenancy.FieldPriority))})
 		}
 	}
 }

@@ -9,8 +9,11 @@ package planner
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/krmplan/krmplan/internal/words"
+	"github.com/krmplan/krmplan/planner/capacity"
+	"github.com/krmplan/krmplan/planner/live"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -109,7 +112,7 @@ func (c *checker) checkPoolNodes() {
 			c.add(Finding{Code: CodePoolCardsUnschedulable, Level: LevelWarning, Object: tenancy.KindNodePool.Object(pool), Pool: pool,
 				Message: fmt.Sprintf("pool %s: not all of the pool's %s are schedulable right now: %s",
 					pool, quota.Amount(quota.GPU, pc.Cards), joinClauses(pc.Unsettled, maxNamesListed)),
-				Where: c.loc.at(tenancy.KindNodePool.Object(pool).Field(tenancy.FieldLabelValue))})
+				Where: c.loc.At(tenancy.KindNodePool.Object(pool).Field(tenancy.FieldLabelValue))})
 		}
 		cards, _ := c.cardsOf(pool)
 		for _, t := range c.top[pool] {
@@ -149,7 +152,7 @@ func (c *checker) checkNewPools() {
 		if !c.newPools[name] || p.Spec.LabelKey == "" {
 			continue
 		}
-		where := c.loc.at(tenancy.KindNodePool.Object(name).Field(tenancy.FieldLabelValue))
+		where := c.loc.At(tenancy.KindNodePool.Object(name).Field(tenancy.FieldLabelValue))
 		pc := c.caps[name]
 		if pc == nil || len(pc.Nodes) == 0 {
 			c.add(Finding{Code: CodeNewPoolNoNodes, Level: LevelWarning, Object: tenancy.KindNodePool.Object(name), Pool: name,
@@ -212,7 +215,7 @@ func (c *checker) checkProjectNamespaces() {
 		}
 		// Named and located only for a finding: most projects have none.
 		f.Level, f.Object = LevelWarning, tenancy.KindProject.Object(p.Metadata.Name)
-		f.Where = c.loc.at(f.Object.Field(tenancy.FieldNamespace))
+		f.Where = c.loc.At(f.Object.Field(tenancy.FieldNamespace))
 		c.add(f)
 	}
 }
@@ -277,45 +280,81 @@ func (c *checker) checkLiveQueues() {
 		}
 		return
 	}
-	live := make(map[string]*snapshot.LiveQueue, len(c.s.LiveQueues))
-	for i := range c.s.LiveQueues {
-		live[c.s.LiveQueues[i].Name] = &c.s.LiveQueues[i]
-	}
+	queues := c.sh.queues()
 	for _, o := range c.owners() {
 		for qi := range o.queues {
 			q := &o.queues[qi]
-			if lq := live[o.name(qi)]; lq != nil && len(o.name(qi)) <= maxQueueName {
+			if lq := queues.Get(o.name(qi)); lq != nil && len(o.name(qi)) <= maxQueueName {
 				for _, r := range quota.Resources {
 					c.usage(o, qi, q, lq, r)
 				}
 			}
 		}
 	}
+	// The same for every state of one plan: made once (c.before is the
+	// plan's snapshot, beforeLoc locates in it alone).
+	c.sh.diffsOnce.Do(c.liveDiffs)
+	c.out = append(c.out, c.sh.diffs...)
+}
+
+// liveDiffs makes sh.diffs: the notes of the snapshot's queues whose live
+// Queue is missing, set by hand (the manual-override label), or holds other
+// numbers than the source.
+func (c *checker) liveDiffs() {
+	queues := c.sh.queues()
 	for _, o := range ownersOf(c.before) {
 		for qi := range o.queues {
 			q, name := &o.queues[qi], o.name(qi)
 			if len(name) > maxQueueName {
 				continue
 			}
-			lq := live[name]
+			lq := queues.Get(name)
 			if lq == nil {
-				c.add(Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
+				c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeLiveQueueMissing, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler has no Queue of this name; KRM has not created it yet", name),
-					Where:   c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
+					Where:   c.beforeLoc.At(o.field(qi, tenancy.FieldQueueName))})
 				continue
 			}
 			if key := c.before.KRMConfig.OverrideKey(); tenancy.IsManualOverride(lq.Labels[key]) {
-				c.add(Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
+				c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeManualOverride, Level: LevelNote, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s: the scheduler's Queue carries %s=%s, so KRM no longer writes it from the spec: its numbers are the ones set by hand, and a change to this queue in the source does not reach the scheduler until the label is removed",
 						name, key, lq.Labels[key]),
-					Where: c.beforeLoc.at(o.field(qi, tenancy.FieldQueueName))})
+					Where: c.beforeLoc.At(o.field(qi, tenancy.FieldQueueName))})
 				continue // its numbers differ on purpose
 			}
 			for _, r := range quota.Resources {
-				c.liveDiffers(o, qi, q, lq, r)
+				c.liveDiffers(o, qi, q, lq.LiveQueue, r)
 			}
 		}
 	}
+}
+
+// shared is what the checks of the states one plan compares read alike
+// (the snapshot, the target, the part of the state each step is checked
+// on: all have the snapshot's cluster data): each node's figures, read
+// once; the live Queues, their usage parsed once; and the notes that
+// compare those Queues with the snapshot, made by the first check that
+// needs them. The checks of two states may share one at the same time.
+type shared struct {
+	nodes *capacity.Counter
+	// live is read from lqs by the first check that needs it (queues):
+	// while the other state's checks go on on the other core.
+	lqs       []snapshot.LiveQueue
+	liveOnce  sync.Once
+	live      *live.Queues
+	diffsOnce sync.Once
+	diffs     []Finding
+}
+
+// newShared is what the checks of states with s's cluster data share.
+func newShared(s *snapshot.State) *shared {
+	return &shared{nodes: capacity.NewCounter(s), lqs: s.LiveQueues}
+}
+
+// queues is the live Queues, read once.
+func (sh *shared) queues() *live.Queues {
+	sh.liveOnce.Do(func() { sh.live = live.Read(sh.lqs) })
+	return sh.live
 }
 
 // usage warns when a queue uses more than its limit (Queue
@@ -324,7 +363,7 @@ func (c *checker) checkLiveQueues() {
 // guarantee below the usage; KAI's scheduler then gives the queue nothing
 // more until its usage is below the limit, and never evicts non-preemptible
 // workloads, so a smaller guarantee is reached only as they finish.
-func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
+func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r quota.Resource) {
 	for _, np := range []bool{false, true} {
 		used, present, err := lq.Usage(r, np)
 		field, status, code := tenancy.Limit, "allocated", CodeUsageOverLimit
@@ -362,9 +401,9 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQue
 	}
 }
 
-// liveDiffers notes a scheduler Queue whose quota, limit or overQuotaWeight
-// differs from the source's deserved, limit or overQuotaWeight (an omitted
-// field is 0 on both sides). KRM writes the source's numbers into the
+// liveDiffers notes (in sh.diffs) a scheduler Queue whose quota, limit or
+// overQuotaWeight differs from the source's deserved, limit or
+// overQuotaWeight (an omitted field is 0 on both sides). KRM writes the source's numbers into the
 // Queue, unconverted; a difference means it has not reconciled (or a
 // GitOps tool has not synced) yet, or the Queue was edited directly.
 func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
@@ -385,12 +424,12 @@ func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.L
 		}
 		have = append(have, field.SchedulerName()+" "+amount(got))
 		want = append(want, field.String()+" "+amount(src))
-		where = append(where, c.beforeLoc.at(o.field(qi, tenancy.QuotaFieldOf(r, field)))...)
+		where = append(where, c.beforeLoc.At(o.field(qi, tenancy.QuotaFieldOf(r, field)))...)
 	}
 	if len(have) == 0 {
 		return
 	}
-	c.add(Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
+	c.sh.diffs = append(c.sh.diffs, Finding{Code: CodeLiveQueueDiffers, Level: LevelNote, Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Resource: string(r),
 		Message: fmt.Sprintf("%s: the scheduler's Queue has %s %s, the source has %s %s — not reconciled or synced yet, or the Queue was edited directly",
 			o.name(qi), r, strings.Join(have, ", "), r, strings.Join(want, ", ")),
 		Where: where})

@@ -39,7 +39,7 @@ func badNegative(v quota.Value) bool { return v.IsNegative() && !v.IsUnlimited()
 // resourceLoc points at a queue's resource block: its first written
 // field, else the queue's name.
 func (c *checker) resourceLoc(o *owner, qi int, r quota.Resource) []tenancy.Location {
-	return c.loc.atFirst(o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Limit)), o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Deserved)),
+	return c.loc.AtFirst(o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Limit)), o.field(qi, tenancy.QuotaFieldOf(r, tenancy.Deserved)),
 		o.field(qi, tenancy.QuotaFieldOf(r, tenancy.OverQuotaWeight)), o.field(qi, tenancy.FieldQueueName))
 }
 
@@ -166,7 +166,7 @@ func (c *checker) checkProjectQueuesUnderDepartment() {
 		c.add(Finding{Code: CodeProjectOutsideDepartment, Level: LevelWarning, Object: oq.o.addr, Queue: oq.name(), Pool: oq.q.NodePool,
 			Message: fmt.Sprintf("%s: department %s has no queue on node pool %s, so this queue becomes a root queue, outside any department's share",
 				oq.name(), oq.o.parent, oq.q.NodePool),
-			Where: c.loc.at(oq.o.field(oq.i, tenancy.FieldQueueNodePool))})
+			Where: c.loc.At(oq.o.field(oq.i, tenancy.FieldQueueNodePool))})
 	}
 	for _, p := range c.projs {
 		for qi := range p.queues {
@@ -230,7 +230,7 @@ func (c *checker) checkDefaultNodePools() {
 			c.add(Finding{Code: CodeDefaultPoolWithoutQueue, Level: LevelError, Object: tenancy.KindProject.Object(p.Metadata.Name), Pool: pool,
 				Message: fmt.Sprintf("project %s: defaultNodePools lists node pool %s, but the project has no queue on it; KRM's webhook rejects a defaultNodePools entry without a queue",
 					p.Metadata.Name, pool) + dym,
-				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldDefaultNodePools))})
+				Where: c.loc.At(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldDefaultNodePools))})
 		}
 	}
 }
@@ -254,7 +254,7 @@ func (c *checker) checkQueueNameLength() {
 			c.add(Finding{Code: CodeQueueNameTooLong, Level: LevelWarning, Object: o.addr, Queue: name, Pool: q.NodePool,
 				Message: fmt.Sprintf("%s: %s %d characters; KRM cuts a queue name over %d characters to %d and appends \"-\" and 4 random characters, so the scheduler's queue will not be called what the file says",
 					name, what, len(name), maxQueueName, maxQueueName),
-				Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))})
+				Where: c.loc.At(o.field(qi, tenancy.FieldQueueName))})
 		}
 	}
 }
@@ -278,28 +278,38 @@ func (c *checker) checkNames() {
 		if len(errs) == 0 {
 			return true
 		}
-		bad(Finding{Object: kind.Object(name), Message: kind.Info().Word + " " + name + ": ", Where: c.loc.at(kind.Object(name).Field(tenancy.FieldName))},
+		bad(Finding{Object: kind.Object(name), Message: kind.Info().Word + " " + name + ": ", Where: c.loc.At(kind.Object(name).Field(tenancy.FieldName))},
 			"the name", "Kubernetes object name", errs)
 		return false
 	}
+	type label struct {
+		field tenancy.Field
+		v     string
+	}
+	labelErrs := map[label][]string{}
 	for _, p := range c.s.NodePools {
 		name := p.Metadata.Name
 		object(tenancy.KindNodePool, name)
-		for _, l := range []struct {
-			field tenancy.Field
-			v     string
-		}{{tenancy.FieldLabelKey, p.Spec.LabelKey}, {tenancy.FieldLabelValue, p.Spec.LabelValue}} {
+		for _, l := range []label{{tenancy.FieldLabelKey, p.Spec.LabelKey}, {tenancy.FieldLabelValue, p.Spec.LabelValue}} {
 			if l.v == "" && name == "default" {
 				continue // pool default has no label pair
 			}
-			errs, rule := validation.IsQualifiedName(l.v), "label key"
+			rule := "label key"
 			if l.field == tenancy.FieldLabelValue {
-				errs, rule = validation.IsValidLabelValue(l.v), "label value"
+				rule = "label value"
+			}
+			errs, known := labelErrs[l]
+			if !known { // pools share label keys: each is checked once
+				errs = validation.IsQualifiedName(l.v)
+				if l.field == tenancy.FieldLabelValue {
+					errs = validation.IsValidLabelValue(l.v)
+				}
+				labelErrs[l] = errs
 			}
 			if len(errs) > 0 {
 				at := tenancy.KindNodePool.Object(name)
 				bad(Finding{Object: at, Pool: name, Resource: l.field.String(), Message: "node pool " + name + ": ",
-					Where: c.loc.at(at.Field(l.field))}, fmt.Sprintf("spec.%s %q", l.field, l.v), rule, errs)
+					Where: c.loc.At(at.Field(l.field))}, fmt.Sprintf("spec.%s %q", l.field, l.v), rule, errs)
 			}
 		}
 	}
@@ -310,23 +320,23 @@ func (c *checker) checkNames() {
 		p := &c.s.Projects[i]
 		nameOK := object(tenancy.KindProject, p.Metadata.Name)
 		prefix := c.s.KRMConfig.NamePrefix()
-		ns := p.NamespaceName(prefix)
-		what := fmt.Sprintf("namespace %q", ns)
-		if p.Spec.Namespace == "" {
-			if !nameOK {
-				continue // the name's finding says it; its namespace holds the same text
-			}
-			what = fmt.Sprintf("namespace %q (KRM's default when spec.namespace is empty: %s-<project>)", ns, prefix)
+		if p.Spec.Namespace == "" && !nameOK {
+			continue // the name's finding says it; its namespace holds the same text
 		}
+		ns := p.NamespaceName(prefix)
 		if errs := dns1123Label(ns); len(errs) > 0 {
+			what := fmt.Sprintf("namespace %q", ns)
+			if p.Spec.Namespace == "" {
+				what = fmt.Sprintf("namespace %q (KRM's default when spec.namespace is empty: %s-<project>)", ns, prefix)
+			}
 			bad(Finding{Object: tenancy.KindProject.Object(p.Metadata.Name), Resource: "namespace", Message: "project " + p.Metadata.Name + ": ",
-				Where: c.loc.at(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))}, what, "namespace name", errs)
+				Where: c.loc.At(tenancy.KindProject.Object(p.Metadata.Name).Field(tenancy.FieldNamespace))}, what, "namespace name", errs)
 		}
 	}
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
 			if errs := dns1123Subdomain(o.name(qi)); len(errs) > 0 {
-				bad(Finding{Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Message: o.name(qi) + ": ", Where: c.loc.at(o.field(qi, tenancy.FieldQueueName))},
+				bad(Finding{Object: o.addr, Queue: o.name(qi), Pool: q.NodePool, Message: o.name(qi) + ": ", Where: c.loc.At(o.field(qi, tenancy.FieldQueueName))},
 					"the queue name", "Kubernetes object name (KRM creates a cluster-scoped KAI Queue of this name)", errs)
 			}
 		}

@@ -40,7 +40,7 @@ func verifyStepsOnWholeStates(before *snapshot.State, changes []tenancy.Change, 
 // verifyOrder is the verification Build runs, on steps in any order.
 func verifyOrder(before, target *snapshot.State, changes []tenancy.Change, steps []Step, beforeFindings []Finding) *Finding {
 	bx, tx := indexes(before, target)
-	return firstUnsafe(stepErrors(before, bx, tx, changes, steps), beforeFindings)
+	return firstUnsafe(newShared(before).stepErrors(before, bx, tx, changes, steps), beforeFindings)
 }
 
 // verifySteps is verifyOrder with the snapshot's findings made here.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -45,6 +46,9 @@ type Plan struct {
 	indexes sync.Once
 	before  *tenancy.Index
 	target  *tenancy.Index
+
+	nodesOnce sync.Once
+	nodes     *capacity.Counter
 }
 
 // Renderable reports whether render may render the plan: it has no error
@@ -63,6 +67,18 @@ func (p *Plan) Indexes() (before, target *tenancy.Index) {
 		}
 	})
 	return p.before, p.target
+}
+
+// Nodes is the snapshot's nodes as the plan's checks read them, each once
+// (capacity.Counter), for what counts the pools again of the snapshot or
+// the target, which have those nodes (the pool bars, the fair share).
+func (p *Plan) Nodes() *capacity.Counter {
+	p.nodesOnce.Do(func() {
+		if p.nodes == nil {
+			p.nodes = capacity.NewCounter(p.Snapshot)
+		}
+	})
+	return p.nodes
 }
 
 // TargetState is the snapshot with the target's objects: the state the
@@ -146,8 +162,9 @@ func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, 
 	if err := draft.Apply(changes); err != nil {
 		return nil, err
 	}
-	p := &Plan{Changes: changes, Target: draft.Tenancy(), target: draft.Index()}
-	p.Steps, p.OrderVerified, p.Findings = order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
+	sh := newShared(before)
+	p := &Plan{Changes: changes, Target: draft.Tenancy(), target: draft.Index(), nodes: sh.nodes}
+	p.Steps, p.OrderVerified, p.Findings = sh.order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
 	// The snapshot's index is made again when asked for; the target's is
 	// the draft's.
 	p.Snapshot = before
@@ -156,23 +173,23 @@ func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, 
 }
 
 // order builds the steps, runs the checks of the target and of the
-// snapshot, and verifies the steps; it returns the steps, whether they
+// snapshot (sh is made from it), and verifies the steps; it returns the steps, whether they
 // were verified, and the findings (with unsafe-order when no order is
 // safe). The checks and the verification only read the two states: they
 // run at the same time. The verification is wasted when the target has
 // errors.
-func order(before, target *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, set config.Ranges) ([]Step, bool, []Finding) {
+func (sh *shared) order(before, target *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, set config.Ranges) ([]Step, bool, []Finding) {
 	steps := BuildSteps(bx, tx, changes)
 	var findings, beforeFindings []Finding
 	var wg sync.WaitGroup
-	wg.Go(func() { findings = runChecks(before, target, bx, tx, set, changes, false) })
-	wg.Go(func() { beforeFindings = runChecks(before, before, bx, bx, nil, nil, false) })
-	stepErrs := stepErrors(before, bx, tx, changes, steps)
+	wg.Go(func() { findings = sh.run(before, target, bx, tx, set, changes, false) })
+	wg.Go(func() { beforeFindings = sh.run(before, before, bx, bx, nil, nil, false) })
+	stepErrs := sh.stepErrors(before, bx, tx, changes, steps)
 	wg.Wait()
 	bad := firstUnsafe(stepErrs, beforeFindings)
 	if bad != nil && movesProject(changes) {
 		moved := buildStepsIn(bx, tx, changes, moveRank)
-		if firstUnsafe(stepErrors(before, bx, tx, changes, moved), beforeFindings) == nil {
+		if firstUnsafe(sh.stepErrors(before, bx, tx, changes, moved), beforeFindings) == nil {
 			steps, bad = moved, nil
 		}
 	}

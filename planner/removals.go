@@ -41,7 +41,7 @@ func findings(rs []finding.Finding) []Finding {
 // department the plan removes, unknown-pool of a queue on a pool it
 // removes.
 func (c *checker) checkRemovals() {
-	c.out = append(c.out, findings(removal.Check(removal.Input{Before: c.bx, After: c.x, State: c.s, Changes: c.changes, Where: c.loc.at}))...)
+	c.out = append(c.out, findings(removal.Check(removal.Input{Before: c.bx, After: c.x, State: c.s, Changes: c.changes, Where: c.loc.At}))...)
 	gone := map[tenancy.ObjectAddr]bool{}
 	for i := range c.changes {
 		if c.changes[i].Destroys() {
@@ -71,6 +71,6 @@ func (st *Step) TestedUID() (uid string, ok bool) {
 // checkGitOps adds package gitops' findings: objects Argo CD or Flux owns
 // that the plan changes, and kustomizations that patch the objects read.
 func (c *checker) checkGitOps() {
-	c.out = append(c.out, findings(gitops.Owned(gitops.Input{Before: c.before, Target: c.s, BeforeIndex: c.bx, Where: c.beforeLoc.at}))...)
+	c.out = append(c.out, findings(gitops.Owned(gitops.Input{Before: c.before, Target: c.s, BeforeIndex: c.bx, Where: c.beforeLoc.At}))...)
 	c.out = append(c.out, findings(gitops.KustomizePatches(c.s))...)
 }

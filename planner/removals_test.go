@@ -186,7 +186,7 @@ func TestRemovalStepOrphansQueues(t *testing.T) {
 	bx, tx := p.Indexes()
 	steps := slices.Clone(p.Steps)
 	slices.Reverse(steps)
-	errs := stepErrors(before, bx, tx, p.Changes, steps)
+	errs := newShared(before).stepErrors(before, bx, tx, p.Changes, steps)
 	f := firstUnsafe(errs, nil)
 	want := "no safe order: after step 1 (patch Department d, removing departments and department queues) the state would have an error this plan does not end with: d-h100: department d's queue on node pool h100 is removed while project p still has queues there"
 	if f == nil || f.Message != want {

@@ -5,9 +5,10 @@ package planner
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/krmplan/krmplan/planner/removal"
+	"github.com/krmplan/krmplan/planner/scope"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -22,7 +23,8 @@ type added struct {
 
 // stepErrors applies the steps one by one to the snapshot (a tenancy.Draft)
 // and returns, for each step that adds errors to the state, those errors.
-// before is the snapshot, bx and tx index its tenancy and the target's.
+// before is the snapshot (sh is made from it), bx and tx index its
+// tenancy and the target's.
 // It needs no findings of before, so that Build runs it while the checks
 // of before run on another core.
 //
@@ -43,7 +45,7 @@ type added struct {
 // the state does not change, so it keeps the errors of the state before,
 // which passed. A step that adds a node pool, or touches the default pool
 // (its nodes are all those of no other pool), is checked on the whole state.
-func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, steps []Step) []added {
+func (sh *shared) stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, steps []Step) []added {
 	var out []added
 	rel := newRelations(before, bx, tx)
 	work := tenancy.NewDraft(&before.Tenancy)
@@ -51,7 +53,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 	for n, st := range steps[:max(len(steps)-1, 0)] { // the last state is the target, checked on its own
 		sc := rel.scope(changes, st)
 		had := map[findingKey]bool{}
-		for _, f := range checkErrors(sc.extract(before, work.Index())) {
+		for _, f := range sh.errors(sc.Extract(before, work.Index())) {
 			had[f.key()] = true
 		}
 		if err := work.Apply(stepChanges(changes, st)); err != nil {
@@ -61,7 +63,7 @@ func stepErrors(before *snapshot.State, bx, tx *tenancy.Index, changes []tenancy
 			return out
 		}
 		var errs []Finding
-		for _, f := range checkErrors(sc.extract(before, work.Index())) {
+		for _, f := range sh.errors(sc.Extract(before, work.Index())) {
 			if !had[f.key()] && (f.Code != CodeSharedNamespace || !renamed[f.Object]) {
 				errs = append(errs, f)
 			}
@@ -130,11 +132,15 @@ type relations struct {
 	// nodes lists the nodes (indices into the snapshot's Nodes) carrying
 	// each label pair ("key=value") that a pool selects.
 	nodes map[string][]int
+	// settled is settledPools by department, lastPools the last one asked.
+	settled   map[string]*[]string
+	lastDept  string
+	lastPools *[]string
 }
 
 func newRelations(before *snapshot.State, bx, tx *tenancy.Index) *relations {
 	r := &relations{before: bx, target: tx,
-		kids: map[string][]string{}, onPool: map[string][]string{}, orphans: map[string][]string{}, nodes: map[string][]int{}}
+		kids: map[string][]string{}, onPool: map[string][]string{}, orphans: map[string][]string{}, nodes: map[string][]int{}, settled: map[string]*[]string{}}
 	keys := map[string]bool{}
 	for _, t := range []*tenancy.Tenancy{bx.Tenancy(), tx.Tenancy()} {
 		for _, p := range t.NodePools {
@@ -198,37 +204,47 @@ func (r *relations) names() {
 
 // settledOn reports whether department dept has a queue on pool in every
 // intermediate state: it has one in the snapshot and in the target, and
-// its queues' pools are the same in both.
+// its queues' pools are the same in both. Each department is looked up
+// once (settled), most often by the call before (projects lie by
+// department): a lookup in the two indexes costs a cache miss each at
+// 50,000 projects.
 func (r *relations) settledOn(dept, pool string) bool {
-	b, t := r.before.Department(dept), r.target.Department(dept)
-	if b == nil || t == nil || len(b.Spec.Queues) != len(t.Spec.Queues) {
-		return false
-	}
-	on := false
-	for i := range b.Spec.Queues {
-		if b.Spec.Queues[i].NodePool != t.Spec.Queues[i].NodePool {
-			return false
+	if dept != r.lastDept || r.lastPools == nil {
+		pools, ok := r.settled[dept]
+		if !ok {
+			pools = r.settledPools(dept)
+			r.settled[dept] = pools
 		}
-		on = on || b.Spec.Queues[i].NodePool == pool
+		r.lastDept, r.lastPools = dept, pools
 	}
-	return on
+	return slices.Contains(*r.lastPools, pool)
 }
 
-// scope is the part of a state one step is checked on, by name.
-type scope struct {
-	owner               string // the step's object, whose queues' names may be derived from it
-	all                 bool   // the whole state
-	pools, depts, projs map[string]bool
-	nodes               map[int]bool
+// settledPools is the pools of dept's queues when they are the same in
+// the snapshot and the target, in order; none when they differ or dept is
+// in only one of them.
+func (r *relations) settledPools(dept string) *[]string {
+	pools := new([]string)
+	b, t := r.before.Department(dept), r.target.Department(dept)
+	if b == nil || t == nil || len(b.Spec.Queues) != len(t.Spec.Queues) {
+		return pools
+	}
+	for i := range b.Spec.Queues {
+		if b.Spec.Queues[i].NodePool != t.Spec.Queues[i].NodePool {
+			return pools
+		}
+		*pools = append(*pools, b.Spec.Queues[i].NodePool)
+	}
+	return pools
 }
 
 // scope returns the objects that the errors a step can add are computed
 // from (see stepErrors).
-func (r *relations) scope(changes []tenancy.Change, st Step) *scope {
-	sc := &scope{owner: st.Object.Name, pools: map[string]bool{}, depts: map[string]bool{}, projs: map[string]bool{}, nodes: map[int]bool{}}
+func (r *relations) scope(changes []tenancy.Change, st Step) *scope.Scope {
+	sc := scope.New(st.Object.Name)
 	for _, i := range st.Changes {
 		if changes[i].Action == tenancy.ActionDestroy {
-			sc.all = true // a removal can leave any object naming what is gone
+			sc.All = true // a removal can leave any object naming what is gone
 			return sc
 		}
 	}
@@ -236,12 +252,12 @@ func (r *relations) scope(changes []tenancy.Change, st Step) *scope {
 	queues, parents, namespaces := r.stepObject(st)
 	switch st.Object.Kind {
 	case tenancy.KindNodePool:
-		sc.all = true // a new pool changes which nodes are in the default pool
+		sc.All = true // a new pool changes which nodes are in the default pool
 		return sc
 	case tenancy.KindDepartment:
-		sc.depts[st.Object.Name] = true
+		sc.Depts[st.Object.Name] = true
 		for _, k := range r.kids[st.Object.Name] {
-			sc.projs[k] = true
+			sc.Projs[k] = true
 		}
 		for _, q := range queues {
 			if structural || raised[q.NodePool] {
@@ -249,11 +265,11 @@ func (r *relations) scope(changes []tenancy.Change, st Step) *scope {
 			}
 		}
 	case tenancy.KindProject:
-		sc.projs[st.Object.Name] = true
+		sc.Projs[st.Object.Name] = true
 		for _, d := range parents {
-			sc.depts[d] = true
+			sc.Depts[d] = true
 			for _, k := range r.kids[d] {
-				sc.projs[k] = true
+				sc.Projs[k] = true
 			}
 		}
 		for _, q := range queues {
@@ -313,20 +329,20 @@ func (r *relations) stepObject(st Step) (queues []tenancy.Queue, parents, namesp
 
 // namesakes adds to sc the objects that share a queue name or a namespace
 // with the step's object: a structural step can make them clash.
-func (r *relations) namesakes(sc *scope, queues []tenancy.Queue, namespaces []string) {
+func (r *relations) namesakes(sc *scope.Scope, queues []tenancy.Queue, namespaces []string) {
 	r.names()
 	for _, q := range queues {
-		for _, o := range r.byQueue[q.KAIName(sc.owner)] {
+		for _, o := range r.byQueue[q.KAIName(sc.Owner)] {
 			if o.Kind == tenancy.KindDepartment {
-				sc.depts[o.Name] = true
+				sc.Depts[o.Name] = true
 			} else {
-				sc.projs[o.Name] = true
+				sc.Projs[o.Name] = true
 			}
 		}
 	}
 	for _, ns := range namespaces {
 		for _, p := range r.byNS[ns] {
-			sc.projs[p] = true
+			sc.Projs[p] = true
 		}
 	}
 }
@@ -336,97 +352,23 @@ func (r *relations) namesakes(sc *scope, queues []tenancy.Queue, namespaces []st
 // its nodes; the default pool (or a pool without a label pair) takes the
 // whole state. So a step that raises a guarantee on a pool is checked with
 // every department on that pool: its cost grows with them.
-func (r *relations) closure(sc *scope, pool string) {
-	sc.pools[pool] = true
+func (r *relations) closure(sc *scope.Scope, pool string) {
+	sc.Pools[pool] = true
 	for _, d := range r.onPool[pool] {
-		sc.depts[d] = true
+		sc.Depts[d] = true
 	}
 	for _, p := range r.orphans[pool] {
-		sc.projs[p] = true
+		sc.Projs[p] = true
 	}
 	for _, x := range []*tenancy.Index{r.before, r.target} {
 		np := x.NodePool(pool)
 		switch {
 		case pool == "default" || (np != nil && np.Spec.LabelKey == ""):
-			sc.all = true
+			sc.All = true
 		case np != nil:
 			for _, n := range r.nodes[np.Spec.LabelKey+"="+np.Spec.LabelValue] {
-				sc.nodes[n] = true
+				sc.Nodes[n] = true
 			}
 		}
 	}
-}
-
-// extract returns the part of the working state (base's cluster data with
-// w's objects) in the scope: its objects in w's order, with every pool
-// their queues name and every project's department (so that nothing in it
-// is unknown for want of a context object), and its nodes. The live queues
-// and namespaces are left out, marked as not read: they give warnings and
-// notes, never errors.
-func (sc *scope) extract(base *snapshot.State, w *tenancy.Index) *snapshot.State {
-	if sc.all {
-		return withTenancy(base, w.Tenancy())
-	}
-	t := w.Tenancy()
-	sub := &snapshot.State{Source: base.Source, Tenancy: tenancy.Tenancy{ManagedNodes: t.ManagedNodes, KRMConfig: t.KRMConfig}}
-	for _, nr := range base.NotRead {
-		if nr.What != snapshot.SourceQueues && nr.What != snapshot.SourceNamespaces {
-			sub.NotRead = append(sub.NotRead, nr)
-		}
-	}
-	sub.NotRead = append(sub.NotRead, snapshot.NotRead{What: snapshot.SourceQueues, Reason: "not needed to verify the order"},
-		snapshot.NotRead{What: snapshot.SourceNamespaces, Reason: "not needed to verify the order"})
-	pools := map[string]bool{}
-	for p := range sc.pools {
-		pools[p] = true
-	}
-	depts := map[string]bool{}
-	for d := range sc.depts {
-		depts[d] = true
-	}
-	ji := positions(w, tenancy.KindProject, sc.projs)
-	for _, i := range ji {
-		p := &t.Projects[i]
-		depts[p.Spec.Parent] = true
-		for _, q := range p.Spec.Queues {
-			pools[q.NodePool] = true
-		}
-	}
-	di := positions(w, tenancy.KindDepartment, depts)
-	for _, i := range di {
-		for _, q := range t.Departments[i].Spec.Queues {
-			pools[q.NodePool] = true
-		}
-	}
-	for _, i := range positions(w, tenancy.KindNodePool, pools) {
-		sub.NodePools = append(sub.NodePools, t.NodePools[i])
-	}
-	for _, i := range di {
-		sub.Departments = append(sub.Departments, t.Departments[i])
-	}
-	for _, i := range ji {
-		sub.Projects = append(sub.Projects, t.Projects[i])
-	}
-	ni := make([]int, 0, len(sc.nodes))
-	for i := range sc.nodes {
-		ni = append(ni, i)
-	}
-	sort.Ints(ni)
-	for _, i := range ni {
-		sub.Nodes = append(sub.Nodes, base.Nodes[i])
-	}
-	return sub
-}
-
-// positions is where the objects of kind named in names are in w's
-// tenancy, in order.
-func positions(w *tenancy.Index, kind tenancy.Kind, names map[string]bool) []int {
-	var out []int
-	for name := range names {
-		if i, ok := w.Position(kind.Object(name)); ok {
-			out = append(out, i)
-		}
-	}
-	sort.Ints(out)
-	return out
 }

@@ -7,8 +7,11 @@ package capacity
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/krmplan/krmplan/fairshare"
 	"github.com/krmplan/krmplan/quota"
@@ -54,9 +57,109 @@ func Pools(s *snapshot.State) map[string]*Pool { return PoolsOf(s, nil) }
 // Counting reads every node's quantities, the costly part; finding each
 // pool's nodes is one pass over the nodes' labels.
 func PoolsOf(s *snapshot.State, only map[string]bool) map[string]*Pool {
+	return (*Counter)(nil).PoolsOf(s, only)
+}
+
+// Counter counts the pools of the states that one plan checks (the
+// snapshot, the target, the part of the state each step is checked on):
+// their nodes are the snapshot's, or some of them, so each node's figures
+// are read once, when the Counter is made, rather than in every state. A
+// nil Counter reads every node it counts. It is read-only once made, so
+// the checks of two states may use one at the same time.
+type Counter struct {
+	// byName is each node's figures by node name: a state's nodes are told
+	// apart by name (a Counter keeps none when two nodes share one).
+	byName map[string]*figures
+	// nodes are the nodes of the state the Counter was made from; last is
+	// the capacities of the last state counted with exactly those nodes
+	// (the snapshot, the target) and the node pools they were counted for:
+	// a state with the same pools has the same capacities.
+	nodes []snapshot.Node
+	mu    sync.Mutex
+	last  *whole
+}
+
+// whole is the capacities of a state with a Counter's nodes, and the node
+// pools (name and label pair, in order) they were counted for.
+type whole struct {
+	pools []poolKey
+	caps  map[string]*Pool
+}
+
+type poolKey struct{ name, key, value string }
+
+// NewCounter reads the figures of every node of s, for the states made
+// from s (their nodes are s's, copied or not). Without the nodes read it
+// reads none.
+func NewCounter(s *snapshot.State) *Counter {
+	k := &Counter{nodes: s.Nodes}
+	if !s.Read(snapshot.SourceNodes) {
+		return k
+	}
+	figs := readAll(s.Nodes)
+	byName := make(map[string]*figures, len(s.Nodes))
+	for i := range s.Nodes {
+		if _, dup := byName[s.Nodes[i].Name]; dup {
+			return k
+		}
+		byName[s.Nodes[i].Name] = &figs[i]
+	}
+	k.byName = byName
+	return k
+}
+
+// readAll reads the figures of every node, the nodes cut into one run of
+// consecutive nodes per core (GOMAXPROCS): each node's figures are its
+// own, so the result is the same as read in order.
+func readAll(nodes []snapshot.Node) []figures {
+	figs := make([]figures, len(nodes))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(nodes)/minNodesPerWorker))
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(nodes)/workers, (w+1)*len(nodes)/workers
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				figs[i] = read(&nodes[i])
+			}
+		})
+	}
+	wg.Wait()
+	return figs
+}
+
+// minNodesPerWorker is the fewest nodes worth a goroutine of their own.
+const minNodesPerWorker = 256
+
+// PoolsOf is the package's PoolsOf with each node's figures read once (s's
+// nodes must be those of the state the Counter was made from, or some of
+// them).
+//
+// A state with the Counter's nodes themselves (the same slice) and the
+// same node pools as the last one is given the same map: the checks of a
+// plan's snapshot and target, the pool bars and the fair share count them
+// once. The map is read-only.
+func (k *Counter) PoolsOf(s *snapshot.State, only map[string]bool) map[string]*Pool {
 	if !s.Read(snapshot.SourceNodes) {
 		return nil
 	}
+	if k == nil || len(s.Nodes) == 0 || len(s.Nodes) != len(k.nodes) || &s.Nodes[0] != &k.nodes[0] {
+		return k.poolsOf(s, only)
+	}
+	keys := make([]poolKey, len(s.NodePools))
+	for i := range s.NodePools {
+		np := &s.NodePools[i]
+		keys[i] = poolKey{np.Metadata.Name, np.Spec.LabelKey, np.Spec.LabelValue}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.last == nil || !slices.Equal(k.last.pools, keys) {
+		k.last = &whole{keys, k.poolsOf(s, nil)} // every pool: it serves any only
+	}
+	return k.last.caps
+}
+
+// poolsOf is PoolsOf without the last state's capacities.
+func (k *Counter) poolsOf(s *snapshot.State, only map[string]bool) map[string]*Pool {
 	type pair struct{ key, value string }
 	last := map[string]*tenancy.NodePool{}
 	taken := map[pair]bool{}
@@ -101,32 +204,65 @@ func PoolsOf(s *snapshot.State, only map[string]bool) map[string]*Pool {
 	}
 	for name, pc := range out {
 		if only == nil || only[name] {
-			pc.count()
+			pc.count(k)
 		}
 	}
 	return out
 }
 
-// count fills Cards, Divided and Unsettled from Nodes.
-func (pc *Pool) count() {
-	kai := make([]fairshare.Node, 0, len(pc.Nodes))
+// count fills Cards, Divided and Unsettled from Nodes, with the figures
+// k has read.
+func (pc *Pool) count(k *Counter) {
+	counted := make([]fairshare.PerResource[*quota.Value], 0, len(pc.Nodes))
 	for _, n := range pc.Nodes {
-		kn := kaiNode(n)
-		c, err := readNode(n, &kn)
-		if err != nil {
+		f := k.figures(n)
+		if f.err != nil {
 			// Decoding refuses such a quantity; a state made otherwise
 			// still gets its node named rather than silently counted.
-			pc.Unsettled = append(pc.Unsettled, fmt.Sprintf("node %s is not counted: %v", n.Name, err))
+			pc.Unsettled = append(pc.Unsettled, fmt.Sprintf("node %s is not counted: %v", n.Name, f.err))
 			continue
 		}
-		pc.Cards = pc.Cards.Add(c.cards)
-		if s := c.unsettled(n); s != "" {
-			pc.Unsettled = append(pc.Unsettled, s)
+		pc.Cards = pc.Cards.Add(f.cards.cards)
+		if f.unsettled != "" {
+			pc.Unsettled = append(pc.Unsettled, f.unsettled)
 		}
-		kai = append(kai, kn)
+		if f.counts {
+			counted = append(counted, f.alloc)
+		}
 	}
-	// Every allocatable list parsed in readNode.
-	pc.Divided, _ = fairshare.Capacity(kai)
+	pc.Divided = fairshare.Sum(counted)
+}
+
+// figures is what a pool's count reads of one node: its cards, the
+// Resources of its allocatable and whether KAI counts them
+// (fairshare.Node.Counts), why some cards are not schedulable, or the
+// error of a quantity that does not parse.
+type figures struct {
+	cards     nodeCards
+	alloc     fairshare.PerResource[*quota.Value]
+	counts    bool
+	unsettled string
+	err       error
+}
+
+// read reads n's figures.
+func read(n *snapshot.Node) figures {
+	kn := kaiNode(n)
+	c, alloc, err := readNode(n, &kn)
+	if err != nil {
+		return figures{err: err}
+	}
+	return figures{cards: c, alloc: alloc, counts: kn.Counts(), unsettled: c.unsettled(n)}
+}
+
+// figures is n's figures: those k read, else read now.
+func (k *Counter) figures(n *snapshot.Node) figures {
+	if k != nil {
+		if f, ok := k.byName[n.Name]; ok {
+			return *f
+		}
+	}
+	return read(n)
 }
 
 // kaiNode is n as fairshare counts it: its allocatable list, or its
@@ -155,21 +291,22 @@ type nodeCards struct {
 	capacity, allocatable, cards quota.Value
 }
 
-// readNode counts n's cards (kn is kaiNode(n)).
-func readNode(n *snapshot.Node, kn *fairshare.Node) (nodeCards, error) {
+// readNode counts n's cards (kn is kaiNode(n)), and returns the Resources
+// of its allocatable.
+func readNode(n *snapshot.Node, kn *fairshare.Node) (nodeCards, fairshare.PerResource[*quota.Value], error) {
 	alloc, err := fairshare.Resources(kn.Allocatable)
 	if err != nil {
-		return nodeCards{}, fmt.Errorf("allocatable %v", err)
+		return nodeCards{}, alloc, fmt.Errorf("allocatable %v", err)
 	}
 	capa, err := fairshare.Resources(listOr(n.Capacity, n.GPUCapacity))
 	if err != nil {
-		return nodeCards{}, fmt.Errorf("capacity %v", err)
+		return nodeCards{}, alloc, fmt.Errorf("capacity %v", err)
 	}
 	c := nodeCards{capacity: *capa.GPU, allocatable: *alloc.GPU, cards: *capa.GPU}
 	if c.allocatable.Cmp(c.capacity) > 0 {
 		c.cards = c.allocatable
 	}
-	return c, nil
+	return c, alloc, nil
 }
 
 // unsettled describes why some of a node's cards are not schedulable right

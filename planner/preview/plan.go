@@ -60,14 +60,14 @@ func OfPlan(p *planner.Plan, only map[string]bool) (*PlanPreview, error) {
 	if only != nil {
 		only = widen(p, only)
 	}
-	c := clusterOf(p.Snapshot, only)
+	c := clusterOf(p.Snapshot, only, p.Nodes()) // the nodes as the checks read them
 	before, err := of(p.Snapshot, Full, only, c, false)
 	if err != nil {
 		return nil, err
 	}
 	target := p.TargetState()
 	if changesNodePools(p) {
-		c = clusterOf(target, only) // its pools select other nodes
+		c = clusterOf(target, only, p.Nodes()) // its pools select other nodes
 	}
 	after, err := of(target, Full, only, c, false)
 	if err != nil {

@@ -138,7 +138,7 @@ func (q *Queue) Root() bool { return q.Kind == tenancy.KindProject && q.Parent =
 // Kubernetes quantity in a Queue's requested, and fairshare.Divide's
 // errors, naming the pool.
 func Of(s *snapshot.State, d Demand, only map[string]bool) (*Preview, error) {
-	return of(s, d, only, clusterOf(s, only), true)
+	return of(s, d, only, clusterOf(s, only, nil), true)
 }
 
 // cluster is what the preview reads of a state's cluster data: the pools'
@@ -150,9 +150,10 @@ type cluster struct {
 	live map[string]*snapshot.LiveQueue
 }
 
-// clusterOf reads s's cluster data for the pools in only (nil: every pool).
-func clusterOf(s *snapshot.State, only map[string]bool) *cluster {
-	c := &cluster{caps: poolcap.PoolsOf(s, only)}
+// clusterOf reads s's cluster data for the pools in only (nil: every
+// pool), with the figures of s's nodes that k has read (nil: none).
+func clusterOf(s *snapshot.State, only map[string]bool, k *poolcap.Counter) *cluster {
+	c := &cluster{caps: k.PoolsOf(s, only)}
 	if s.Read(snapshot.SourceQueues) {
 		c.live = make(map[string]*snapshot.LiveQueue, len(s.LiveQueues))
 		for i := range s.LiveQueues {

@@ -100,6 +100,8 @@ type quarantine struct {
 	dir     string
 	objects string // the repository's object directory
 	git     gitcli.Repo
+	// hashConfig is git configuration (-c k=v) for writing the blobs.
+	hashConfig []string
 }
 
 func newQuarantine(repo gitcli.Repo) (*quarantine, error) {
@@ -141,7 +143,7 @@ func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
 	for _, f := range sp.Files {
 		id := ""
 		if !f.Deleted {
-			out, err := q.git.Run(f.New, "hash-object", "-w", "--no-filters", "--stdin")
+			out, err := q.git.Run(f.New, append(slices.Clip(q.hashConfig), "hash-object", "-w", "--no-filters", "--stdin")...)
 			if err != nil {
 				return "", err
 			}
@@ -418,11 +420,15 @@ func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, q, tree, err := stageTree(p, repo, opts, moved)
+	st, err := stageTree(p, repo, opts, moved, false)
 	if err != nil {
 		return nil, err
 	}
+	sp, q, tree := st.plan, st.q, st.tree
 	defer q.close()
+	if err := st.check(nil); err != nil { // before anything asks for a signature
+		return nil, err
+	}
 	// The commit's diff is the tree's: git works it out (tens of
 	// milliseconds for a big file) while the commit is made.
 	var diff []byte
@@ -495,41 +501,16 @@ func Diff(p *planner.Plan, opts Options) (*DiffResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, q, tree, err := stageTree(p, repo, opts, moved)
+	st, err := stageTree(p, repo, opts, moved, true)
 	if err != nil {
 		return nil, err
 	}
-	defer q.close()
-	diff, err := q.diff(p.Snapshot.Source.Commit, tree)
-	if err != nil {
+	defer st.q.close()
+	diff, err := st.q.diff(p.Snapshot.Source.Commit, st.tree)
+	if err := st.check(err); err != nil {
 		return nil, err
 	}
-	return &DiffResult{Diff: diff, Notes: sp.Notes, Reminders: sp.Reminders}, nil
-}
-
-// stageTree splices the files at the snapshot's commit and writes them and
-// their tree into a quarantine object store: nothing reaches the
-// repository until the caller migrates it. The caller closes q. moved,
-// when not "", says where the splice starts (atTip): the first note.
-func stageTree(p *planner.Plan, repo gitcli.Repo, opts Options, moved string) (*SplicePlan, *quarantine, string, error) {
-	commit := p.Snapshot.Source.Commit
-	sp, err := Prepare(p, gitFiles{repo: repo, commit: commit}, opts)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if moved != "" {
-		sp.Notes = append([]string{moved}, sp.Notes...)
-	}
-	q, err := newQuarantine(repo)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	tree, err := q.writeTree(commit, sp)
-	if err != nil {
-		q.close()
-		return nil, nil, "", err
-	}
-	return sp, q, tree, nil
+	return &DiffResult{Diff: diff, Notes: st.plan.Notes, Reminders: st.plan.Reminders}, nil
 }
 
 // Message is the splice commit's message: a subject (sp.Subject, from

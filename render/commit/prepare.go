@@ -84,6 +84,20 @@ type SplicePlan struct {
 // alias, a file that changed since the snapshot (stale bytes or blob), an
 // expectations file or mirror that already disagreed.
 func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
+	sp, err := prepare(p, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := sp.verify(); err != nil {
+		return nil, err
+	}
+	return sp.plan, nil
+}
+
+// prepare is Prepare but for the check that the spliced tenancy holds
+// exactly the plan's target (verify): the caller runs it, and uses nothing
+// of the plan before it passes.
+func prepare(p *planner.Plan, r RepoFiles, opts Options) (*splice, error) {
 	src := p.Snapshot.Source
 	if src.Kind != "git" {
 		return nil, errors.New("splice needs a snapshot taken from git (--git-repo); this plan's snapshot is from a cluster, render it with --format patch")
@@ -113,14 +127,11 @@ func Prepare(p *planner.Plan, r RepoFiles, opts Options) (*SplicePlan, error) {
 	if len(sp.staleBlob) > 0 {
 		return nil, errors.New(strings.Join(sp.staleBlob, "\n"))
 	}
-	if err := sp.verify(); err != nil {
-		return nil, err
-	}
 	sp.plan.Notes = append(comments, sp.plan.Notes...)
 	if prof := p.Snapshot.Profile; prof != nil {
 		sp.profileNotes(prof)
 	}
-	return sp.plan, nil
+	return sp, nil
 }
 
 // fileState is a file a splice reads or writes: its git mode and bytes at
@@ -282,7 +293,7 @@ func (sp *splice) write() ([]string, error) {
 			return nil, err
 		}
 		sp.spans[f] = spans
-		comments = append(comments, yamledit.CommentNotes(f, fs.old, sp.edits[f])...)
+		comments = append(comments, sp.ts.CommentNotes(f, fs.old, sp.edits[f])...)
 		gone := slices.Contains(sp.deleted, f)
 		if _, isTenancy := sp.srcs[f]; (isTenancy || sp.ts.IsCreated(f)) && !gone {
 			sp.tenancy[f] = out

@@ -116,3 +116,45 @@ func TestLazySpliceSample(t *testing.T) {
 		t.Fatal("the splice is not vouched for")
 	}
 }
+
+// parsedChunks counts the chunks of file that ts parsed.
+func parsedChunks(ts *yamledit.Set, file string) (parsed, all int) {
+	chunks := ts.Chunks(file, nil)
+	for _, c := range chunks {
+		if c.Parsed {
+			parsed++
+		}
+	}
+	return parsed, len(chunks)
+}
+
+// TestValueEditsParseNothing: a plan that changes only values the
+// snapshot found is spliced from the positions it recorded, without
+// parsing a document of the file (lazySplice checks that the edits are
+// those of a whole parse); a document with an anchor, an alias or a tag
+// byte, even in a comment, is parsed, and edited the same.
+func TestValueEditsParseNothing(t *testing.T) {
+	g := gentenancy.Generate(gentenancy.Spec{Projects: 96, Seed: gentenancy.BenchSeed})
+	src := g.YAML()
+	fx := plantest.PlanOn(t, plantest.Repo{gentenancy.TenancyFile: src}, []string{gentenancy.TenancyFile}, string(g.MoveHCL(0)))
+	ts, out, spans := lazySplice(t, fx)
+	if parsed, all := parsedChunks(ts, gentenancy.TenancyFile); parsed != 0 || all < 90 {
+		t.Errorf("%d of %d chunks parsed", parsed, all)
+	}
+	if !verifyTouched(fx.Plan, ts, targetSpecs(fx.Plan, changedObjects(fx.Plan)), out, spans) {
+		t.Error("the splice is not vouched for")
+	}
+	first := fx.Plan.Changes[0].Object()
+	bx, _ := fx.Plan.Indexes()
+	origin, _ := bx.Origin(first)
+	for _, comment := range []string{"# R&D", "# see *notes*", "# not !!int"} {
+		lines := strings.SplitAfter(string(src), "\n")
+		lines[origin.Line-1] = comment + "\n" + lines[origin.Line-1]
+		marked := []byte(strings.Join(lines, ""))
+		fx := plantest.PlanOn(t, plantest.Repo{gentenancy.TenancyFile: marked}, []string{gentenancy.TenancyFile}, string(g.MoveHCL(0)))
+		ts, _, _ := lazySplice(t, fx)
+		if parsed, _ := parsedChunks(ts, gentenancy.TenancyFile); parsed != 1 {
+			t.Errorf("%q before %s: %d chunks parsed, want the one of %s", comment, first, parsed, first)
+		}
+	}
+}

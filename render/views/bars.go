@@ -89,18 +89,21 @@ type poolSplit struct {
 // them. Unknown when the nodes were not read or the pool does not exist
 // in s.
 func poolCapacity(s *snapshot.State, pool string) capacity {
-	return capacitiesOf(s).of(pool)
+	return capacitiesOf(s, nil, map[string]bool{pool: true}).of(pool)
 }
 
 // capacities is the capacity of every pool of a state, from one pass over
-// its nodes.
+// its nodes (capacitiesOf reads their figures, or takes those k has read).
 type capacities struct {
 	exists map[string]bool
 	pools  map[string]*poolcap.Pool // nil when the nodes were not read
 }
 
-func capacitiesOf(s *snapshot.State) capacities {
-	cs := capacities{exists: map[string]bool{}, pools: poolcap.Pools(s)}
+// capacitiesOf counts the pools of s that only holds (every pool when
+// only is nil), with k's figures of the nodes (nil: read them); of must be
+// asked only about those.
+func capacitiesOf(s *snapshot.State, k *poolcap.Counter, only map[string]bool) capacities {
+	cs := capacities{exists: map[string]bool{}, pools: k.PoolsOf(s, only)}
 	for i := range s.NodePools {
 		cs.exists[s.NodePools[i].Metadata.Name] = true
 	}
@@ -350,12 +353,13 @@ func sameShares(a, b []share) bool {
 // share or whose projects' shares change.
 func poolSplits(p *planner.Plan) []poolSplit {
 	bx, tx := p.Indexes()
-	return poolSplitsOf(p.Snapshot, p.TargetState(), changedPools(bx, tx))
+	return poolSplitsOf(p.Snapshot, p.TargetState(), changedPools(bx, tx), p.Nodes())
 }
 
 // poolSplitsOf is poolSplits over the pools only holds (every pool when
 // only is nil): a pool no queue is on, on either side, has no division.
-func poolSplitsOf(before, after *snapshot.State, only map[string]bool) []poolSplit {
+// k has read the figures of the states' nodes (nil: none).
+func poolSplitsOf(before, after *snapshot.State, only map[string]bool, k *poolcap.Counter) []poolSplit {
 	bs, as := splitsOf(before, after, only)
 	pools := map[string]bool{}
 	for _, ss := range []map[string]*split{bs, as} {
@@ -368,7 +372,7 @@ func poolSplitsOf(before, after *snapshot.State, only map[string]bool) []poolSpl
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	caps := capacitiesOf(after)
+	caps := capacitiesOf(after, k, only) // every pool of names is in only
 	none := &split{}
 	var out []poolSplit
 	for _, pool := range names {

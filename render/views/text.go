@@ -231,8 +231,23 @@ func foldCreated(cs []tenancy.Change) []string {
 }
 
 func writeFindings(b *bytes.Buffer, p *planner.Plan, st Style) {
-	files := diag.ParseFiles(map[string][]byte{p.Desired.File: []byte(p.Desired.Source)})
+	files := desiredFiles(p)
 	diag.WriteText(b, FindingDiagnostics(p.Findings, files), files, st.Diag())
+}
+
+// desiredFiles is the plan's desired file parsed for the snippets of the
+// findings that point into it (diag.ParseFiles), or no file when none
+// does: the text of a finding about the tenancy (most of them, in a large
+// plan) never reads the HCL, whose parse grows with the plan.
+func desiredFiles(p *planner.Plan) diag.Files {
+	for i := range p.Findings {
+		for _, l := range p.Findings[i].Where {
+			if l.Desired && l.File == p.Desired.File {
+				return diag.ParseFiles(map[string][]byte{p.Desired.File: []byte(p.Desired.Source)})
+			}
+		}
+	}
+	return diag.Files{}
 }
 
 // Findings writes findings as the text view does (diag.WriteText): the

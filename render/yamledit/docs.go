@@ -189,9 +189,21 @@ func sortEntries(es []objEntry, order []string) {
 	for i, p := range order {
 		rank[p] = i
 	}
-	slices.SortFunc(es, func(a, b objEntry) int {
-		return cmp.Or(cmp.Compare(rank[a.file], rank[b.file]), cmp.Compare(a.line, b.line))
+	// Sorted by small keys, each file's rank looked up once: a snapshot
+	// of 10,000 projects lists them by kind.
+	type key struct{ file, line, i int }
+	keys := make([]key, len(es))
+	for i, e := range es {
+		keys[i] = key{rank[e.file], e.line, i}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line), cmp.Compare(a.i, b.i))
 	})
+	sorted := make([]objEntry, len(es))
+	for j, k := range keys {
+		sorted[j] = es[k.i]
+	}
+	copy(es, sorted)
 }
 
 // object returns the document of entry e, checked to be that object: nil

@@ -23,6 +23,9 @@ type File struct {
 	*yamlsrc.Text // its lines and nodes' positions
 	eol           string
 	chunks        []chunk // in file order; they cover src
+	// trusted marks the very bytes a reader indexed (NewSet): its
+	// positions of objects and values hold in them.
+	trusted bool
 }
 
 // yamlDoc is one document of a File.

@@ -50,18 +50,32 @@ type insertion struct {
 // an object not where the reader found it (the file changed since), a new
 // object already in the files.
 func (ts *Set) Edits(changes []Change) (map[string][]Edit, error) {
-	ts.prefetch(changes)
 	r := &editRun{ts: ts, out: map[string][]Edit{}, byKey: map[string]*insertion{}, newChanges: map[ID][]Change{}}
 	for _, c := range changes {
 		if err := checkSpellings(c); err != nil {
 			return nil, err
 		}
 	}
-	for _, c := range changes {
-		var err error
-		if c.Origin == nil {
-			err = r.addNew(c)
+	// Values edited where the reader found them need no parse; the
+	// documents of the other changes are parsed on every core at once.
+	direct := make([]*Edit, len(changes))
+	var parse []Change
+	for i, c := range changes {
+		if e, ok := ts.directEdit(c); ok {
+			direct[i] = &e
 		} else {
+			parse = append(parse, c)
+		}
+	}
+	ts.prefetch(parse)
+	for i, c := range changes {
+		var err error
+		switch {
+		case direct[i] != nil:
+			r.out[c.Origin.File] = append(r.out[c.Origin.File], *direct[i])
+		case c.Origin == nil:
+			err = r.addNew(c)
+		default:
 			err = r.add(c)
 		}
 		if err != nil {

@@ -17,6 +17,21 @@ import (
 //
 // Only value edits count (insertions are new lines without comments).
 func CommentNotes(file string, src []byte, edits []Edit) []string {
+	return commentNotes(newYAMLFile(file, src), edits)
+}
+
+// CommentNotes is the package's CommentNotes of file (its bytes src at
+// the snapshot's commit) with the lines the Set indexed when it holds
+// those bytes: a large tenancy file's lines are not indexed twice.
+func (ts *Set) CommentNotes(file string, src []byte, edits []Edit) []string {
+	if f := ts.files[file]; f != nil && len(f.src) == len(src) && (len(src) == 0 || &f.src[0] == &src[0]) {
+		return commentNotes(f, edits)
+	}
+	return CommentNotes(file, src, edits)
+}
+
+func commentNotes(f *File, edits []Edit) []string {
+	file := f.path
 	byLine := map[int][]Edit{}
 	var lines []int
 	for _, e := range edits {
@@ -29,7 +44,6 @@ func CommentNotes(file string, src []byte, edits []Edit) []string {
 		byLine[e.Line] = append(byLine[e.Line], e)
 	}
 	sort.Ints(lines)
-	f := newYAMLFile(file, src)
 	var notes []string
 	for _, l := range lines {
 		es := byLine[l]

@@ -150,6 +150,7 @@ func NewSet(schema Schema, paths []string, src map[string][]byte, known []Object
 		var f *File
 		if trusted && !HasDirective(src[p]) {
 			f, lazy[p] = lazyFile(p, src[p]), true
+			f.trusted = true
 		} else {
 			var err error
 			if f, err = Parse(p, src[p]); err != nil {
