@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/planner/capacity"
-	"github.com/krmplan/krmplan/planner/embed"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -37,9 +36,7 @@ type Plan struct {
 	// between; its changes are tenancy.Diff(Snapshot, Head)), else nil.
 	Head *snapshot.State
 	// Snapshot is the snapshot the plan was made from (its Digest names
-	// it), with the positions of values (Origin.Values) kept only for the
-	// objects the plan changes: render splices only those, and at 10,000
-	// projects the positions are most of a snapshot's bytes.
+	// it), as read: plan.json embeds it as state.json's bytes.
 	Snapshot *snapshot.State
 	// Target is the snapshot's tenancy with every change applied: what the
 	// plan leaves (tenancy.Apply). It shares the objects the plan does not
@@ -168,9 +165,9 @@ func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, 
 	sh := newShared(before)
 	p := &Plan{Changes: changes, Target: draft.Tenancy(), target: draft.Index(), nodes: sh.nodes}
 	p.Steps, p.OrderVerified, p.Findings = sh.order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
-	// The plan's snapshot keeps fewer positions than before: its index is
-	// made again when asked for; the target's is the draft's.
-	p.Snapshot = embed.Snapshot(before, changes, locations(p.Findings))
+	// The snapshot's index is made again when asked for; the target's is
+	// the draft's.
+	p.Snapshot = before
 	p.Summary = p.summary()
 	return p, nil
 }
@@ -278,15 +275,6 @@ func Summarize(changes []tenancy.Change, findings []Finding) Summary {
 // Summary counts the plan's changed objects and findings, as Build and
 // AddFindings set p.Summary.
 func (p *Plan) summary() Summary { return Summarize(p.Changes, p.Findings) }
-
-// locations is every location the findings point at, in their order.
-func locations(findings []Finding) []tenancy.Location {
-	var out []tenancy.Location
-	for i := range findings {
-		out = append(out, findings[i].Where...)
-	}
-	return out
-}
 
 // MatchID reports whether id approves the plan: the full plan_id or a
 // unique prefix of at least 12 hex digits.

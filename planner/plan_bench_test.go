@@ -27,7 +27,8 @@ func BenchmarkPlan(b *testing.B) {
 			}
 			// The snapshot as plan reads it, decoded from state.json: its
 			// objects lie in memory in the file's order, as in the CLI.
-			st, err := snapshot.Decode("state.json", parsed.Seal())
+			stateJSON := parsed.Seal()
+			st, err := snapshot.Decode("state.json", stateJSON)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -43,7 +44,9 @@ func BenchmarkPlan(b *testing.B) {
 				if diags.HasErrors() {
 					b.Fatal(diags)
 				}
-				if _, err := planfile.Encode(p); err != nil { // the plan id
+				// The plan id, of plan.json with state.json's bytes, as plan
+				// writes it.
+				if _, err := planfile.EncodeFrom(p, planfile.Sources{Snapshot: stateJSON}); err != nil {
 					b.Fatal(err)
 				}
 				if !p.Renderable() || !p.OrderVerified || len(p.Steps) != 4*len(t.Moves()) {

@@ -4,18 +4,17 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
-
-	"github.com/krmplan/krmplan/tenancy"
 )
 
-// Planning again from a plan's embedded snapshot gives the same plan
-// (planfile's re-verification relies on it): the same changes, findings
-// with their locations, steps, order verdict and summary, and the same
-// embedded snapshot, on random messy tenancies and overlays whose
-// findings point at values of objects the plan does not change.
-func TestBuildFromTheEmbeddedSnapshotIsTheSamePlan(t *testing.T) {
+// Planning a snapshot again gives the same plan (planfile's
+// re-verification relies on it: plan.json embeds the snapshot as read, and
+// show and render plan it again): the same changes, findings with their
+// locations, steps, order verdict and summary, on random messy tenancies
+// and overlays whose findings point at values of objects the plan does not
+// change. The plan's snapshot is the state it was planned from.
+func TestBuildAgainIsTheSamePlan(t *testing.T) {
 	r := rand.New(rand.NewSource(13))
-	planned, cited := 0, 0
+	planned := 0
 	for i := 0; i < 1000; i++ {
 		before := messyTenancy(t, r)
 		ov := messyOverlay(r, before)
@@ -23,19 +22,18 @@ func TestBuildFromTheEmbeddedSnapshotIsTheSamePlan(t *testing.T) {
 		if diags.HasErrors() {
 			continue
 		}
+		if p.Snapshot != before {
+			t.Fatalf("case %d: the plan's snapshot is not the state it was planned from", i)
+		}
 		again, diags := Build(p.Snapshot, ov)
 		if diags.HasErrors() {
-			t.Fatalf("case %d: the embedded snapshot does not plan: %v", i, diags)
+			t.Fatalf("case %d: the snapshot does not plan again: %v", i, diags)
 		}
 		samePlan(t, i, p, again)
-		if string(p.Snapshot.Marshal()) != string(again.Snapshot.Marshal()) {
-			t.Fatalf("case %d: the embedded snapshot of the plan made again differs", i)
-		}
 		planned++
-		cited += keptForFindings(p)
 	}
-	if planned < 500 || cited < 100 {
-		t.Fatalf("%d plans, %d positions kept for findings: the cases do not exercise the kept positions", planned, cited)
+	if planned < 500 {
+		t.Fatalf("%d plans: the cases do not exercise planning again", planned)
 	}
 }
 
@@ -82,35 +80,4 @@ func samePlan(t *testing.T, i int, a, b *Plan) {
 	case !reflect.DeepEqual(a.Steps, b.Steps) || a.OrderVerified != b.OrderVerified || a.Summary != b.Summary:
 		t.Fatalf("case %d: steps, order or summary differ", i)
 	}
-}
-
-// keptForFindings counts the positions p's snapshot keeps for objects the
-// plan does not change.
-func keptForFindings(p *Plan) int {
-	changed := map[string]bool{}
-	for _, c := range p.Changes {
-		changed[c.Object().String()] = true
-	}
-	n := 0
-	count := func(kind, name string, values int) {
-		if !changed[kind+"/"+name] {
-			n += values
-		}
-	}
-	s := p.Snapshot
-	for _, o := range s.Departments {
-		count("Department", o.Metadata.Name, originValues(o.Origin))
-	}
-	for _, o := range s.Projects {
-		count("Project", o.Metadata.Name, originValues(o.Origin))
-	}
-	return n
-}
-
-// originValues is the number of value positions o keeps.
-func originValues(o *tenancy.Origin) int {
-	if o == nil {
-		return 0
-	}
-	return len(o.Values)
 }

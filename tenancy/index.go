@@ -182,8 +182,7 @@ func (x *Index) Origin(o ObjectAddr) (origin *Origin, ok bool) {
 }
 
 // Pos returns where the value a is written in a tenancy file; ok is false
-// when it is not (omitted, read from a cluster, or not kept: a plan's
-// snapshot keeps the positions of the objects it changes only).
+// when it is not (omitted, or read from a cluster).
 func (x *Index) Pos(a FieldAddr) (p Pos, ok bool) {
 	o, _ := x.Origin(a.Object)
 	if o == nil {

@@ -193,7 +193,7 @@ func runPlan(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	st, ov, diags, err := planInputs(c, file)
+	st, stateJSON, ov, diags, err := planInputs(c, file)
 	if err != nil {
 		return err
 	}
@@ -225,7 +225,7 @@ func runPlan(c *cli.Context, e *env) error {
 	if err := serverDryRun(c, e, p); err != nil {
 		return err
 	}
-	if err := showPlan(c, e, p, style); err != nil {
+	if err := showPlan(c, e, p, planfile.Sources{Snapshot: stateJSON}, style); err != nil {
 		return err
 	}
 	if dir := c.String("split-unsafe"); dir != "" {
@@ -237,21 +237,52 @@ func runPlan(c *cli.Context, e *env) error {
 }
 
 // showPlan gives the plan its id, shows it in the --format asked for and
-// saves it with --out.
-func showPlan(c *cli.Context, e *env, p *planner.Plan, style views.Style) error {
-	planJSON, err := planfile.Encode(p) // gives the plan its id
+// saves it with --out; src are the state.json bytes of its snapshots, as
+// read, which plan.json embeds. The file is written and synced while the
+// view is shown, and replaces --out only once the view is written: an
+// error in the view still leaves --out as it was.
+func showPlan(c *cli.Context, e *env, p *planner.Plan, src planfile.Sources, style views.Style) error {
+	planJSON, err := planfile.EncodeFrom(p, src) // gives the plan its id
 	if err != nil {
 		return err
 	}
-	if err := writeView(e, c.String("format"), p, style); err != nil {
-		return err
-	}
-	if out := c.String("out"); out != "" {
-		if err := writeOut(e, out, planJSON, 0o644); err != nil {
+	out := c.String("out")
+	if out == "" || out == "-" {
+		if err := writeView(e, c.String("format"), p, style); err != nil {
 			return err
 		}
-		wrote(e, out, planSummary(p))
+		if out != "" {
+			if err := writeOut(e, out, planJSON, 0o644); err != nil {
+				return err
+			}
+			wrote(e, out, planSummary(p))
+		}
+		return nil
 	}
+	type staging struct {
+		file *atomicfile.Staged
+		err  error
+	}
+	staged := make(chan staging, 1)
+	go func() {
+		f, err := atomicfile.Stage(out, planJSON, 0o644)
+		staged <- staging{f, err}
+	}()
+	viewErr := writeView(e, c.String("format"), p, style)
+	s := <-staged
+	switch {
+	case viewErr != nil:
+		if s.file != nil {
+			s.file.Discard()
+		}
+		return viewErr
+	case s.err != nil:
+		return cli.Exit(s.err.Error(), 1)
+	}
+	if err := s.file.Commit(); err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	wrote(e, out, planSummary(p))
 	return nil
 }
 
@@ -315,27 +346,32 @@ func writeDiagnostics(w io.Writer, diags hcl.Diagnostics, ov *config.Overlay, no
 
 // planInputs reads the snapshot and loads the desired file (with its
 // variables). The snapshot (tens of megabytes for a big tenancy) is read
-// while the desired file is; its errors still come first. err is a file
+// while the desired file is; its errors still come first. stateJSON is
+// state.json's bytes, which plan.json embeds as they are. err is a file
 // that cannot be read (exit 1); diags are the desired file's problems.
-func planInputs(c *cli.Context, file string) (*snapshot.State, *config.Overlay, hcl.Diagnostics, error) {
+func planInputs(c *cli.Context, file string) (st *snapshot.State, stateJSON []byte, ov *config.Overlay, diags hcl.Diagnostics, err error) {
 	type loaded struct {
-		st  *snapshot.State
-		err error
+		st   *snapshot.State
+		file []byte
+		err  error
 	}
 	state := make(chan loaded, 1)
 	go func() {
-		st, err := snapshot.Load(c.String("state"))
-		state <- loaded{st, err}
+		var ls loaded
+		if ls.file, ls.err = inputfile.Read(c.String("state"), inputfile.State); ls.err == nil {
+			ls.st, ls.err = snapshot.Decode(c.String("state"), ls.file)
+		}
+		state <- ls
 	}()
-	ov, diags, err := loadDesired(file, c.StringSlice("var"), c.StringSlice("var-file"))
+	ov, diags, err = loadDesired(file, c.StringSlice("var"), c.StringSlice("var-file"))
 	ls := <-state
 	if ls.err != nil {
-		return nil, nil, nil, cli.Exit(ls.err.Error(), 1)
+		return nil, nil, nil, nil, cli.Exit(ls.err.Error(), 1)
 	}
 	if err != nil {
-		return nil, nil, nil, cli.Exit(err.Error(), 1)
+		return nil, nil, nil, nil, cli.Exit(err.Error(), 1)
 	}
-	return ls.st, ov, diags, nil
+	return ls.st, ls.file, ov, diags, nil
 }
 
 // loadDesired reads the desired file and the --var-file files and loads

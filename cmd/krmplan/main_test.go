@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/krmplan/krmplan/internal/jsonfile"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -81,17 +83,21 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 				ts.Setenv(args[1]+"11", p.PlanID[:11])
 			},
 			"maxwidth": maxWidth,
-			// reseal FILE recomputes the plan id of an edited plan file, as
-			// whoever tampers with one can.
+			// reseal [-id] FILE recomputes the digests of the snapshots an
+			// edited plan file embeds and then its plan id, as whoever
+			// tampers with one can; with -id, only the plan id.
 			"reseal": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 1 {
-					ts.Fatalf("usage: reseal FILE")
+				if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[0] != "-id") {
+					ts.Fatalf("usage: reseal [-id] FILE")
 				}
-				b := []byte(ts.ReadFile(args[0]))
+				b := []byte(ts.ReadFile(args[len(args)-1]))
+				if len(args) == 1 {
+					b = resealEmbedded(ts, b)
+				}
 				id, old, err := jsonfile.SumEmpty(b, "plan_id")
 				ts.Check(err)
 				ts.Check(jsonfile.Overwrite(b, jsonfile.Member{Name: "plan_id", Value: old[0]}, id))
-				ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
+				ts.Check(os.WriteFile(ts.MkAbs(args[len(args)-1]), b, 0o644))
 			},
 		},
 	}
@@ -125,4 +131,28 @@ func maxWidth(ts *testscript.TestScript, neg bool, args []string) {
 	if long > 0 {
 		ts.Fatalf("%s: %d lines longer than %d characters", args[1], long, n)
 	}
+}
+
+// resealEmbedded is plan.json bytes b with the digest of each snapshot it
+// embeds (the members head and snapshot: state.json's bytes, each line
+// indented two spaces more) recomputed over the snapshot's bytes.
+func resealEmbedded(ts *testscript.TestScript, b []byte) []byte {
+	for _, member := range []string{"head", "snapshot"} {
+		key := []byte("\n  \"" + member + "\": ")
+		i := bytes.Index(b, key)
+		if i < 0 {
+			continue
+		}
+		start := i + len(key)
+		dec := jsontext.NewDecoder(bytes.NewReader(b[start:]))
+		v, err := dec.ReadValue()
+		ts.Check(err)
+		state := append(bytes.ReplaceAll(v, []byte("\n  "), []byte("\n")), '\n')
+		sum, old, err := jsonfile.SumEmpty(state, "taken_at", "digest")
+		ts.Check(err)
+		ts.Check(jsonfile.Overwrite(state, jsonfile.Member{Name: "digest", Value: old[1]}, "sha256:"+sum))
+		embedded := bytes.ReplaceAll(bytes.TrimSuffix(state, []byte("\n")), []byte("\n"), []byte("\n  "))
+		b = append(append(append([]byte{}, b[:start]...), embedded...), b[start+len(v):]...)
+	}
+	return b
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner/between"
+	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 	"github.com/urfave/cli/v2"
@@ -50,11 +51,11 @@ func runPlanRefs(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	base, err := refSnapshot(e, bs, c.String("cluster-data"))
+	base, baseJSON, err := refSnapshot(e, bs, c.String("cluster-data"))
 	if err != nil {
 		return err
 	}
-	head, err := refSnapshot(e, hs, "")
+	head, headJSON, err := refSnapshot(e, hs, "")
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func runPlanRefs(c *cli.Context, e *env) error {
 		}
 		return exitCode(1)
 	}
-	if err := showPlan(c, e, p, styleFor(e.stdout, c.Bool("no-color"))); err != nil {
+	if err := showPlan(c, e, p, planfile.Sources{Snapshot: baseJSON, Head: headJSON}, styleFor(e.stdout, c.Bool("no-color"))); err != nil {
 		return err
 	}
 	return planExit(c, p, fmt.Sprintf("%s does not match %s", c.String("head"), c.String("base")))
@@ -149,23 +150,22 @@ func refSources(c *cli.Context) (base, head refSource, err error) {
 
 // refSnapshot reads the tenancy of r, with the cluster data of the file
 // clusterData when it is not "", as `snapshot --git-repo` writes it (the
-// same bytes: sealed and decoded again). An error names the ref.
-func refSnapshot(e *env, r refSource, clusterData string) (*snapshot.State, error) {
-	st, err := snapshot.FromGit(r.src)
-	if err != nil {
-		return nil, r.errorf(err)
+// same bytes, stateJSON: sealed and decoded again). An error names the ref.
+func refSnapshot(e *env, r refSource, clusterData string) (st *snapshot.State, stateJSON []byte, err error) {
+	if st, err = snapshot.FromGit(r.src); err != nil {
+		return nil, nil, r.errorf(err)
 	}
 	if clusterData != "" {
 		d, err := snapshot.LoadClusterData(clusterData)
 		if err != nil {
-			return nil, cli.Exit(err.Error(), 1)
+			return nil, nil, cli.Exit(err.Error(), 1)
 		}
 		st.Overlay(d)
 	}
 	st.TakenAt = takenAt().Format(time.RFC3339)
-	st, err = snapshot.Decode(r.src.Ref, st.Seal())
-	if err != nil {
-		return nil, r.errorf(err)
+	stateJSON = st.Seal()
+	if st, err = snapshot.Decode(r.src.Ref, stateJSON); err != nil {
+		return nil, nil, r.errorf(err)
 	}
 	data := "no cluster data"
 	if clusterData != "" {
@@ -178,7 +178,7 @@ func refSnapshot(e *env, r refSource, clusterData string) (*snapshot.State, erro
 	fmt.Fprintf(e.stderr, "Read the %s %s (commit %s): %s, %s, %s, %s, %s.\n", r.what, escape.Controls(r.src.Ref), words.ShortID(st.Source.Commit),
 		files, words.Count(len(st.NodePools), "node pool"), words.Count(len(st.Departments), "department"),
 		words.Count(len(st.Projects), "project"), escape.Controls(data))
-	return st, nil
+	return st, stateJSON, nil
 }
 
 // forcedRemovals reads the --force-removal flags: each the keys of a

@@ -44,21 +44,11 @@ const maxLinks = 40
 // out/p.json: no such directory out"). On any error a regular target is
 // untouched and the temporary file removed.
 func Write(path string, data []byte, perm os.FileMode) error {
-	if path == "" {
-		return errors.New("write: no file name")
-	}
-	fail := func(err error) error { return fmt.Errorf("write %s: %w", path, bare(err)) }
-	sp, err := locate(path)
+	s, err := Stage(path, data, perm)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	if sp.into != "" {
-		return writeInto(sp.into, sp.flag, data, fail)
-	}
-	if sp.exists {
-		perm = sp.perm
-	}
-	return writeRename(sp.dir, sp.target, data, perm, fail)
+	return s.Commit()
 }
 
 // spot is where Write puts a path's bytes: into an open file (into, with

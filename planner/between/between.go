@@ -8,7 +8,6 @@ import (
 
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
-	"github.com/krmplan/krmplan/planner/embed"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -19,9 +18,8 @@ import (
 // removal, as planner.FromChanges plans them, with the renames a moved
 // block would plan marked so and the findings of those it cannot
 // (renames), the findings pointing at the head's lines (headLines). The plan embeds base (render patches a cluster
-// that runs it) and head, its objects with their file and line and the
-// positions the findings cite only (Plan.Head: planfile plans the two
-// again to verify a file). forced are the removals that --force-removal
+// that runs it) and head, as read (Plan.Head: planfile plans the two again
+// to verify a file). forced are the removals that --force-removal
 // allows although they break something (a removed block's force = true),
 // recorded in the plan's Desired. The error is what tenancy.Diff cannot
 // plan, a new object whose file base does not read, or a *ForceError: one
@@ -44,7 +42,7 @@ func Plan(base, head *snapshot.State, forced []tenancy.RemovalAddr) (*planner.Pl
 	p.AddFindings(found...)
 	p.OrderVerified = p.OrderVerified && p.Renderable()
 	headLines(p, bx, hx)
-	p.Head = embed.Snapshot(head, nil, cited(p.Findings))
+	p.Head = head
 	return p, nil
 }
 

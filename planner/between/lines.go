@@ -56,20 +56,6 @@ func headLines(p *planner.Plan, bx, hx *tenancy.Index) {
 	}
 }
 
-// cited is every location of the findings in the head's files (not the
-// base's): the positions the head a plan embeds keeps.
-func cited(fs []planner.Finding) []tenancy.Location {
-	var out []tenancy.Location
-	for _, f := range fs {
-		for _, l := range f.Where {
-			if !l.Base {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
-}
-
 // removedQueue reports whether f is about a queue entry on a node pool
 // that its object has at the base and no longer has at the head.
 func removedQueue(f *planner.Finding, bx, hx *tenancy.Index) bool {

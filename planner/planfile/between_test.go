@@ -1,6 +1,8 @@
 package planfile_test
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +23,8 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	base := plantest.State(t, "t.yaml", []byte(tenancyYAML))
 	head := plantest.State(t, "t.yaml", []byte(strings.Replace(tenancyYAML, "gpu: {deserved: 3, limit: 4}", "gpu: {deserved: 2, limit: 4}", 1)))
 	base.Source.Kind, base.Source.Commit, head.Source.Kind, head.Source.Commit = "git", "aaaaaaaaaaaaaaaa", "git", "bbbbbbbbbbbbbbbb"
+	base.Seal()
+	head.Seal()
 	p, err := between.Plan(base, head, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -39,9 +43,32 @@ func TestBetweenRefsDecodes(t *testing.T) {
 	if d.Head == nil || d.Head.Source.Commit != "bbbbbbbbbbbbbbbb" {
 		t.Fatalf("the decoded plan's head: %+v", d.Head)
 	}
+	// The head is read as state.json is, as the snapshot is: its digest
+	// checked, an error naming the file's line and /head/….
+	h := bytes.Index(b, []byte("\n  \"head\": "))
+	at := h + bytes.Index(b[h:], []byte(`{"metadata":{"name":"a"},"spec":{`))
+	line := 1 + bytes.Count(b[:at], []byte("\n"))
+	for _, c := range []struct{ from, to, want string }{
+		{`{"metadata":{"name":"a"},"spec":{"parent":"d","queues":[{"name":"a-q","nodepool":"h100","resources":{"gpu":{"deserved":2,`,
+			`{"metadata":{"name":"a"},"spec":{"parent":"d","queues":[{"name":"a-q","nodepool":"h100","resources":{"gpu":{"deserved":5,`,
+			"plan.json: the plan's head is not one krmplan takes: the digest does not match the content (the file was changed after the snapshot was taken); make a new plan"},
+		{`{"metadata":{"name":"a"},"spec":{`, `{"metadata":{"name":"a"},"x":1,"spec":{`,
+			fmt.Sprintf(`plan.json: the plan's head is not one krmplan takes: line %d: /head/projects/0: unknown key "x"; make a new plan`, line)},
+	} {
+		// The first after the head's start is the head's (the base comes
+		// after it).
+		edited := reID(t, append(append([]byte{}, b[:h]...), bytes.Replace(b[h:], []byte(c.from), []byte(c.to), 1)...))
+		if bytes.Equal(edited, b) {
+			t.Fatalf("%s is not in the head", c.from)
+		}
+		if got := decodeErr(edited); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
 	// The head says 1, the changes 2: re-encoded with a matching id.
 	one := quota.MustParse("1")
 	p.Head.Projects[0].Spec.Queues[0].Resources.GPU.Deserved = &one
+	p.Head.Seal() // as an editor who recomputes the digest
 	b, err = planfile.Encode(p)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +91,7 @@ func TestBetweenRefsForcedRemovalDecodes(t *testing.T) {
 	base.NotRead = slices.DeleteFunc(base.NotRead, func(n snapshot.NotRead) bool { return n.What == snapshot.SourceQueues })
 	base.LiveQueues = []snapshot.LiveQueue{{Name: "c-q", Allocated: map[string]string{"nvidia.com/gpu": "2"}}}
 	base.Seal()
+	head.Seal()
 	p, err := between.Plan(base, head, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package planfile writes and reads plan.json (format_version 3), the file
+// Package planfile writes and reads plan.json (format_version 4), the file
 // of a planner.Plan: deterministic, so that it diffs well in a pull
 // request, with a plan_id that is the sha256 of its own bytes.
 //
@@ -15,6 +15,7 @@
 package planfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -32,7 +33,11 @@ import (
 // 3: it keeps the positions the findings point at too, and a file is read
 // only if planning its inputs again gives what it says (reverify): a plan
 // of version 2 lacks positions that planning it again needs.
-const FormatVersion = 3
+// 4: the snapshot (and a plan between two refs' head) is embedded as
+// state.json's own bytes, whole, each line indented two spaces more, and
+// read as state.json is read (snapshot.Decode: its digest checked): a plan
+// of version 3 embeds a snapshot trimmed and laid out otherwise.
+const FormatVersion = 4
 
 // file is plan.json, member by member.
 type file struct {
@@ -51,9 +56,11 @@ type file struct {
 	Desired       planner.Desired  `json:"desired"`
 	// Head is the git snapshot of the head of a plan between two refs:
 	// the changes are those from the snapshot (the base) to it. Absent
-	// otherwise.
-	Head     *snapshot.State `json:"head,omitempty"`
-	Snapshot *snapshot.State `json:"snapshot"`
+	// otherwise. Head and Snapshot are state.json's bytes (appendEmbedded):
+	// Encode writes them after the other members, Decode takes them as
+	// they are (embedded).
+	Head     *embedded `json:"head,omitempty"`
+	Snapshot *embedded `json:"snapshot,omitempty"`
 }
 
 // step is a planner.Step as plan.json writes it.
@@ -82,15 +89,19 @@ type finding struct {
 	Before         string             `json:"before,omitempty"`
 }
 
-// Encode returns the plan.json bytes of p (indented JSON with a final
+// Encode is EncodeFrom with no state.json bytes: p's snapshots are
+// encoded from their states.
+func Encode(p *planner.Plan) ([]byte, error) { return EncodeFrom(p, Sources{}) }
+
+// EncodeFrom returns the plan.json bytes of p (indented JSON with a final
 // newline, HTML characters as they are) and sets p.PlanID: the hex sha256
 // of those bytes with plan_id empty. Hashing the bytes written means a
 // plan is marshalled once, and checked on reading without being
-// marshalled again.
-func Encode(p *planner.Plan) ([]byte, error) {
-	f := toFile(p)
-	f.PlanID = idPlaceholder
-	b, err := jsonfile.Marshal(f)
+// marshalled again. The snapshot (and the head) are the last members,
+// state.json's bytes as src holds them, each line indented two spaces
+// more (appendEmbedded), or encoded from the state where src has none.
+func EncodeFrom(p *planner.Plan, src Sources) ([]byte, error) {
+	b, err := encode(p, src)
 	if err != nil {
 		return nil, fmt.Errorf("plan.json: %w", err)
 	}
@@ -105,13 +116,44 @@ func Encode(p *planner.Plan) ([]byte, error) {
 	return b, nil
 }
 
+// encode is plan.json of p with the placeholder plan_id: the members
+// Marshal writes, then the snapshots' state.json bytes, copied once into
+// a buffer of the file's size.
+func encode(p *planner.Plan, src Sources) ([]byte, error) {
+	f := toFile(p)
+	f.PlanID = idPlaceholder
+	head, err := jsonfile.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := stateBytes("snapshot", p.Snapshot, src.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	var headState []byte
+	if p.Head != nil {
+		if headState, err = stateBytes("head", p.Head, src.Head); err != nil {
+			return nil, err
+		}
+	}
+	// The members end "\n}\n": the snapshots go before the brace.
+	head = bytes.TrimSuffix(head, []byte("\n}\n"))
+	n := len(head) + len(snap) + len(headState) + (bytes.Count(snap, []byte("\n"))+bytes.Count(headState, []byte("\n")))*len(indent) + 64
+	b := append(make([]byte, 0, n), head...)
+	if headState != nil {
+		b = appendEmbedded(append(b, ",\n  \"head\": "...), headState)
+	}
+	b = appendEmbedded(append(b, ",\n  \"snapshot\": "...), snap)
+	return append(b, "\n}\n"...), nil
+}
+
 // idPlaceholder is as long as a plan_id: Encode marshals the plan with it
 // and writes the id over it.
 var idPlaceholder = strings.Repeat("0", 64)
 
 func toFile(p *planner.Plan) *file {
 	f := &file{FormatVersion: FormatVersion, PlanID: p.PlanID, Renderable: p.Renderable(), OrderVerified: p.OrderVerified,
-		Summary: p.Summary, Changes: p.Changes, Desired: p.Desired, Head: p.Head, Snapshot: p.Snapshot}
+		Summary: p.Summary, Changes: p.Changes, Desired: p.Desired}
 	if p.Steps != nil {
 		f.Steps = make([]step, len(p.Steps))
 		for i, st := range p.Steps {
@@ -142,7 +184,10 @@ func fileFinding(x planner.Finding) finding {
 // what planning the desired file costs.
 func Decode(name string, b []byte) (*planner.Plan, error) {
 	var f file
-	fp, err := jsonfile.DecodeSummed(b, &f, "plan_id")
+	t, fp, err := decodeSummed(name, b, &f)
+	if t != nil {
+		defer t.wait() // its goroutine ends before Decode returns
+	}
 	if err != nil {
 		// A file that does not match its plan_id was edited: say so
 		// rather than what the edit broke.
@@ -164,13 +209,31 @@ func Decode(name string, b []byte) (*planner.Plan, error) {
 	if !fp.Holds(f.PlanID) || fp.Sum != f.PlanID {
 		return nil, edited(name, f.PlanID)
 	}
+	snap, head, err := embeddedStates(name, t, &f)
+	if err != nil {
+		return nil, err
+	}
+	return fromFile(name, &f, snap, head)
+}
+
+// embeddedStates are the plan's snapshot and head (nil when it has
+// none): the tail's, or, for a file decoded whole (t nil), f's members
+// decoded.
+func embeddedStates(name string, t *tail, f *file) (snap, head *snapshot.State, err error) {
+	if t != nil {
+		snap, head, err = t.states()
+		if err == nil && head == nil && f.Head != nil {
+			head, err = decodeEmbedded(name, "head", f.Head.state, 0)
+		}
+		return snap, head, err
+	}
 	if f.Snapshot == nil {
-		return nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
+		return nil, nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
 	}
-	if err := f.Snapshot.Check(); err != nil {
-		return nil, fmt.Errorf("%s: the plan's snapshot is not one krmplan takes: %w; make a new plan", name, err)
+	if snap, err = decodeEmbedded(name, "snapshot", f.Snapshot.state, 0); err == nil && f.Head != nil {
+		head, err = decodeEmbedded(name, "head", f.Head.state, 0)
 	}
-	return fromFile(name, &f)
+	return snap, head, err
 }
 
 // edited is the refusal of a file whose content does not match its
@@ -182,9 +245,9 @@ func edited(name, id string) error {
 // fromFile is the plan of a file whose plan_id matched: the plan its
 // inputs make, once it is checked that the file says nothing else
 // (reverify).
-func fromFile(name string, f *file) (*planner.Plan, error) {
+func fromFile(name string, f *file, snap, head *snapshot.State) (*planner.Plan, error) {
 	claimed := &planner.Plan{PlanID: f.PlanID, OrderVerified: f.OrderVerified, Summary: f.Summary, Changes: f.Changes,
-		Desired: f.Desired, Head: f.Head, Snapshot: f.Snapshot}
+		Desired: f.Desired, Snapshot: snap, Head: head}
 	if err := fromFindings(claimed, f.Findings); err != nil {
 		return nil, fmt.Errorf("%s: %w; make a new plan", name, err)
 	}

@@ -2,7 +2,6 @@ package planfile_test
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -112,9 +111,11 @@ func TestPlanIDIsTheFilesSum(t *testing.T) {
 	}
 	want := "plan.json: the plan's content does not match its plan_id " + p.PlanID[:12] + " (it was changed after it was made); make a new plan"
 	for name, edit := range map[string]func(string) string{
-		"a value":    func(s string) string { return strings.Replace(s, `"deserved": 3`, `"deserved": 9`, 1) },
-		"whitespace": func(s string) string { return strings.Replace(s, `"deserved": 3`, `"deserved":  3`, 1) },
-		"the file":   func(s string) string { return strings.Replace(s, `"file": "desired.hcl"`, `"file": "other.hcl"`, 1) },
+		"a value":                 func(s string) string { return strings.Replace(s, `"after": 2`, `"after": 9`, 1) },
+		"whitespace":              func(s string) string { return strings.Replace(s, `"after": 2`, `"after":  2`, 1) },
+		"a value of the snapshot": func(s string) string { return strings.Replace(s, `"deserved":3,`, `"deserved":9,`, 1) },
+		"the snapshot's layout":   func(s string) string { return strings.Replace(s, "\n      {\"metadata\"", "\n     {\"metadata\"", 1) },
+		"the file":                func(s string) string { return strings.Replace(s, `"file": "desired.hcl"`, `"file": "other.hcl"`, 1) },
 		"the members' order": func(s string) string {
 			return strings.Replace(s, `"plan_id": "`+p.PlanID+`",`+"\n  "+`"renderable": true,`, `"renderable": true,`+"\n  "+`"plan_id": "`+p.PlanID+`",`, 1)
 		},
@@ -125,40 +126,50 @@ func TestPlanIDIsTheFilesSum(t *testing.T) {
 	}
 }
 
-// The embedded snapshot keeps the positions of the changed objects' values
-// and of the values the findings point at, and no other; every object
-// keeps its file and line, and the state planned from is not changed.
-func TestEmbeddedSnapshotKeepsChangedPositions(t *testing.T) {
-	p, _, before := planOf(t, move)
-	for _, pr := range p.Snapshot.Projects {
-		o := pr.Origin
-		if o == nil || o.File != "t.yaml" || o.Line == 0 {
-			t.Errorf("project %s: origin %+v", pr.Metadata.Name, o)
-		}
+// plan.json embeds the snapshot as state.json's bytes, each line indented
+// two spaces more: copied when plan read them, the same bytes when they
+// are encoded from the state; decoding gives the state those bytes hold,
+// every value position kept.
+func TestEmbeddedSnapshotIsStateJSON(t *testing.T) {
+	p, file, before := planOf(t, move)
+	state := before.Marshal()
+	embedded := strings.ReplaceAll(strings.TrimSuffix(string(state), "\n"), "\n", "\n  ")
+	if !strings.HasSuffix(string(file), ",\n  \"snapshot\": "+embedded+"\n}\n") {
+		t.Fatalf("plan.json does not end with the snapshot's state.json bytes:\n%s", file[max(0, len(file)-2000):])
 	}
-	if o := p.Snapshot.Departments[0].Origin; o == nil || o.Line == 0 || len(o.Values) != 0 {
-		t.Errorf("department d: origin %+v", o)
+	copied, err := planfile.EncodeFrom(p, planfile.Sources{Snapshot: state})
+	if err != nil || !bytes.Equal(copied, file) {
+		t.Fatalf("the plan of state.json's bytes is not the plan of its state (%v)", err)
 	}
-	if pos := p.Snapshot.Projects[0].Origin.Values["/spec/queues/0/resources/gpu/deserved"]; pos.Text != "3" {
-		t.Errorf("a's deserved: %+v", pos)
+	d, err := planfile.Decode("plan.json", file)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// c does not change; the zero-weight note on its queue points at its
-	// gpu limit, and that position alone is kept.
-	var notes []string
-	for _, f := range p.Findings {
-		if f.Object.Name == "c" {
-			notes = append(notes, fmt.Sprintf("%s %v", f.Code, f.Where))
-		}
+	if got := d.Snapshot.Marshal(); !bytes.Equal(got, state) {
+		t.Errorf("the decoded snapshot is not state.json:\n%s", got)
 	}
-	if want := "[zero-weight [{t.yaml 35 73 0 0 0 0 false false}]]"; fmt.Sprint(notes) != want {
-		t.Errorf("the findings about c: %v, want %s", notes, want)
+	if pos := d.Snapshot.Projects[2].Origin.Values["/spec/queues/0/resources/gpu/deserved"]; pos.Text != "0" || pos.Line != 35 {
+		t.Errorf("c's deserved, a value the plan does not change: %+v", pos)
 	}
-	if got := p.Snapshot.Projects[2].Origin.Values; len(got) != 1 || got["/spec/queues/0/resources/gpu/limit"].Text != "4" {
-		t.Errorf("c's positions: %+v", got)
+	other := bytes.Replace(state, []byte(`"deserved":3,`), []byte(`"deserved":9,`), 1)
+	want := `plan.json: the state.json bytes given for the snapshot have the digest "` + before.Digest + `", not the snapshot's "sha256:0"`
+	p.Snapshot = &snapshot.State{Digest: "sha256:0"}
+	if _, err := planfile.EncodeFrom(p, planfile.Sources{Snapshot: other}); err == nil || err.Error() != want {
+		t.Errorf("bytes of another snapshot: got %v\nwant %s", err, want)
 	}
-	for _, pr := range before.Projects {
-		if len(pr.Origin.Values) == 0 {
-			t.Errorf("Build trimmed the positions of project %s in the state it planned from", pr.Metadata.Name)
+}
+
+// A plan of another format version is refused, naming both versions: a
+// version 3 file embeds its snapshot trimmed and indented otherwise.
+func TestDecodeRefusesOtherVersions(t *testing.T) {
+	_, file := planAny(t, move)
+	for v, want := range map[string]string{
+		"3": "plan.json: plan format_version 3, this krmplan reads 4: make a new plan",
+		"0": "plan.json: not a krmplan plan: it has no format_version",
+	} {
+		old := bytes.Replace(file, []byte(`"format_version": 4,`), []byte(`"format_version": `+v+`,`), 1)
+		if got := decodeErr(reID(t, old)); got != want {
+			t.Errorf("version %s: got %s\nwant %s", v, got, want)
 		}
 	}
 }

@@ -34,8 +34,8 @@ func (e *DiffersError) Error() string { return e.File + ": " + e.What + "; make 
 // reverify plans the claimed plan (a file's, decoded) again and returns
 // the plan made, with the file's plan id; renderable is the file's member
 // of that name. It refuses, as a *DiffersError, a file whose changes,
-// findings, renderable, order_verified, steps, summary, variables or
-// snapshot positions are not those of the plan made.
+// findings, renderable, order_verified, steps, summary or variables are
+// not those of the plan made.
 //
 // The plan is made from the embedded snapshot and the desired file (its
 // source, evaluated as plan evaluated it, with the variables plan did not
@@ -191,7 +191,8 @@ func serverFindings(fs []planner.Finding) []planner.Finding {
 // differs describes the first way the claimed plan (renderable is its
 // file's member) is not the plan p made of its inputs, "" when there is
 // none: its changes, then whether it renders, its findings, order_verified,
-// steps, summary, and the positions its snapshot keeps.
+// steps and summary. (The snapshot is the plan's input, not something it
+// says: it is read as state.json is, its digest checked.)
 func differs(claimed *planner.Plan, renderable bool, p *planner.Plan) string {
 	if d := diffChanges(claimed, p); d != "" {
 		return d
@@ -211,7 +212,7 @@ func differs(claimed *planner.Plan, renderable bool, p *planner.Plan) string {
 	if claimed.Summary != p.Summary {
 		return fmt.Sprintf("the plan's summary is %s, but its changes and findings give %s", summaryText(claimed.Summary), summaryText(p.Summary))
 	}
-	return diffPositions(claimed, p)
+	return ""
 }
 
 // from names where the plan's changes come from in a message: the desired
@@ -411,42 +412,4 @@ func locationText(l tenancy.Location) string {
 func summaryText(s planner.Summary) string {
 	return fmt.Sprintf("%d to add, %d to change, %d to destroy, %s, %s, %s", s.Add, s.Change, s.Destroy,
 		words.Count(s.Errors, "error"), words.Count(s.Warnings, "warning"), words.Count(s.Notes, "note"))
-}
-
-// diffPositions describes a value position that the file's snapshot keeps
-// and the plan made does not: a value the plan neither changes nor points
-// a finding at (a plan keeps the positions of only those). The plan made
-// has the file's objects in the file's order.
-func diffPositions(claimed, p *planner.Plan) string {
-	c, m := claimed.Snapshot, p.Snapshot
-	for i := range c.NodePools {
-		if d := diffOrigin(tenancy.KindNodePool.Object(c.NodePools[i].Metadata.Name), c.NodePools[i].Origin, m.NodePools[i].Origin); d != "" {
-			return d
-		}
-	}
-	for i := range c.Departments {
-		if d := diffOrigin(tenancy.KindDepartment.Object(c.Departments[i].Metadata.Name), c.Departments[i].Origin, m.Departments[i].Origin); d != "" {
-			return d
-		}
-	}
-	for i := range c.Projects {
-		if d := diffOrigin(tenancy.KindProject.Object(c.Projects[i].Metadata.Name), c.Projects[i].Origin, m.Projects[i].Origin); d != "" {
-			return d
-		}
-	}
-	return ""
-}
-
-// diffOrigin describes the first value position of claimed that made
-// lacks, for object o.
-func diffOrigin(o tenancy.ObjectAddr, claimed, made *tenancy.Origin) string {
-	if claimed == nil || len(claimed.Values) == 0 {
-		return ""
-	}
-	for _, ptr := range slices.Sorted(maps.Keys(claimed.Values)) {
-		if made == nil || made.Values[ptr] != claimed.Values[ptr] {
-			return fmt.Sprintf("the plan's snapshot holds the position of %s %s, a value the plan neither changes nor points at", o, ptr)
-		}
-	}
-	return ""
 }

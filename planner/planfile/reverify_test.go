@@ -3,18 +3,20 @@ package planfile_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/profile"
 	"github.com/krmplan/krmplan/quota"
 	"github.com/krmplan/krmplan/snapshot"
-	"github.com/krmplan/krmplan/tenancy"
 )
 
 // overDepartment guarantees project a 4 cards: the department's projects
@@ -90,6 +92,7 @@ func TestDecodeRefusesARenamedObject(t *testing.T) {
 	const evil = "a$(touch pwned)"
 	p, _ := planAny(t, move)
 	p.Snapshot.Projects[0].Metadata.Name = evil
+	p.Snapshot.Seal() // as an editor who recomputes the digest
 	for i := range p.Changes {
 		if p.Changes[i].Field.Object.Name == "a" {
 			p.Changes[i].Field.Object.Name = evil
@@ -134,20 +137,69 @@ func TestDecodeRefusesARenamedObject(t *testing.T) {
 	}
 }
 
-// The snapshot of a plan keeps only the positions the plan needs: one
-// added for a value the plan neither changes nor points at is refused.
-func TestDecodeRefusesExtraPositions(t *testing.T) {
+// The plan's snapshot is state.json's bytes, read as state.json is: a
+// value changed in it, the plan_id recomputed, is refused by the
+// snapshot's digest; one whose digest is recomputed too is planned again,
+// and refused for the change it makes.
+func TestDecodeChecksTheSnapshotsDigest(t *testing.T) {
+	_, file := planAny(t, move)
+	edited := reID(t, bytes.Replace(file, []byte(`"deserved":1,`), []byte(`"deserved":2,`), 1))
+	want := "plan.json: the plan's snapshot is not one krmplan takes: the digest does not match the content (the file was changed after the snapshot was taken); make a new plan"
+	if got := decodeErr(edited); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	unindented := reID(t, bytes.Replace(file, []byte("\n      {\"metadata\""), []byte("\n {\"metadata\""), 1))
+	want = "plan.json: not a krmplan plan: line 202: /snapshot: not indented as plan.json embeds state.json (two spaces more than state.json's own lines)"
+	if got := decodeErr(unindented); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	// An error of the snapshot's decoding names the file's line and the
+	// member's pointer.
+	unknown := reID(t, bytes.Replace(file, []byte(`{"metadata":{"name":"a"},"spec":{`), []byte(`{"metadata":{"name":"a"},"x":1,"spec":{`), 1))
+	want = `plan.json: the plan's snapshot is not one krmplan takes: line 208: /snapshot/projects/0: unknown key "x"; make a new plan`
+	if got := decodeErr(unknown); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	// Something after it, where no pointer applies, names the member.
+	trailing := reID(t, append(bytes.Clone(bytes.TrimSuffix(file, []byte("\n  }\n}\n"))), "\n  } 1\n}\n"...))
+	want = fmt.Sprintf("plan.json: the plan's snapshot is not one krmplan takes: line %d: /snapshot: invalid character '1' after top-level value; make a new plan", bytes.Count(file, []byte("\n"))-1)
+	if got := decodeErr(trailing); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	// Given twice, it is refused.
+	i := bytes.Index(file, []byte(",\n  \"snapshot\": "))
+	twice := reID(t, append(append(append([]byte{}, file[:len(file)-3]...), file[i:len(file)-3]...), "\n}\n"...))
+	want = fmt.Sprintf("plan.json: not a krmplan plan: line %d: /snapshot: duplicate object member name", bytes.Count(file[:len(file)-3], []byte("\n"))+2)
+	if got := decodeErr(twice); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if got := decodeErr(file); got != "" {
+		t.Fatalf("the file: %s", got)
+	}
 	p, _ := planAny(t, move)
-	o := p.Snapshot.Departments[0].Origin
-	o.Values = map[string]tenancy.Pos{"/spec/queues/0/name": {Line: 11, Column: 14, Start: 300, End: 303, Text: "d-q"}}
+	five := quota.MustParse("5")
+	p.Snapshot.Projects[1].Spec.Queues[0].Resources.GPU.Deserved = &five
+	p.Snapshot.Seal()
 	b, err := planfile.Encode(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "plan.json: the plan's snapshot holds the position of Department/d /spec/queues/0/name, a value the plan neither changes nor points at; make a new plan"
+	want = "plan.json: the plan's change 2 says gpu.deserved of queue b-q was 1, but the plan's snapshot holds 5; make a new plan"
 	if got := decodeErr(b); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
+}
+
+// reID is plan.json bytes b with their plan_id recomputed, as an editor
+// who changed them can.
+func reID(t *testing.T, b []byte) []byte {
+	t.Helper()
+	old := regexp.MustCompile(`"plan_id": "([0-9a-f]{64})"`).FindSubmatch(b)
+	if old == nil {
+		t.Fatal("no plan_id")
+	}
+	blank := bytes.Replace(b, old[0], []byte(`"plan_id": ""`), 1)
+	return bytes.Replace(b, old[1], []byte(jsonfile.Sum(blank)), 1)
 }
 
 // The plan's snapshot is read with the rules state.json is read with
@@ -168,6 +220,7 @@ func TestDecodeChecksTheSnapshot(t *testing.T) {
 	} {
 		p, _ := planAny(t, move)
 		c.edit(p.Snapshot)
+		p.Snapshot.Seal()
 		b, err := planfile.Encode(p)
 		if err != nil {
 			t.Fatal(err)

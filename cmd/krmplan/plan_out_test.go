@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/krmplan/krmplan/examples"
+	"github.com/krmplan/krmplan/snapshot"
+)
+
+// brokenPipe is a stdout that takes nothing, as a closed pipe.
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// plan writes plan.json while it shows the view, and puts it in place only
+// once the view is written: a view that cannot be written leaves --out as
+// it was, with no temporary file beside it; one that is written leaves the
+// plan file, named on stderr after the view.
+func TestPlanOutWaitsForTheView(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(state, sampleState(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desired := filepath.Join(dir, "move.hcl")
+	if err := os.WriteFile(desired, sample(t, "move-one-card.hcl"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"krmplan", "plan", desired, "--state", state, "--out", out, "--no-color"}
+	var stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), brokenPipe{}, &stderr)
+	got, _ := os.ReadFile(out)
+	if code != 1 || string(got) != "old\n" || stderr.String() != "Error: broken pipe\n" {
+		t.Errorf("a view that cannot be written: exit %d, plan.json %q, stderr %q", code, got, stderr.String())
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 3 {
+		t.Errorf("files left: %v", es)
+	}
+	var stdout bytes.Buffer
+	stderr.Reset()
+	// The sample's pool has no nodes read: the plan has an error, exit 1.
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	file, err := os.ReadFile(out)
+	if err != nil || !bytes.HasPrefix(file, []byte("{\n  \"format_version\": 4,\n  \"plan_id\": ")) {
+		t.Fatalf("plan.json: %v\n%.200s", err, file)
+	}
+	id := string(file[bytes.Index(file, []byte(`"plan_id": "`))+12:][:12])
+	if want := fmt.Sprintf("Wrote %s: plan %s, 0 to add, 2 to change, 0 to destroy, not renderable (1 error).\n", out, id); stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if !strings.HasSuffix(stdout.String(), "Plan id: "+string(file[bytes.Index(file, []byte(`"plan_id": "`))+12:][:64])+"\n") {
+		t.Errorf("the view does not end with the plan id:\n%s", stdout.String())
+	}
+}
+
+// sample is a file of the bundled sample (examples/sample).
+func sample(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := examples.Sample.ReadFile("sample/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// sampleState is the state.json of the sample tenancy as a git snapshot
+// without a cluster.
+func sampleState(t *testing.T) []byte {
+	t.Helper()
+	var ten snapshot.Parsed
+	if err := ten.ParseTenancy("tenancy.yaml", sample(t, "tenancy.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	s := &snapshot.State{Source: snapshot.Source{Kind: "git", Repo: "/repo", Ref: "main", Commit: strings.Repeat("0", 40),
+		Files: []snapshot.SourceFile{{Path: "tenancy.yaml", Blob: strings.Repeat("1", 40)}}}, Tenancy: ten.Tenancy, Other: ten.Other}
+	return s.Seal()
+}
