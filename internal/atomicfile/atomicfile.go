@@ -278,12 +278,16 @@ func syncDir(dir string) {
 	}
 }
 
+// inRename, when set (by a test), runs once the temporary file is renamed,
+// the guard's lock still held (a signal then waits for it).
+//
 // inCreate and afterCreate, when set (by a test), run once the temporary
 // file exists: inCreate while the guard's lock is held (a signal then
 // waits for it), afterCreate once it is released.
 var (
 	inCreate    func(tmp string)
 	afterCreate func(tmp string)
+	inRename    func(tmp string)
 )
 
 // cleanupSignals are the signals that end krmplan from outside: Ctrl-C,
@@ -322,36 +326,36 @@ func removeOnSignal() *signalGuard {
 	if len(watched) > 0 {
 		signal.Notify(ch, watched...)
 	}
+	// end removes the temporary file and ends the process by sig. The lock
+	// is kept, so that the write never goes on to its rename (and to an
+	// error about the file it removed).
+	end := func(sig os.Signal) {
+		g.mu.Lock()
+		if g.tmp != "" {
+			os.Remove(g.tmp)
+		}
+		// With no other receiver, Stop restores the signal's default
+		// action, and the signal sent again ends the process.
+		signal.Stop(ch)
+		if s, ok := sig.(syscall.Signal); ok {
+			endBy(s)
+		}
+		g.mu.Unlock() // not a signal of this system: nothing to send on
+	}
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		select {
 		case sig := <-ch:
-			g.mu.Lock() // kept: the process ends by the signal
-			if g.tmp != "" {
-				os.Remove(g.tmp)
-			}
-			// With no other receiver, Stop restores the signal's default
-			// action, and the signal sent again ends the process.
-			signal.Stop(ch)
-			if s, ok := sig.(syscall.Signal); ok {
-				syscall.Kill(os.Getpid(), s)
-			}
+			end(sig)
 		case <-done:
 			// A signal that came as stop was called is not lost (stop and the
 			// signal can be ready at once): the file is renamed or still to
 			// be removed, and the signal then ends the process.
 			select {
 			case sig := <-ch:
-				g.mu.Lock()
-				if g.tmp != "" {
-					os.Remove(g.tmp)
-				}
-				if s, ok := sig.(syscall.Signal); ok {
-					syscall.Kill(os.Getpid(), s)
-				}
-				g.mu.Unlock()
+				end(sig)
 			default:
 			}
 		}
@@ -370,6 +374,9 @@ func (g *signalGuard) rename(target string) error {
 	defer g.mu.Unlock()
 	if err := os.Rename(g.tmp, target); err != nil {
 		return err
+	}
+	if inRename != nil {
+		inRename(g.tmp)
 	}
 	g.tmp = ""
 	return nil

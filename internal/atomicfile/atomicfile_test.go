@@ -303,7 +303,11 @@ func TestWriteProcLink(t *testing.T) {
 // process (this test binary again) held just after the temporary file is
 // created, or while it is being created (the attack suite's midwrite once
 // found a signal there that left the file). The target keeps its old
-// content, and the directory holds nothing else.
+// content, and the directory holds nothing else. A signal that comes as
+// the file is renamed finds nothing to remove (the write is whole) and
+// still ends the process, which would otherwise exit 0 (the attack
+// suite's midwrite found that under load: the guard passed the signal on
+// with kill(2), which another thread took after the program had ended).
 func TestSignalRemovesTemporaryFile(t *testing.T) {
 	if target := os.Getenv("ATOMICFILE_CHILD_TARGET"); target != "" {
 		if os.Getenv("ATOMICFILE_CHILD_HOLD") == "creating" {
@@ -315,6 +319,13 @@ func TestSignalRemovesTemporaryFile(t *testing.T) {
 				time.Sleep(300 * time.Millisecond)
 			}
 			afterCreate = func(string) { select {} }
+		} else if os.Getenv("ATOMICFILE_CHILD_HOLD") == "renaming" {
+			inRename = func(tmp string) {
+				fmt.Println(tmp)
+				time.Sleep(300 * time.Millisecond)
+			}
+			Write(target, []byte("new\n"), 0o644)
+			os.Exit(0) // the signal was lost
 		} else {
 			afterCreate = func(tmp string) {
 				fmt.Println(tmp)
@@ -324,7 +335,7 @@ func TestSignalRemovesTemporaryFile(t *testing.T) {
 		Write(target, []byte("new\n"), 0o644)
 		os.Exit(3) // not reached: the signal ends the process
 	}
-	for _, hold := range []string{"written", "creating"} {
+	for _, hold := range []string{"written", "creating", "renaming"} {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(hold+"/"+sig.String(), func(t *testing.T) {
 				dir := t.TempDir()
@@ -347,7 +358,7 @@ func TestSignalRemovesTemporaryFile(t *testing.T) {
 					t.Fatalf("the child did not create its temporary file: %v", err)
 				}
 				tmp = strings.TrimSpace(tmp)
-				if _, err := os.Stat(tmp); err != nil {
+				if _, err := os.Stat(tmp); err != nil && hold != "renaming" {
 					t.Fatalf("no temporary file while writing: %v", err)
 				}
 				if err := cmd.Process.Signal(sig); err != nil {
@@ -361,8 +372,12 @@ func TestSignalRemovesTemporaryFile(t *testing.T) {
 				if got := entries(t, dir); len(got) != 1 || got[0] != "plan.json" {
 					t.Errorf("the directory holds %q: the temporary file %s was left", got, filepath.Base(tmp))
 				}
-				if got := readFile(t, target); got != "old\n" {
-					t.Errorf("the target holds %q", got)
+				want := "old\n"
+				if hold == "renaming" {
+					want = "new\n" // renamed before the signal came: whole
+				}
+				if got := readFile(t, target); got != want {
+					t.Errorf("the target holds %q, want %q", got, want)
 				}
 			})
 		}
