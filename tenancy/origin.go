@@ -16,8 +16,7 @@ type Origin struct {
 	Line int    `json:"line"` // 1-based line of the document's first key
 	// Values maps a JSON pointer into the object ("/spec/queues/0/name",
 	// "/spec/queues/0/resources/gpu/deserved") to the position of the value.
-	// In a plan file's snapshot only the objects the plan changes keep
-	// their values (planner.Build); the others keep File and Line.
+	// A plan file's snapshot keeps them all (it is state.json's bytes).
 	Values map[string]Pos `json:"values,omitempty"`
 }
 
