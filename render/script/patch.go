@@ -155,7 +155,7 @@ func writeHeader(w *shell, p *planner.Plan, o Options) {
 	w.comment("verified against the checks. Each patch first tests the values it changes:")
 	w.comment("if one changed since the snapshot, kubectl refuses that step, and the script")
 	w.comment("stops and says which value changed, which steps were applied and how to go on.")
-	w.comment("Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239).")
+	w.comment("Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239); 2 an argument given (it takes none).")
 	if slices.ContainsFunc(p.Steps, func(st planner.Step) bool { return removalPhase[st.Phase] }) {
 		w.comment("Removals go around those phases: removing projects and project queues")
 		w.comment("first; removing renamed projects, departments and department queues, then")

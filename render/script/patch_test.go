@@ -83,7 +83,7 @@ func TestPatchScriptQuotesAndEscapesInput(t *testing.T) {
 # verified against the checks. Each patch first tests the values it changes:
 # if one changed since the snapshot, kubectl refuses that step, and the script
 # stops and says which value changed, which steps were applied and how to go on.
-# Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239).
+# Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239); 2 an argument given (it takes none).
 # New objects get the annotation krmplan/plan=<plan id>: the rollback
 # script (out/a'b.rollback.sh) deletes only those.
 # WARNING: project a is owned by Argo CD (argocd.argoproj.io/instance=x\x1b[2K)

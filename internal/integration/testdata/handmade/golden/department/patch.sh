@@ -7,7 +7,7 @@
 # verified against the checks. Each patch first tests the values it changes:
 # if one changed since the snapshot, kubectl refuses that step, and the script
 # stops and says which value changed, which steps were applied and how to go on.
-# Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239).
+# Exit code: 0 every step applied; 10+N step N failed (250 for a step past 239); 2 an argument given (it takes none).
 # Removals go around those phases: removing projects and project queues
 # first; removing renamed projects, departments and department queues, then
 # node pools last, once nothing is left on them.
