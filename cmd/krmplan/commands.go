@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -263,6 +265,13 @@ func showPlan(c *cli.Context, e *env, p *planner.Plan, src planfile.Sources, sty
 		file *atomicfile.Staged
 		err  error
 	}
+	// A write to a closed stdout (`plan --out p.json | head`) would end
+	// krmplan by SIGPIPE, leaving the staged file behind: while it is
+	// staged, the write fails with EPIPE instead (os/signal), and the
+	// view's error discards the file.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	staged := make(chan staging, 1)
 	go func() {
 		f, err := atomicfile.Stage(out, planJSON, 0o644)
@@ -275,7 +284,8 @@ func showPlan(c *cli.Context, e *env, p *planner.Plan, src planfile.Sources, sty
 		if s.file != nil {
 			s.file.Discard()
 		}
-		return viewErr
+		// Said, or `plan --out p.json | head` would look as if it saved.
+		return fmt.Errorf("%w; %s was not written", viewErr, escape.Controls(out))
 	case s.err != nil:
 		return cli.Exit(s.err.Error(), 1)
 	}

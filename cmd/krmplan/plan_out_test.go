@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,6 +24,7 @@ func (brokenPipe) Write([]byte) (int, error) { return 0, errors.New("broken pipe
 // it was, with no temporary file beside it; one that is written leaves the
 // plan file, named on stderr after the view.
 func TestPlanOutWaitsForTheView(t *testing.T) {
+	t.Setenv("COLUMNS", "1000") // Error: lines unwrapped
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
 	if err := os.WriteFile(state, sampleState(t), 0o644); err != nil {
@@ -40,7 +42,7 @@ func TestPlanOutWaitsForTheView(t *testing.T) {
 	var stderr bytes.Buffer
 	code := run(args, strings.NewReader(""), brokenPipe{}, &stderr)
 	got, _ := os.ReadFile(out)
-	if code != 1 || string(got) != "old\n" || stderr.String() != "Error: broken pipe\n" {
+	if code != 1 || string(got) != "old\n" || stderr.String() != "Error: broken pipe; "+out+" was not written\n" {
 		t.Errorf("a view that cannot be written: exit %d, plan.json %q, stderr %q", code, got, stderr.String())
 	}
 	if es, _ := os.ReadDir(dir); len(es) != 3 {
@@ -86,4 +88,42 @@ func sampleState(t *testing.T) []byte {
 	s := &snapshot.State{Source: snapshot.Source{Kind: "git", Repo: "/repo", Ref: "main", Commit: strings.Repeat("0", 40),
 		Files: []snapshot.SourceFile{{Path: "tenancy.yaml", Blob: strings.Repeat("1", 40)}}}, Tenancy: ten.Tenancy, Other: ten.Other}
 	return s.Seal()
+}
+
+// plan --out whose view goes to a pipe nobody reads (`plan ... | head`
+// once head has ended): the write fails, and plan says the plan was not
+// saved and leaves no temporary file. Before, the closed pipe ended
+// krmplan by SIGPIPE while plan.json was staged, and its temporary file
+// stayed.
+func TestPlanOutToAClosedPipe(t *testing.T) {
+	t.Setenv("COLUMNS", "1000") // Error: lines unwrapped
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(state, sampleState(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desired := filepath.Join(dir, "move.hcl")
+	if err := os.WriteFile(desired, sample(t, "move-one-card.hcl"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd := exec.Command("krmplan", "plan", desired, "--state", state, "--out", filepath.Join(dir, "plan.json"), "--no-color")
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	w.Close()
+	if code, _ := exitStatus(err); code != 1 {
+		t.Errorf("exit %v (%v), want 1", cmd.ProcessState, err)
+	}
+	if want := "Error: write /dev/stdout: broken pipe; " + filepath.Join(dir, "plan.json") + " was not written\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 2 {
+		t.Errorf("files left: %v", es)
+	}
 }

@@ -129,6 +129,13 @@ func stateBytes(what string, st *snapshot.State, given []byte) ([]byte, error) {
 		if d := digestMember(given); d != st.Digest {
 			return nil, fmt.Errorf("the state.json bytes given for the %s have the digest %q, not the snapshot's %q", what, d, st.Digest)
 		}
+		// plan.json carries the bytes from the opening brace to the
+		// closing one, and embeddedState puts back one newline: anything
+		// else around them (no final newline, a second one, a space) would
+		// come back otherwise and fail the digest on decoding.
+		if len(given) == 0 || given[0] != '{' || !bytes.HasSuffix(given, []byte("}\n")) {
+			return nil, fmt.Errorf("the %s's state.json does not start with { and end with }, then one newline, as krmplan writes it: plan.json cannot carry it unchanged; take the snapshot again", what)
+		}
 		return given, nil
 	}
 	b := st.Marshal()

@@ -151,6 +151,16 @@ func TestEmbeddedSnapshotIsStateJSON(t *testing.T) {
 	if pos := d.Snapshot.Projects[2].Origin.Values["/spec/queues/0/resources/gpu/deserved"]; pos.Text != "0" || pos.Line != 35 {
 		t.Errorf("c's deserved, a value the plan does not change: %+v", pos)
 	}
+	// Bytes that the embedding would not give back as they are (a file
+	// resealed without its final newline, with two, or with a space
+	// before it) are refused: plan.json would hold a snapshot whose digest
+	// fails on decoding.
+	for _, odd := range [][]byte{bytes.TrimSuffix(state, []byte("\n")), append(bytes.Clone(state), '\n'), append([]byte(" "), state...)} {
+		want := "plan.json: the snapshot's state.json does not start with { and end with }, then one newline, as krmplan writes it: plan.json cannot carry it unchanged; take the snapshot again"
+		if _, err := planfile.EncodeFrom(p, planfile.Sources{Snapshot: odd}); err == nil || err.Error() != want {
+			t.Errorf("state.json bytes %q…%q: got %v\nwant %s", odd[:3], odd[len(odd)-3:], err, want)
+		}
+	}
 	other := bytes.Replace(state, []byte(`"deserved":3,`), []byte(`"deserved":9,`), 1)
 	want := `plan.json: the state.json bytes given for the snapshot have the digest "` + before.Digest + `", not the snapshot's "sha256:0"`
 	p.Snapshot = &snapshot.State{Digest: "sha256:0"}
