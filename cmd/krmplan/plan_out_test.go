@@ -24,16 +24,7 @@ func (brokenPipe) Write([]byte) (int, error) { return 0, errors.New("broken pipe
 // it was, with no temporary file beside it; one that is written leaves the
 // plan file, named on stderr after the view.
 func TestPlanOutWaitsForTheView(t *testing.T) {
-	t.Setenv("COLUMNS", "1000") // Error: lines unwrapped
-	dir := t.TempDir()
-	state := filepath.Join(dir, "state.json")
-	if err := os.WriteFile(state, sampleState(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	desired := filepath.Join(dir, "move.hcl")
-	if err := os.WriteFile(desired, sample(t, "move-one-card.hcl"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, state, desired := planOutInputs(t)
 	out := filepath.Join(dir, "plan.json")
 	if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -96,16 +87,7 @@ func sampleState(t *testing.T) []byte {
 // krmplan by SIGPIPE while plan.json was staged, and its temporary file
 // stayed.
 func TestPlanOutToAClosedPipe(t *testing.T) {
-	t.Setenv("COLUMNS", "1000") // Error: lines unwrapped
-	dir := t.TempDir()
-	state := filepath.Join(dir, "state.json")
-	if err := os.WriteFile(state, sampleState(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	desired := filepath.Join(dir, "move.hcl")
-	if err := os.WriteFile(desired, sample(t, "move-one-card.hcl"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, state, desired := planOutInputs(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -126,4 +108,21 @@ func TestPlanOutToAClosedPipe(t *testing.T) {
 	if es, _ := os.ReadDir(dir); len(es) != 2 {
 		t.Errorf("files left: %v", es)
 	}
+}
+
+// planOutInputs writes the sample's state.json and its move of one card
+// in a new folder, with Error: lines unwrapped (COLUMNS).
+func planOutInputs(t *testing.T) (dir, state, desired string) {
+	t.Helper()
+	t.Setenv("COLUMNS", "1000")
+	dir = t.TempDir()
+	state = filepath.Join(dir, "state.json")
+	if err := os.WriteFile(state, sampleState(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desired = filepath.Join(dir, "move.hcl")
+	if err := os.WriteFile(desired, sample(t, "move-one-card.hcl"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, state, desired
 }
