@@ -12,7 +12,7 @@ import (
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
-	"github.com/krmplan/krmplan/profile"
+	"github.com/krmplan/krmplan/snapshot/gitref"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -50,28 +50,25 @@ func FromGit(src GitSource) (*State, error) {
 	// A bare repository is read as any other: the files come from git at
 	// the ref, never from a work tree. Repo records the repository's own
 	// folder (the work tree's top, or the bare repository).
-	place, err := gitcli.Locate(src.Repo)
+	place, commit, err := gitref.Resolve(src.Repo, ref)
 	if err != nil {
 		return nil, err
 	}
 	top := place.Root
 	repo := gitcli.Repo{Dir: top}
-	commit, err := repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	if err != nil {
-		return nil, fmt.Errorf("%s: no commit %q in the repository", top, ref)
-	}
+	// The ref's full name and the profile are read by git while the
+	// tenancy files are found and parsed; wait waits for them, also on the
+	// way out by an error (which is the tenancy's first, as before).
+	wait := gitref.Aside(repo, commit, ref)
+	defer wait()
 	prefix, err := dirPrefix(src, place)
 	if err != nil {
 		return nil, err
 	}
-	files, err := tenancyFiles(repo, commit, ref, top, prefix, src.Paths, src.Absent)
+	files, blobs, err := tenancyBlobs(repo, commit, ref, top, prefix, src)
 	if err != nil {
 		return nil, err
 	}
-	// The ref's full name and the profile are read by git while the
-	// tenancy parses; wait waits for them, also on the way out by an error.
-	wait := readAside(repo, commit, ref)
-	defer wait()
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
 	for _, p := range src.Paths {
@@ -83,8 +80,11 @@ func FromGit(src GitSource) (*State, error) {
 			st.Source.Paths = append(st.Source.Paths, rel)
 		}
 	}
-	for _, f := range files {
-		blob, err := readBlob(repo, f, ref)
+	for i, f := range files {
+		blob, err := blobs[i], error(nil)
+		if blob == nil {
+			blob, err = readBlob(repo, f, ref)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -123,25 +123,6 @@ func FromGit(src GitSource) (*State, error) {
 	return st, nil
 }
 
-// readAside reads, on its own goroutine, the full name of ref (refName)
-// and the repository profile at commit (readProfile); the function it
-// returns waits for them.
-func readAside(repo gitcli.Repo, commit, ref string) func() (string, *profile.Profile, error) {
-	var name string
-	var p *profile.Profile
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		name = refName(repo, ref)
-		p, err = readProfile(repo, commit, ref)
-	}()
-	return func() (string, *profile.Profile, error) {
-		<-done
-		return name, p, err
-	}
-}
-
 // dirPrefix is what a relative path of src.Paths is relative to: with
 // src.FromDir, src.Repo's path from the root of the work tree ("sub/dir/",
 // git rev-parse --show-prefix); else, and in a bare repository, "" (the
@@ -157,22 +138,6 @@ func dirPrefix(src GitSource, place gitcli.Place) (string, error) {
 	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
-// refName is the full name of the ref that ref names now (refs/heads/main
-// for main, or for HEAD on that branch), or "" when ref names a fixed
-// commit (a commit id, main~1, a detached HEAD): what render follows to
-// see whether the ref moved. ref has resolved to a commit, so it is not an
-// option.
-func refName(repo gitcli.Repo, ref string) string {
-	if strings.HasPrefix(ref, "-") {
-		return ""
-	}
-	name, err := repo.Line("rev-parse", "--symbolic-full-name", ref)
-	if err != nil || !strings.HasPrefix(name, "refs/") || strings.ContainsAny(name, "\n") {
-		return ""
-	}
-	return name
-}
-
 // Missing resolves src.Ref to its commit and returns those of src.Paths
 // (as given) that the commit lacks: no file, and no file under a folder.
 // The errors are FromGit's: a repository or a ref that cannot be read, a
@@ -182,14 +147,11 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 	if ref == "" {
 		ref = "HEAD"
 	}
-	place, err := gitcli.Locate(src.Repo)
+	place, commit, err := gitref.Resolve(src.Repo, ref)
 	if err != nil {
 		return "", nil, err
 	}
 	repo := gitcli.Repo{Dir: place.Root}
-	if commit, err = repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return "", nil, fmt.Errorf("%s: no commit %q in the repository", place.Root, ref)
-	}
 	for _, p := range src.Paths {
 		rel, err := RepoRelative(place.Root, "", p)
 		if err != nil {
@@ -204,6 +166,24 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 		}
 	}
 	return commit, missing, nil
+}
+
+// tenancyBlobs is tenancyFiles for src.Paths, with the content of files
+// already read (nil for one not read yet). A single file is found and read
+// by one git process (gitcli.Repo.BlobAt); anything else (a folder, a
+// missing file, a path absent at the ref, several paths, any failure) is
+// listed by tenancyFiles, whose errors then say what is wrong.
+func tenancyBlobs(repo gitcli.Repo, commit, ref, top, prefix string, src GitSource) ([]SourceFile, [][]byte, error) {
+	if len(src.Paths) == 1 && len(src.Absent) == 0 {
+		if rel, err := RepoRelative(top, prefix, src.Paths[0]); err == nil {
+			b, err := repo.BlobAt(commit, rel, inputfile.Tenancy.Max, func(int64) error { return gitcli.ErrNotBlob })
+			if err == nil {
+				return []SourceFile{{Path: rel, Blob: b.ID}}, [][]byte{b.Content}, nil
+			}
+		}
+	}
+	files, err := tenancyFiles(repo, commit, ref, top, prefix, src.Paths, src.Absent)
+	return files, make([][]byte, len(files)), err
 }
 
 // tenancyFiles resolves the given paths at commit into files with blob
@@ -313,36 +293,6 @@ func (t *Parsed) checkUnique() error {
 		return d[0]
 	}
 	return nil
-}
-
-// readProfile reads .krmplan.hcl at the root of commit, nil when absent.
-func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error) {
-	out, err := repo.Line("ls-tree", "--long", "--full-tree", commit, "--", profile.FileName)
-	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", profile.FileName, ref, err)
-	}
-	fs := strings.Fields(out) // mode, type, blob, size, path
-	if len(fs) < 4 {
-		return nil, nil
-	}
-	if fs[1] != "blob" {
-		return nil, fmt.Errorf("%s at %s: not a file", profile.FileName, ref)
-	}
-	if n, err := strconv.ParseInt(fs[3], 10, 64); err != nil {
-		return nil, fmt.Errorf("%s at %s: git ls-tree gave no size: %q", profile.FileName, ref, out)
-	} else if n > inputfile.Profile.Max {
-		return nil, inputfile.Profile.TooLarge(profile.FileName+" at "+ref, n)
-	}
-	src, err := repo.Run(nil, "cat-file", "blob", fs[2])
-	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", profile.FileName, ref, err)
-	}
-	p, err := profile.Parse(profile.FileName, src)
-	if err != nil {
-		return nil, fmt.Errorf("the repository profile at %s is invalid: %w", ref, err)
-	}
-	p.Blob = fs[2]
-	return p, nil
 }
 
 // RequireObjects refuses a tenancy without any NodePool, Department or
