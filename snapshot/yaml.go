@@ -72,7 +72,7 @@ func (t *Parsed) ParseTenancy(name string, src []byte) error {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	lastChunk := -1
-	check := &docCheck{file: name, lines: lines, bangs: bytes.IndexByte(src, '!') >= 0}
+	check := &docCheck{file: name, lines: lines, bangs: bytes.IndexByte(src, '!') >= 0, values: map[string]int{}}
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -589,8 +589,9 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 		if list.Kind != yaml.SequenceNode {
 			return r.errf(kv[1], "/spec/queues must be a list")
 		}
+		*out = slices.Grow(*out, len(list.Content))
 		for i, qn := range list.Content {
-			q, err := r.queue(fmt.Sprintf("/spec/queues/%d", i), qn)
+			q, err := r.queue("/spec/queues/"+strconv.Itoa(i), qn)
 			if err != nil {
 				return err
 			}
@@ -625,12 +626,14 @@ func (r *docReader) queue(path string, n *yaml.Node) (tenancy.Queue, error) {
 	for _, kv := range kvs {
 		k, v := kv[0].Value, kv[1]
 		switch k {
-		case "name":
-			q.Name, err = r.str(v, path+"/name")
-			r.pos(path+"/name", v)
-		case "nodepool":
-			q.NodePool, err = r.str(v, path+"/nodepool")
-			r.pos(path+"/nodepool", v)
+		case "name", "nodepool":
+			at := path + "/" + k
+			if k == "name" {
+				q.Name, err = r.str(v, at)
+			} else {
+				q.NodePool, err = r.str(v, at)
+			}
+			r.pos(at, v)
 		case "priority":
 			d := deref(v)
 			k := kubeyaml.Kubectl(kubeyaml.ScalarOf(d, r.lines.Src(), r.check.start(d)))
