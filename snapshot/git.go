@@ -33,6 +33,13 @@ type GitSource struct {
 	// --ref, whose PATHs are what `check` without --ref reads), rather than
 	// to the repository's root (--tenancy).
 	FromDir bool
+	// BlobsRead, when set, is called once the first tenancy file has been
+	// read from git, before it parses (not at all when FromGit fails
+	// earlier, or reads no file). git's output comes through a pipe in
+	// 64 kB steps, each waiting for a free core: a caller that starts its
+	// own work on the cores then (a --cluster-data decode) does not slow
+	// the read.
+	BlobsRead func()
 }
 
 // FromGit reads the tenancy files at the ref with git (never the work
@@ -87,6 +94,9 @@ func FromGit(src GitSource) (*State, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if i == 0 && src.BlobsRead != nil {
+			src.BlobsRead()
 		}
 		if err := t.parseFile(f.Path, blob); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/krmplan/krmplan/internal/escape"
@@ -75,14 +76,27 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
 	defer cancel()
 	overlay := make(chan liveOverlay, 1)
-	go func() { overlay <- readOverlay(ctx, c, e, live) }()
 	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")}
+	// A --cluster-data file is decoded on every core: it waits until git
+	// has handed over the tenancy (src.BlobsRead), which it would slow,
+	// and is not decoded at all when the tenancy cannot be read. A live
+	// cluster is mostly waiting: it is read from the start.
+	proceed, begin := overlayStart(c.IsSet("cluster-data"))
+	src.BlobsRead = func() { begin(true) }
+	go func() {
+		if !<-proceed {
+			overlay <- liveOverlay{}
+			return
+		}
+		overlay <- readOverlay(ctx, c, e, live)
+	}()
 	changes := make(chan uncommitted, 1) // git status meanwhile, too
 	go func() {
 		list, err := worktree.Changes(src)
 		changes <- uncommitted{list, err}
 	}()
 	st, err := snapshot.FromGit(src)
+	begin(err == nil) // when FromGit failed, or read no file
 	if err != nil {
 		cancel()
 		<-overlay
@@ -102,6 +116,19 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 		reportClusterData(e, o.data.Nodes, o.data.LiveQueues, o.data.Namespaces, o.data.NotRead)
 	}
 	return st, nil
+}
+
+// overlayStart says when the overlay is read: at once, or, when
+// deferred, when begin is first called, with its answer (false: the
+// tenancy cannot be read, so the overlay is not wanted).
+func overlayStart(deferred bool) (proceed <-chan bool, begin func(ok bool)) {
+	ch := make(chan bool, 1)
+	var once sync.Once
+	begin = func(ok bool) { once.Do(func() { ch <- ok }) }
+	if !deferred {
+		begin(true)
+	}
+	return ch, begin
 }
 
 // noteUncommitted says on stderr which tenancy files the work tree has
