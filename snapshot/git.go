@@ -78,14 +78,8 @@ func FromGit(src GitSource) (*State, error) {
 	}
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
-	for _, p := range src.Paths {
-		rel, err := RepoRelative(top, prefix, p)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(st.Source.Paths, rel) {
-			st.Source.Paths = append(st.Source.Paths, rel)
-		}
+	if st.Source.Paths, err = sourcePaths(top, prefix, src.Paths); err != nil {
+		return nil, err
 	}
 	for i, f := range files {
 		blob, err := blobs[i], error(nil)
@@ -131,6 +125,22 @@ func FromGit(src GitSource) (*State, error) {
 		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: "git snapshot without a cluster"})
 	}
 	return st, nil
+}
+
+// sourcePaths are the --tenancy paths relative to the repository's top
+// (RepoRelative), each once, in their order.
+func sourcePaths(top, prefix string, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		rel, err := RepoRelative(top, prefix, p)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
 }
 
 // dirPrefix is what a relative path of src.Paths is relative to: with

@@ -75,21 +75,9 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	// a big tenancy is mostly parsing).
 	ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
 	defer cancel()
-	overlay := make(chan liveOverlay, 1)
 	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")}
-	// A --cluster-data file is decoded on every core: it waits until git
-	// has handed over the tenancy (src.BlobsRead), which it would slow,
-	// and is not decoded at all when the tenancy cannot be read. A live
-	// cluster is mostly waiting: it is read from the start.
-	proceed, begin := overlayStart(c.IsSet("cluster-data"))
+	overlay, begin := startOverlay(ctx, c, e, live)
 	src.BlobsRead = func() { begin(true) }
-	go func() {
-		if !<-proceed {
-			overlay <- liveOverlay{}
-			return
-		}
-		overlay <- readOverlay(ctx, c, e, live)
-	}()
 	changes := make(chan uncommitted, 1) // git status meanwhile, too
 	go func() {
 		list, err := worktree.Changes(src)
@@ -118,17 +106,28 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	return st, nil
 }
 
-// overlayStart says when the overlay is read: at once, or, when
-// deferred, when begin is first called, with its answer (false: the
-// tenancy cannot be read, so the overlay is not wanted).
-func overlayStart(deferred bool) (proceed <-chan bool, begin func(ok bool)) {
-	ch := make(chan bool, 1)
+// startOverlay reads the overlay (readOverlay) on its own goroutine,
+// into the channel it returns. A --cluster-data file is decoded on every
+// core: it waits for begin (called when git has handed over the tenancy,
+// which the decode would slow), and is not decoded at all when begin says
+// false (the tenancy cannot be read). A live cluster is mostly waiting: it
+// is read from the start. Only begin's first call counts.
+func startOverlay(ctx context.Context, c *cli.Context, e *env, live bool) (<-chan liveOverlay, func(ok bool)) {
+	proceed := make(chan bool, 1)
 	var once sync.Once
-	begin = func(ok bool) { once.Do(func() { ch <- ok }) }
-	if !deferred {
+	begin := func(ok bool) { once.Do(func() { proceed <- ok }) }
+	if !c.IsSet("cluster-data") {
 		begin(true)
 	}
-	return ch, begin
+	overlay := make(chan liveOverlay, 1)
+	go func() {
+		if !<-proceed {
+			overlay <- liveOverlay{}
+			return
+		}
+		overlay <- readOverlay(ctx, c, e, live)
+	}()
+	return overlay, begin
 }
 
 // noteUncommitted says on stderr which tenancy files the work tree has

@@ -12,13 +12,7 @@ import (
 // clone of it.
 func revparseRepo(t *testing.T) (wt, bare, commit string) {
 	t.Helper()
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
-	tmp, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmp := gitTestDir(t)
 	wt, bare = filepath.Join(tmp, "work\ntree"), filepath.Join(tmp, "bare.git")
 	if err := os.MkdirAll(filepath.Join(wt, "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -36,7 +30,7 @@ func revparseRepo(t *testing.T) (wt, bare, commit string) {
 			t.Fatal(err)
 		}
 	}
-	commit, err = r.Line("rev-parse", "HEAD")
+	commit, err := r.Line("rev-parse", "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
