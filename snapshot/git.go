@@ -68,7 +68,10 @@ func FromGit(src GitSource) (*State, error) {
 	// way out by an error (which is the tenancy's first, as before).
 	wait := gitref.Aside(repo, commit, ref)
 	defer wait()
-	prefix, err := dirPrefix(src, place)
+	prefix := ""
+	if src.FromDir {
+		prefix, err = gitref.Prefix(place)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -141,21 +144,6 @@ func sourcePaths(top, prefix string, paths []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// dirPrefix is what a relative path of src.Paths is relative to: with
-// src.FromDir, src.Repo's path from the root of the work tree ("sub/dir/",
-// git rev-parse --show-prefix); else, and in a bare repository, "" (the
-// root).
-func dirPrefix(src GitSource, place gitcli.Place) (string, error) {
-	if !src.FromDir || place.Bare || place.InGitDir {
-		return "", nil
-	}
-	b, err := gitcli.Repo{Dir: src.Repo}.Run(nil, "rev-parse", "--show-prefix")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", src.Repo, err)
-	}
-	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
 // Missing resolves src.Ref to its commit and returns those of src.Paths

@@ -300,6 +300,9 @@ func (r *docReader) fieldsDepth(n *yaml.Node, what string, depth int) ([][2]*yam
 	if depth > 16 {
 		return nil, r.errf(n, "%s: merge keys nested too deep", what)
 	}
+	if n.Kind != yaml.AliasNode && !slices.ContainsFunc(m.Content, func(k *yaml.Node) bool { return k.Tag == "!!merge" }) {
+		return r.check.pairsOf(m), nil // nearly every mapping: its own keys, nothing merged
+	}
 	out := make([][2]*yaml.Node, 0, len(m.Content)/2)
 	var merges []*yaml.Node
 	own := map[string]bool{}
@@ -337,6 +340,21 @@ func (r *docReader) fieldsDepth(n *yaml.Node, what string, depth int) ([][2]*yam
 		}
 	}
 	return out, nil
+}
+
+// pairsOf is the keys and values of mapping m, in order, cut from a slab
+// the file's documents share: a mapping's pairs cost no allocation of
+// their own. A full slab is left to the pairs cut from it.
+func (c *docCheck) pairsOf(m *yaml.Node) [][2]*yaml.Node {
+	k := len(m.Content) / 2
+	if cap(c.slab)-len(c.slab) < k {
+		c.slab = make([][2]*yaml.Node, 0, max(128, k))
+	}
+	start := len(c.slab)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		c.slab = append(c.slab, [2]*yaml.Node{m.Content[i], m.Content[i+1]})
+	}
+	return c.slab[start:len(c.slab):len(c.slab)]
 }
 
 // via returns v as reached through the alias a: an alias node at a's

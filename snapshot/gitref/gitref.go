@@ -35,6 +35,21 @@ func Resolve(dir, ref string) (gitcli.Place, string, error) {
 	return place, commit, nil
 }
 
+// Prefix is place.Dir's path from the top of its work tree ("sub/dir/",
+// git rev-parse --show-prefix; "" at the top), what a relative --tenancy
+// path of `check --ref` is relative to; "" in a bare repository or a git
+// directory, whose paths are from the root.
+func Prefix(place gitcli.Place) (string, error) {
+	if place.Bare || place.InGitDir {
+		return "", nil
+	}
+	b, err := gitcli.Repo{Dir: place.Dir}.Run(nil, "rev-parse", "--show-prefix")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", place.Dir, err)
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
+}
+
 // Aside reads, on its own goroutine, the full name of ref (FullName) and
 // the repository profile at commit (Profile); the function it returns
 // waits for them, and may be called more than once.
