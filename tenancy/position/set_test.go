@@ -2,6 +2,7 @@ package position_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -78,6 +79,7 @@ var positionsCases = map[string][]string{"bytes": {
 	`{"/a":"1:1 0 "}`,
 	`{"/a":"0:0 0 0"}`,
 	`{"/a":"1:1 0 <&>"}`,
+	`{"/a<&>":"1:1 0 x","/b":"1:1 0 x"}`,
 }, "map": {
 	`{"/b":"1:1 0 x","/a":"2:1 9 y"}`,
 	`{"/a":"31:15 1214-1216 ab"}`,
@@ -191,7 +193,7 @@ func samePositions(t *testing.T, name string, ref refFile, got newFile) {
 			t.Errorf("%s: project %d: a position for /spec/nope", name, i)
 		}
 	}
-	for _, marshal := range []func(any) ([]byte, error){jsonfile.Marshal, jsonfile.MarshalLines} {
+	for _, marshal := range []func(any) ([]byte, error){jsonfile.Marshal, jsonfile.MarshalLines, json.Marshal} {
 		wantB, err1 := marshal(ref)
 		gotB, err2 := marshal(got)
 		if err1 != nil || err2 != nil || !bytes.Equal(gotB, wantB) {
@@ -228,5 +230,24 @@ func TestPositionsKeepTheFilesBytes(t *testing.T) {
 	}
 	if !f.Projects[0].Origin.Values.Equal(f.Projects[0].Origin.Values) || f.Projects[0].Origin.Values.Equal(o.Values) {
 		t.Fatal("Equal")
+	}
+}
+
+// TestSetUnmarshalJSON: encoding/json's path reads the same positions,
+// from a copy of its input (which encoding/json may reuse).
+func TestSetUnmarshalJSON(t *testing.T) {
+	in := []byte(`{"file":"t.yaml","line":1,"values":{"/a":"2:3 10 x","/b":"4:5 20 'y'"}}`)
+	var o tenancy.Origin
+	if err := json.Unmarshal(in, &o); err != nil {
+		t.Fatal(err)
+	}
+	copy(in, bytes.Repeat([]byte("#"), len(in)))
+	a, ok1 := o.Values.Value("/a")
+	b, ok2 := o.Values.Value("/b")
+	if !ok1 || !ok2 || a != (position.Pos{Line: 2, Column: 3, Start: 10, End: 11, Text: "x"}) || b != (position.Pos{Line: 4, Column: 5, Start: 20, End: 23, Text: "'y'"}) || o.Values.Len() != 2 {
+		t.Fatalf("%+v %+v (%v %v), %d positions", a, b, ok1, ok2, o.Values.Len())
+	}
+	if err := json.Unmarshal([]byte(`{"file":"t.yaml","line":1,"values":{"/a":"2:3"}}`), &o); err == nil || !strings.Contains(err.Error(), `/~1a: position "2:3" is not "LINE:COLUMN START TEXT"`) {
+		t.Fatalf("a bad position: %v", err)
 	}
 }
