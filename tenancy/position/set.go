@@ -271,12 +271,19 @@ func (r *rawMembers) next() (key, val []byte, more bool) {
 	if i >= len(r.b) || r.b[i] != '"' {
 		return nil, nil, false // '}'
 	}
-	key, i, _ = scanPlain(r.b, i)
+	key, i = quoted(r.b, i)
 	i = skipSpace(r.b, skipSpace(r.b, i)+1) // past ':'
-	val, i, _ = scanPlain(r.b, i)
+	val, i = quoted(r.b, i)
 	if i = skipSpace(r.b, i); i < len(r.b) && r.b[i] == ',' {
 		i++
 	}
 	r.i = i
 	return key, val, true
+}
+
+// quoted is the content of the string at b[i:] in a checked object, where
+// no string holds an escape, and the offset past it.
+func quoted(b []byte, i int) (s []byte, end int) {
+	n := bytes.IndexByte(b[i+1:], '"')
+	return b[i+1 : i+1+n], i + n + 2
 }
