@@ -251,3 +251,26 @@ func TestSetUnmarshalJSON(t *testing.T) {
 		t.Fatalf("a bad position: %v", err)
 	}
 }
+
+// FuzzSetDecodesAsTheMap: any values object, in a file of a few projects,
+// decodes as the map of positions did (TestPositionsDecodeAsTheMap's
+// checks); its seeds are that test's cases.
+func FuzzSetDecodesAsTheMap(f *testing.F) {
+	for _, cases := range positionsCases {
+		for _, c := range cases {
+			f.Add(c)
+		}
+	}
+	f.Fuzz(func(t *testing.T, values string) {
+		b := positionsFile(3, 1, values)
+		var ref refFile
+		var got newFile
+		refErr, gotErr := jsonfile.DecodeStrict(b, &ref), jsonfile.DecodeStrict(b, &got)
+		if fmt.Sprint(refErr) != fmt.Sprint(gotErr) {
+			t.Fatalf("%q:\n got %v\nwant %v", values, gotErr, refErr)
+		}
+		if refErr == nil {
+			samePositions(t, values, ref, got)
+		}
+	})
+}
