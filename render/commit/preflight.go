@@ -128,8 +128,10 @@ func (pf *Preflight) ask() {
 		a.mode, a.blob, a.data, a.exists, a.err = g.File(f.Path)
 		a.holds = a.err == nil && a.exists && a.blob == f.Blob && gitcli.HoldsBlob(a.data, a.blob)
 		pf.files[f.Path] = a
-		if d := path.Dir(f.Path); d != "." && !slices.Contains(dirs, d) && len(dirs) < maxPrefetchedFolders {
-			dirs = append(dirs, d)
+		for d := path.Dir(f.Path); d != "." && d != "/" && len(dirs) < maxPrefetchedFolders; d = path.Dir(d) {
+			if !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
 		}
 	}
 	pf.trees = map[string]folder{}
