@@ -178,3 +178,20 @@ func (b *Batch) Close() error {
 	}
 	return exitError([]string{"cat-file", "--batch"}, b.errb.String(), b.waitErr)
 }
+
+// LocateObjects is Locate, with the repository's object directory
+// (absolute), in one git rev-parse for the top of a work tree or a folder
+// inside one. Elsewhere (a bare repository or a git directory, where
+// --show-toplevel fails; a git before 2.31, without --path-format; a path
+// holding a newline, which makes the answer ambiguous) it is Locate, and
+// objects is "": the caller asks for it on its own.
+func LocateObjects(dir string) (p Place, objects string, err error) {
+	out, err := Repo{Dir: dir}.Run(nil, "rev-parse", "--is-bare-repository", "--is-inside-git-dir",
+		"--path-format=absolute", "--git-path", "objects", "--show-toplevel")
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if err != nil || len(lines) != 4 || lines[0] != "false" || lines[1] != "false" || lines[2] == "" || lines[3] == "" {
+		p, err := Locate(dir)
+		return p, "", err
+	}
+	return Place{Dir: dir, Root: lines[3]}, lines[2], nil
+}

@@ -2,6 +2,7 @@ package gitcli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,41 @@ func TestStart(t *testing.T) {
 	var ge *Error
 	if !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "nope") || ge.Args[0] != "cat-file" {
 		t.Errorf("a failing command: %v", err)
+	}
+}
+
+// LocateObjects says what Locate says, in every kind of folder, and the
+// object directory where it can tell it in the same question.
+func TestLocateObjects(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, nl, bare := filepath.Join(tmp, "wt"), filepath.Join(tmp, "new\nline"), filepath.Join(tmp, "bare.git")
+	for _, args := range [][]string{{"init", "-q", wt}, {"init", "-q", nl}, {"init", "-q", "--bare", bare}} {
+		if _, err := (Repo{Dir: tmp}).Run(nil, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(wt, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ dir, objects string }{
+		{wt, filepath.Join(wt, ".git/objects")},
+		{filepath.Join(wt, "sub"), filepath.Join(wt, ".git/objects")},
+		{nl, ""},
+		{filepath.Join(wt, ".git"), ""},
+		{bare, ""},
+		{filepath.Join(bare, "refs"), ""},
+		{tmp, ""},
+	} {
+		want, wantErr := Locate(tc.dir)
+		got, objects, err := LocateObjects(tc.dir)
+		if got != want || fmt.Sprint(err) != fmt.Sprint(wantErr) || objects != tc.objects {
+			t.Errorf("%q: %+v %q %v; Locate %+v %v", tc.dir, got, objects, err, want, wantErr)
+		}
 	}
 }

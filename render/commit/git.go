@@ -288,9 +288,14 @@ func (q *quarantine) mktree(commit, dir string, changed map[string]treeEntry) (s
 // `git ls-tree -z --full-tree` listing (or the error of that).
 func readFolder(git gitcli.Repo, batch *gitcli.Batch, spec string) (exists bool, kind string, listing []byte, err error) {
 	if batch != nil {
-		_, kind, _, exists, err = batch.Object(spec)
-		exists = exists && err == nil
-	} else {
+		var ok bool
+		if _, kind, _, ok, err = batch.Object(spec); err == nil {
+			exists = ok
+		} else {
+			batch = nil // git's own answer, as without a batch
+		}
+	}
+	if batch == nil {
 		kind, err = git.Line("cat-file", "-t", spec)
 		exists = err == nil
 	}
@@ -436,7 +441,7 @@ func spliceRepo(p *planner.Plan, opts Options) (gitcli.Repo, gitcli.Place, error
 // spliceRepoAt is spliceRepo for the snapshot source src and --git-repo
 // optRepo.
 func spliceRepoAt(src snapshot.Source, optRepo string) (gitcli.Repo, gitcli.Place, error) {
-	repo, place, err := locateRepo(src, optRepo)
+	repo, place, err := locateRepo(src, optRepo, gitcli.Locate)
 	if err != nil {
 		return gitcli.Repo{}, gitcli.Place{}, err
 	}
@@ -452,8 +457,8 @@ func noCommit(place gitcli.Place, commit string) error {
 }
 
 // locateRepo is the first half of spliceRepoAt: the folder exists and is
-// in a git repository.
-func locateRepo(src snapshot.Source, optRepo string) (gitcli.Repo, gitcli.Place, error) {
+// in a git repository (as locate, gitcli.Locate or its like, finds it).
+func locateRepo(src snapshot.Source, optRepo string, locate func(string) (gitcli.Place, error)) (gitcli.Repo, gitcli.Place, error) {
 	dir, what, hint := optRepo, "the repository "+optRepo, ""
 	if dir == "" {
 		dir, what, hint = src.Repo, "the snapshot's repository "+src.Repo, " (pass --git-repo DIR)"
@@ -470,7 +475,7 @@ func locateRepo(src snapshot.Source, optRepo string) (gitcli.Repo, gitcli.Place,
 	case !fi.IsDir():
 		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s is not a directory%s", what, hint)
 	}
-	place, err := gitcli.Locate(dir)
+	place, err := locate(dir)
 	if err != nil {
 		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s is not a git repository%s", what, hint)
 	}

@@ -34,6 +34,7 @@ type Preflight struct {
 	repo    gitcli.Repo
 	place   gitcli.Place
 	repoErr error // spliceRepo's refusal
+	failed  bool  // git could not be asked: nothing here is used
 	tip     string
 	tipErr  error
 	objects string // the repository's object directory, "" unknown
@@ -90,6 +91,9 @@ func (pf *Preflight) answers(p *planner.Plan, opts Options) *Preflight {
 		return nil
 	}
 	<-pf.done
+	if pf.failed {
+		return nil
+	}
 	a, b := pf.src, p.Snapshot.Source
 	if pf.repoOpt != opts.Repo || a.Kind != b.Kind || a.Repo != b.Repo || a.Commit != b.Commit || a.RefName != b.RefName ||
 		!slices.Equal(a.Files, b.Files) || b.Kind != "git" {
@@ -102,24 +106,34 @@ func (pf *Preflight) answers(p *planner.Plan, opts Options) *Preflight {
 // refusal (nothing after it is asked then).
 func (pf *Preflight) ask() {
 	src := pf.src
-	pf.repo, pf.place, pf.repoErr = locateRepo(src, pf.repoOpt)
+	pf.repo, pf.place, pf.repoErr = locateRepo(src, pf.repoOpt, func(dir string) (gitcli.Place, error) {
+		place, objects, err := gitcli.LocateObjects(dir)
+		pf.objects = objects
+		return place, err
+	})
 	if pf.repoErr != nil {
 		return
 	}
 	batch, err := pf.repo.Batch()
 	if err != nil {
-		pf.repo, pf.place, pf.repoErr = spliceRepoAt(src, pf.repoOpt) // as without a preflight
+		pf.failed = true
 		return
 	}
 	defer batch.Close()
-	if _, kind, _, ok, err := batch.Object(src.Commit + "^{commit}"); err != nil || !ok || kind != "commit" {
+	switch _, _, _, ok, err := batch.Object(src.Commit + "^{commit}"); {
+	case err != nil: // git could not answer: Splice and Diff ask it themselves
+		pf.failed = true
+		return
+	case !ok:
 		pf.repoErr = noCommit(pf.place, src.Commit)
 		return
 	}
 	if src.RefName != "" {
-		pf.tip, pf.tipErr = refTip(pf.repo, src.RefName)
+		pf.tip, pf.tipErr = batchTip(pf.repo, batch, src.RefName)
 	}
-	pf.objects, _ = objectsDir(pf.repo)
+	if pf.objects == "" {
+		pf.objects, _ = objectsDir(pf.repo)
+	}
 	pf.files = map[string]prefetched{}
 	g := gitFiles{repo: pf.repo, commit: src.Commit, batch: batch}
 	dirs := []string{""}
@@ -141,6 +155,19 @@ func (pf *Preflight) ask() {
 		f.exists, f.kind, f.listing, f.err = readFolder(pf.repo, batch, spec)
 		pf.trees[spec] = f
 	}
+}
+
+// batchTip is refTip through batch: the commit refName names now, ""
+// when it names none (rev-parse --verify --quiet prints nothing then).
+func batchTip(repo gitcli.Repo, batch *gitcli.Batch, refName string) (string, error) {
+	id, _, _, ok, err := batch.Object(refName + "^{commit}")
+	switch {
+	case err != nil: // a name the batch cannot ask about
+		return refTip(repo, refName)
+	case !ok:
+		return "", nil
+	}
+	return id, nil
 }
 
 // prefetchedFiles is gitFiles that takes the files a Preflight read at
