@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
 )
@@ -181,5 +182,29 @@ func TestPreflightAnswersUsed(t *testing.T) {
 	}
 	if got := diffWith(t, p, Options{}); !strings.Contains(got, "main moved from") {
 		t.Errorf("without it: %s", got)
+	}
+}
+
+// A batch that cannot answer (here: ended) is never read as "no such
+// folder" or "no such blob": git is asked on its own, as without one.
+func TestDeadBatchFallsBack(t *testing.T) {
+	gitEnv(t)
+	dir, p := gitPlan(t, preflightDesired)
+	repo := gitcli.Repo{Dir: dir}
+	b, err := repo.Batch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	commit := p.Snapshot.Source.Commit
+	exists, kind, listing, err := readFolder(repo, b, treeSpec(commit, "clusters"))
+	if !exists || kind != "tree" || !bytes.Contains(listing, []byte("\ta\x00")) || err != nil {
+		t.Errorf("readFolder: %v %q %q %v", exists, kind, listing, err)
+	}
+	_, blob, data, ok, err := gitFiles{repo: repo, commit: commit, batch: b}.File("clusters/a/tenancy.yaml")
+	if !ok || err != nil || !bytes.Equal(data, plantest.Sample(t, "tenancy.yaml")) || blob != p.Snapshot.Source.Files[0].Blob {
+		t.Errorf("File: %v %v %d bytes", ok, err, len(data))
 	}
 }
