@@ -516,11 +516,7 @@ func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	src = p.Snapshot.Source
-	nb, err := checkBranch(repo, place, branch, src.Commit, opts.Force)
-	if err != nil {
-		return nil, err
-	}
-	st, err := stageTree(p, repo, opts, moved, false)
+	nb, st, err := branchAndTree(p, repo, place, branch, opts, moved)
 	if err != nil {
 		return nil, err
 	}
@@ -572,6 +568,32 @@ func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("create branch %s: %w", branch, err)
 	}
 	return &Result{Branch: branch, Commit: commit, Repo: place, Replaced: nb.old, Diff: diff, Notes: sp.Notes, Reminders: sp.Reminders}, nil
+}
+
+// branchAndTree is checkBranch and stageTree at the same time (git's
+// answers about the branch while the splice is computed), with
+// checkBranch's refusal first, as when it ran first; on a refusal the
+// staged tree is dropped, its check waited for.
+func branchAndTree(p *planner.Plan, repo gitcli.Repo, place gitcli.Place, branch string, opts Options, moved string) (newBranch, *staged, error) {
+	type answer struct {
+		nb  newBranch
+		err error
+	}
+	checked := make(chan answer, 1)
+	go func() {
+		nb, err := checkBranch(repo, place, branch, p.Snapshot.Source.Commit, opts.Force)
+		checked <- answer{nb, err}
+	}()
+	st, err := stageTree(p, repo, opts, moved, false)
+	b := <-checked
+	if b.err != nil {
+		if err == nil {
+			_ = st.check(nil)
+			st.q.close()
+		}
+		return newBranch{}, nil, b.err
+	}
+	return b.nb, st, err
 }
 
 // DiffResult is what Diff made.

@@ -208,3 +208,32 @@ func TestDeadBatchFallsBack(t *testing.T) {
 		t.Errorf("File: %v %v %d bytes", ok, err, len(data))
 	}
 }
+
+// The branch is checked while the splice is staged, and its refusal still
+// comes first: a branch that exists, in a repository whose tenancy bytes
+// are not the blob's (which the splice refuses too). No quarantine is
+// left behind, and the staged check's refusal comes when the branch is fine.
+func TestSpliceBranchRefusalFirst(t *testing.T) {
+	gitEnv(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir, p := gitPlan(t, preflightDesired)
+	b, _ := os.ReadFile(filepath.Join(dir, "clusters/a/tenancy.yaml"))
+	b = bytes.Replace(b, []byte("gpu:    {deserved: 3,  limit: 3,"), []byte("gpu:    {deserved: 5,  limit: 3,"), 1)
+	if err := os.WriteFile(filepath.Join(dir, "new.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runGit(t, dir, "replace", runGit(t, dir, "rev-parse", "HEAD:clusters/a/tenancy.yaml"), runGit(t, dir, "hash-object", "-w", "new.yaml"))
+	runGit(t, dir, "branch", "taken")
+	_, err := Splice(p, "taken", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "branch taken already exists in ") {
+		t.Errorf("an existing branch: %v", err)
+	}
+	_, err = Splice(p, "free", Options{})
+	if err == nil || !strings.Contains(err.Error(), "the file changed since the snapshot") {
+		t.Errorf("a free branch: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
