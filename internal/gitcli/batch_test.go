@@ -133,22 +133,8 @@ func TestStart(t *testing.T) {
 // LocateObjects says what Locate says, in every kind of folder, and the
 // object directory where it can tell it in the same question.
 func TestLocateObjects(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
-	tmp, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmp := initRepos(t, "wt", "new\nline")
 	wt, nl, bare := filepath.Join(tmp, "wt"), filepath.Join(tmp, "new\nline"), filepath.Join(tmp, "bare.git")
-	for _, args := range [][]string{{"init", "-q", wt}, {"init", "-q", nl}, {"init", "-q", "--bare", bare}} {
-		if _, err := (Repo{Dir: tmp}).Run(nil, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Mkdir(filepath.Join(wt, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct{ dir, objects string }{
 		{wt, filepath.Join(wt, ".git/objects")},
 		{filepath.Join(wt, "sub"), filepath.Join(wt, ".git/objects")},
@@ -164,4 +150,33 @@ func TestLocateObjects(t *testing.T) {
 			t.Errorf("%q: %+v %q %v; Locate %+v %v", tc.dir, got, objects, err, want, wantErr)
 		}
 	}
+}
+
+// initRepos makes, in a new folder that no repository holds (returned
+// without symbolic links), a work tree of each name, with a folder sub,
+// and a bare repository bare.git, with git's configuration isolated.
+func initRepos(t *testing.T, names ...string) string {
+	t.Helper()
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range append(names, "--bare bare.git") {
+		args := []string{"init", "-q", filepath.Join(tmp, n)}
+		if b, ok := strings.CutPrefix(n, "--bare "); ok {
+			args = []string{"init", "-q", "--bare", filepath.Join(tmp, b)}
+		}
+		if _, err := (Repo{Dir: tmp}).Run(nil, args...); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(n, "--bare ") {
+			if err := os.Mkdir(filepath.Join(tmp, n, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return tmp
 }
