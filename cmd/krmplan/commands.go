@@ -407,10 +407,17 @@ func loadDesired(file string, vars, varFileNames []string) (*config.Overlay, hcl
 // loadPlan reads a plan file and plans it again (planfile.Decode): the
 // plan that its snapshot and desired file make. A file that says anything
 // else is refused by the command (show, render), naming the difference.
-func loadPlan(path, command string) (*planner.Plan, error) {
+func loadPlan(path, command string) (*planner.Plan, error) { return loadPlanThen(path, command, nil) }
+
+// loadPlanThen is loadPlan that gives the file's bytes to read (when not
+// nil) before it decodes them.
+func loadPlanThen(path, command string, read func([]byte)) (*planner.Plan, error) {
 	b, err := inputfile.Read(path, inputfile.Plan)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
+	}
+	if read != nil {
+		read(b)
 	}
 	p, err := planfile.Decode(path, b)
 	var differs *planfile.DiffersError
@@ -478,7 +485,16 @@ func runRender(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadPlan(file, "render")
+	// A splice's first questions to git are asked while the plan decodes
+	// (commit.Preflight); only for a plan approved on the command line, as
+	// a prompt may wait longer than the answers hold.
+	var pf *commit.Preflight
+	defer func() { pf.Wait() }()
+	p, err := loadPlanThen(file, "render", func(b []byte) {
+		if src, ok := commit.PlanSource(b); ok && c.String("format") != "patch" && c.String("approve") != "" {
+			pf = commit.StartPreflight(src, c.String("git-repo"))
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -495,7 +511,7 @@ func runRender(c *cli.Context, e *env) error {
 	if err := script.Approve(p, c.String("approve"), prompted); err != nil {
 		return cli.Exit("render refused: "+err.Error(), 1)
 	}
-	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force"), Subject: c.String("message")}
+	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force"), Subject: c.String("message"), Preflight: pf}
 	switch c.String("format") {
 	case "patch":
 		return renderPatch(c, e, p)
