@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -478,6 +479,26 @@ func renderCommand(e *env) *cli.Command {
 	}
 }
 
+// approvedHeader reports whether the plan_id line of plan.json's bytes b
+// (`  "plan_id": "…",`, the first at the top level) is the plan that
+// --approve id approves, by planner.Plan.MatchID's rule: at least its first
+// 12 hex digits. A read of the bytes, not of the plan: it only gates the
+// splice's preflight.
+func approvedHeader(b []byte, id string) bool {
+	const key = "\n  \"plan_id\": \""
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return false
+	}
+	rest := b[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return false
+	}
+	p := planner.Plan{PlanID: string(rest[:j])}
+	return p.MatchID(id)
+}
+
 // runRender is the render command: an approved plan as a patch script, a
 // splice commit or its diff.
 func runRender(c *cli.Context, e *env) error {
@@ -487,11 +508,14 @@ func runRender(c *cli.Context, e *env) error {
 	}
 	// A splice's first questions to git are asked while the plan decodes
 	// (commit.Preflight); only for a plan approved on the command line, as
-	// a prompt may wait longer than the answers hold.
+	// a prompt may wait longer than the answers hold, and whose plan_id
+	// line is the one approved, so that git runs in the repository a plan
+	// file names only once its id is approved (script.Approve checks the
+	// decoded plan's id after).
 	var pf *commit.Preflight
 	defer func() { pf.Wait() }()
 	p, err := loadPlanThen(file, "render", func(b []byte) {
-		if src, ok := commit.PlanSource(b); ok && c.String("format") != "patch" && c.String("approve") != "" {
+		if src, ok := commit.PlanSource(b); ok && c.String("format") != "patch" && approvedHeader(b, c.String("approve")) {
 			pf = commit.StartPreflight(src, c.String("git-repo"))
 		}
 	})
