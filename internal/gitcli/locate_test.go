@@ -1,7 +1,6 @@
 package gitcli
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -10,17 +9,9 @@ import (
 // inside one, a bare repository and a folder inside it, a work tree's
 // .git folder, and a folder in no repository; names with a newline too.
 func TestLocate(t *testing.T) {
-	tmp := gitTestDir(t)
+	tmp := initRepos(t, "work\ntree $(x)")
 	wt := filepath.Join(tmp, "work\ntree $(x)")
 	bare := filepath.Join(tmp, "bare.git")
-	for _, args := range [][]string{{"init", "-q", wt}, {"init", "-q", "--bare", bare}} {
-		if _, err := (Repo{Dir: tmp}).Run(nil, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Mkdir(filepath.Join(wt, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		dir, root, str string
 		bare, inGit    bool
@@ -43,19 +34,4 @@ func TestLocate(t *testing.T) {
 	if _, err := Locate(tmp); err == nil || err.Error() != tmp+" is not in a git repository" {
 		t.Errorf("a plain folder: %v", err)
 	}
-}
-
-// gitTestDir is a temporary folder (symbolic links resolved) for a test's
-// repositories, with git reading no user or system configuration and
-// searching for a repository no higher than the temporary folder.
-func gitTestDir(t *testing.T) string {
-	t.Helper()
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
-	tmp, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tmp
 }

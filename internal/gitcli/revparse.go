@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -70,14 +68,16 @@ var ErrNotBlob = errors.New("not a blob at the commit")
 // BlobAt reads the file path (repository-relative, as `git ls-tree
 // --full-tree` names it) at commit with one `git cat-file --batch`: the
 // id, type and size, then the content, in one process where ls-tree and
-// cat-file blob take two. A file of more than max bytes is not read:
-// tooLarge(size) is the error. A path that is not a file is ErrNotBlob.
+// cat-file blob take two. Unlike Batch.Object, it reads no more than max
+// bytes of content: a larger blob (a hostile one, or a replace ref's) is
+// not read, and tooLarge(size) is the error. A path that is not a file is
+// ErrNotBlob.
 func (r Repo) BlobAt(commit, path string, max int64, tooLarge func(size int64) error) (Blob, error) {
 	if path == "" || path == "." || strings.ContainsAny(path, "\n\x00") || strings.HasPrefix(path, ":") {
 		return Blob{}, ErrNotBlob
 	}
-	cmd := exec.Command("git", "-C", r.Dir, "cat-file", "--batch")
-	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), r.Env...)
+	args := []string{"cat-file", "--batch"}
+	cmd := r.command(args)
 	cmd.Stdin = strings.NewReader(commit + ":" + path + "\n")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -97,7 +97,7 @@ func (r Repo) BlobAt(commit, path string, max int64, tooLarge func(size int64) e
 	case rerr != nil:
 		return Blob{}, rerr
 	case werr != nil:
-		return Blob{}, &Error{Args: []string{"cat-file", "--batch"}, Stderr: errb.String(), Err: werr}
+		return Blob{}, exitError(args, errb.String(), werr)
 	}
 	return b, nil
 }

@@ -8,12 +8,12 @@ import (
 )
 
 // revparseRepo is a work tree (its folder's name holds a newline) with
-// one commit of a.yaml, sub/b.yaml and an empty-ish sub/c, and a bare
-// clone of it.
+// one commit of a.yaml, sub/b.yaml and an empty sub/c, and a bare clone
+// of it.
 func revparseRepo(t *testing.T) (wt, bare, commit string) {
 	t.Helper()
-	tmp := gitTestDir(t)
-	wt, bare = filepath.Join(tmp, "work\ntree"), filepath.Join(tmp, "bare.git")
+	tmp := initRepos(t)
+	wt, bare = filepath.Join(tmp, "work\ntree"), filepath.Join(tmp, "clone.git")
 	if err := os.MkdirAll(filepath.Join(wt, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
