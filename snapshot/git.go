@@ -33,13 +33,14 @@ type GitSource struct {
 	// --ref, whose PATHs are what `check` without --ref reads), rather than
 	// to the repository's root (--tenancy).
 	FromDir bool
-	// BlobsRead, when set, is called once the first tenancy file has been
-	// read from git, before it parses (not at all when FromGit fails
-	// earlier, or reads no file). git's output comes through a pipe in
-	// 64 kB steps, each waiting for a free core: a caller that starts its
-	// own work on the cores then (a --cluster-data decode) does not slow
-	// the read.
-	BlobsRead func()
+	// Beside, when set, runs on a goroutine of its own once the first
+	// tenancy file has been read from git, beside its parse, and FromGit
+	// waits for it; when FromGit succeeds it has run (before FromGit
+	// returns, when no file was read), on an error perhaps not. git's
+	// output comes through a pipe in 64 kB steps, each waiting for a free
+	// core: work on the cores started then (a --cluster-data decode) does
+	// not slow the read.
+	Beside func()
 }
 
 // FromGit reads the tenancy files at the ref with git (never the work
@@ -87,24 +88,18 @@ func FromGit(src GitSource) (*State, error) {
 	for i, f := range files {
 		blob, err := blobs[i], error(nil)
 		if blob == nil {
-			blob, err = readBlob(repo, f, ref)
+			blob, err = gitref.TenancyBlob(repo, f.Path, f.Blob, ref)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 && src.BlobsRead != nil {
-			src.BlobsRead()
+		if i == 0 && src.Beside != nil {
+			defer src.startBeside()()
 		}
 		if err := t.parseFile(f.Path, blob); err != nil {
 			return nil, err
 		}
-		t.ReadKustomizations(f.Path, blob, func(name string) ([]byte, error) {
-			b, err := repo.Run(nil, "cat-file", "blob", commit+":"+name)
-			if err != nil {
-				return nil, fmt.Errorf("no such file at %s", ref)
-			}
-			return b, nil
-		})
+		t.ReadKustomizations(f.Path, blob, gitref.FileAt(repo, commit, ref))
 		st.Source.Files = append(st.Source.Files, f)
 	}
 	if err := t.checkUnique(); err != nil {
@@ -122,12 +117,24 @@ func FromGit(src GitSource) (*State, error) {
 	if st.Source.RefName, st.Profile, err = wait(); err != nil {
 		return nil, err
 	}
+	if src.Beside != nil {
+		src.Beside() // no file was read
+	}
 	st.NodePools, st.Departments, st.Projects = t.NodePools, t.Departments, t.Projects
 	st.ManagedNodes, st.KRMConfig, st.Other = t.ManagedNodes, t.KRMConfig, t.Other
 	for _, what := range []string{SourceNodes, SourceQueues, SourceNamespaces} {
 		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: "git snapshot without a cluster"})
 	}
 	return st, nil
+}
+
+// startBeside runs src.Beside on a goroutine of its own, once (it clears
+// it), and returns the wait for it.
+func (src *GitSource) startBeside() func() {
+	beside, done := src.Beside, make(chan struct{})
+	src.Beside = nil
+	go func() { defer close(done); beside() }()
+	return func() { <-done }
 }
 
 // sourcePaths are the --tenancy paths relative to the repository's top

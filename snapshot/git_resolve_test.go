@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -34,6 +35,16 @@ func TestFromGitResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []byte
+	// Beside runs once when FromGit succeeds, beside the parse of the
+	// first file; not when the file cannot be read.
+	var calls atomic.Int32
+	for _, paths := range [][]string{{"tenancy.yaml"}, {"tenancy.yaml", "./tenancy.yaml"}, {"missing.yaml"}} {
+		calls.Store(0)
+		_, err := FromGit(GitSource{Repo: wt, Paths: paths, Beside: func() { calls.Add(1) }})
+		if want := map[bool]int32{true: 1, false: 0}[err == nil]; calls.Load() != want || (err != nil) != (paths[0] == "missing.yaml") {
+			t.Errorf("%v: Beside ran %d times (error %v), want %d", paths, calls.Load(), err, want)
+		}
+	}
 	for _, src := range []GitSource{
 		{Repo: wt, Paths: []string{"tenancy.yaml"}},
 		{Repo: filepath.Join(wt, "docs"), Ref: "main", Paths: []string{"tenancy.yaml"}},

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/krmplan/krmplan/internal/escape"
@@ -76,18 +75,24 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
 	defer cancel()
 	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")}
-	overlay, begin := startOverlay(ctx, c, e, live)
-	src.BlobsRead = func() { begin(true) }
+	overlay := make(chan liveOverlay, 1)
+	read := func() { overlay <- readOverlay(ctx, c, e, live) }
+	if c.IsSet("cluster-data") {
+		src.Beside = read // decoded on every core: beside the parse, once git has handed over the tenancy
+	} else {
+		go read() // a live cluster is mostly waiting: read from the start
+	}
 	changes := make(chan uncommitted, 1) // git status meanwhile, too
 	go func() {
 		list, err := worktree.Changes(src)
 		changes <- uncommitted{list, err}
 	}()
 	st, err := snapshot.FromGit(src)
-	begin(err == nil) // when FromGit failed, or read no file
 	if err != nil {
 		cancel()
-		<-overlay
+		if !c.IsSet("cluster-data") {
+			<-overlay // FromGit has waited for a decode it started
+		}
 		<-changes
 		return nil, cli.Exit(err.Error(), 1)
 	}
@@ -104,30 +109,6 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 		reportClusterData(e, o.data.Nodes, o.data.LiveQueues, o.data.Namespaces, o.data.NotRead)
 	}
 	return st, nil
-}
-
-// startOverlay reads the overlay (readOverlay) on its own goroutine,
-// into the channel it returns. A --cluster-data file is decoded on every
-// core: it waits for begin (called when git has handed over the tenancy,
-// which the decode would slow), and is not decoded at all when begin says
-// false (the tenancy cannot be read). A live cluster is mostly waiting: it
-// is read from the start. Only begin's first call counts.
-func startOverlay(ctx context.Context, c *cli.Context, e *env, live bool) (<-chan liveOverlay, func(ok bool)) {
-	proceed := make(chan bool, 1)
-	var once sync.Once
-	begin := func(ok bool) { once.Do(func() { proceed <- ok }) }
-	if !c.IsSet("cluster-data") {
-		begin(true)
-	}
-	overlay := make(chan liveOverlay, 1)
-	go func() {
-		if !<-proceed {
-			overlay <- liveOverlay{}
-			return
-		}
-		overlay <- readOverlay(ctx, c, e, live)
-	}()
-	return overlay, begin
 }
 
 // noteUncommitted says on stderr which tenancy files the work tree has

@@ -5,6 +5,7 @@
 package gitref
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -115,4 +116,32 @@ func Profile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error) {
 	}
 	p.Blob = fs[2]
 	return p, nil
+}
+
+// TenancyBlob reads the blob id of the tenancy file path from git, no
+// further than inputfile.Tenancy's size (a replace ref may put a larger
+// blob under the id whose size ls-tree gave); errors name the file and
+// the ref.
+func TenancyBlob(repo gitcli.Repo, path, id, ref string) ([]byte, error) {
+	b, err := repo.RunLimited(inputfile.Tenancy.Max, "cat-file", "blob", id)
+	switch {
+	case errors.Is(err, gitcli.ErrOutputLimit):
+		return nil, fmt.Errorf("%s at %s: more than %d bytes, the most krmplan reads of a %s", path, ref, inputfile.Tenancy.Max, inputfile.Tenancy.Name)
+	case err != nil:
+		return nil, fmt.Errorf("%s at %s: %w", path, ref, err)
+	}
+	return b, nil
+}
+
+// FileAt reads a file named by its repository path at commit (a
+// kustomization's patch); the error says only that there is no such file
+// at ref.
+func FileAt(repo gitcli.Repo, commit, ref string) func(name string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		b, err := repo.Run(nil, "cat-file", "blob", commit+":"+name)
+		if err != nil {
+			return nil, fmt.Errorf("no such file at %s", ref)
+		}
+		return b, nil
+	}
 }
