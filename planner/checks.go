@@ -95,6 +95,18 @@ func (o *owner) name(qi int) string {
 	return o.names[qi]
 }
 
+// prevOnPool is the name of the owner's last queue before the qi-th on
+// the qi-th's node pool, if any (an object has a handful of queues: a scan
+// costs less than a map per object).
+func (o *owner) prevOnPool(qi int) (string, bool) {
+	for j := qi - 1; j >= 0; j-- {
+		if o.queues[j].NodePool == o.queues[qi].NodePool {
+			return o.name(j), true
+		}
+	}
+	return "", false
+}
+
 // name is the KAI Queue name of the queue.
 func (k ownedQueue) name() string { return k.o.name(k.i) }
 
@@ -103,6 +115,13 @@ func (o *owner) field(qi int, f tenancy.Field) tenancy.FieldAddr { return o.addr
 
 // onPool names a department's or a project's place on a node pool.
 type onPool struct{ owner, pool string }
+
+// kidSum is a sum of finite guarantees, and whether an unlimited one was
+// left out.
+type kidSum struct {
+	sum       quota.Value
+	unlimited bool
+}
 
 // ownedQueue is one queue with its owner and index.
 type ownedQueue struct {
@@ -144,6 +163,10 @@ type checker struct {
 	top      map[string][]ownedQueue
 	orphans  []ownedQueue
 	caps     map[string]*capacity.Pool // nil when the nodes were not read
+	ownerList []*owner // owners, once made
+	kidSums   map[*tenancy.Queue]*[3]kidSum // kidsDeserved's, by department queue
+	// slips is checkUnitSlips' buffer, reused from group to group.
+	slips []slipEntry
 }
 
 // Check runs every check on the state s and returns the findings sorted:
@@ -278,7 +301,7 @@ var checks = []check{
 
 func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker {
 	c := &checker{s: s, x: x, loc: &locate.Locator{Set: set, X: x}, depts: map[string]*owner{},
-		deptQueue: map[onPool]ownedQueue{}, children: map[onPool][]ownedQueue{}}
+		deptQueue: map[onPool]ownedQueue{}, children: map[onPool][]ownedQueue{}, kidSums: map[*tenancy.Queue]*[3]kidSum{}}
 	for i := range s.Departments {
 		d := &s.Departments[i]
 		o := newOwner(tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues, "")
@@ -361,13 +384,18 @@ func (c *checker) poolNames() []string {
 	return out
 }
 
-// owners lists departments then projects, each by name.
+// owners lists departments then projects, each by name: made once, by
+// the first check that walks them (the checks only read it).
 func (c *checker) owners() []*owner {
+	if c.ownerList != nil {
+		return c.ownerList
+	}
 	out := make([]*owner, 0, len(c.depts)+len(c.projs))
 	for _, d := range c.s.Departments {
 		out = append(out, c.depts[d.Metadata.Name])
 	}
-	return append(out, c.projs...)
+	c.ownerList = append(out, c.projs...)
+	return c.ownerList
 }
 
 func (c *checker) add(f Finding) { c.out = append(c.out, f) }
@@ -438,7 +466,6 @@ func (c *checker) checkNodePools() {
 // guarantee above the queue's own limit.
 func (c *checker) checkQueues() {
 	for _, o := range c.owners() {
-		seen := map[string]string{}
 		for qi := range o.queues {
 			q, name := &o.queues[qi], o.name(qi)
 			if !c.knownPool(q.NodePool) {
@@ -446,12 +473,11 @@ func (c *checker) checkQueues() {
 					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", name, q.NodePool) + c.poolSuggestion(q.NodePool),
 					Where:   c.loc.At(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
-			if prev, dup := seen[q.NodePool]; dup {
+			if prev, dup := o.prevOnPool(qi); dup {
 				c.add(Finding{Code: CodeTwoQueuesOnePool, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool, prev, name),
 					Where:   c.loc.At(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
-			seen[q.NodePool] = name
 			for _, r := range quota.Resources {
 				c.checkResource(o, qi, q, r)
 			}
@@ -628,23 +654,16 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []o
 	}
 	dname := dept.name(qi)
 	base := Finding{Level: LevelError, Object: dept.addr, Queue: dname, Pool: dq.NodePool, Resource: string(r)}
-	sum, unlimited := quota.Zero, false
+	sum, unlimited := c.kidsDeserved(dq, kids, r)
 	for _, k := range kids {
-		v, _ := value(k.q, r, tenancy.Deserved)
-		if v.IsNegative() && !v.IsUnlimited() {
-			continue // reported as negative-value; it must not shrink the sum
-		}
-		if v.IsUnlimited() {
+		if v, _ := value(k.q, r, tenancy.Deserved); unlimited && v.IsUnlimited() {
 			f := base
 			f.Code = CodeUnlimitedUnderFinite
 			f.Object, f.Queue = k.o.addr, k.name()
 			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.name(), r, dname, quota.Amount(r, have))
 			f.Where = append(c.fieldLoc(k.o, k.i, r, tenancy.Deserved), c.fieldLoc(dept, qi, r, tenancy.Deserved)...)
 			c.add(f)
-			unlimited = true
-			continue
 		}
-		sum = sum.Add(v)
 	}
 	if unlimited || sum.Cmp(have) <= 0 {
 		return
@@ -655,6 +674,29 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []o
 		dname, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
 	f.Where = append(c.fieldLoc(dept, qi, r, tenancy.Deserved), c.guaranteesLoc(kids, r)...)
 	c.add(f)
+}
+
+// kidsDeserved is the sum of the guarantees of r of kids, the projects'
+// queues under dq, without a -1 or another negative (-1 is unlimited: say
+// whether one is there), summed once for projects-over-department and
+// unassigned-share.
+func (c *checker) kidsDeserved(dq *tenancy.Queue, kids []ownedQueue, r quota.Resource) (quota.Value, bool) {
+	ri := slices.Index(quota.Resources, r)
+	s, ok := c.kidSums[dq]
+	if !ok {
+		s = new([3]kidSum)
+		for _, k := range kids {
+			for i, r := range quota.Resources {
+				if v, _ := value(k.q, r, tenancy.Deserved); !v.IsNegative() {
+					s[i].sum = s[i].sum.Plus(v) // of finite values: Add without its tests
+				} else if v.IsUnlimited() {
+					s[i].unlimited = true
+				}
+			}
+		}
+		c.kidSums[dq] = s
+	}
+	return s[ri].sum, s[ri].unlimited
 }
 
 // guaranteesLoc locates the guarantees of r that a sum over queues counts:
