@@ -159,11 +159,11 @@ type checker struct {
 	// of root projects, which have no department, and the project queues
 	// whose department has none there); those last project queues
 	// (orphans); and, when the nodes were read, each pool's nodes and cards.
-	newPools map[string]bool
-	top      map[string][]ownedQueue
-	orphans  []ownedQueue
-	caps     map[string]*capacity.Pool // nil when the nodes were not read
-	ownerList []*owner // owners, once made
+	newPools  map[string]bool
+	top       map[string][]ownedQueue
+	orphans   []ownedQueue
+	caps      map[string]*capacity.Pool     // nil when the nodes were not read
+	ownerList []*owner                      // owners, once made
 	kidSums   map[*tenancy.Queue]*[3]kidSum // kidsDeserved's, by department queue
 	// slips is checkUnitSlips' buffer, reused from group to group.
 	slips []slipEntry
