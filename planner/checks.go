@@ -73,7 +73,12 @@ type owner struct {
 }
 
 func newOwner(kind tenancy.Kind, name string, queues []tenancy.Queue, parent string) *owner {
-	o := &owner{addr: kind.Object(name), queues: queues, parent: parent}
+	return new(owner).init(kind, name, queues, parent)
+}
+
+// init makes o the owner newOwner makes, and returns it.
+func (o *owner) init(kind tenancy.Kind, name string, queues []tenancy.Queue, parent string) *owner {
+	*o = owner{addr: kind.Object(name), queues: queues, parent: parent}
 	for i := range queues {
 		if queues[i].Name == "" {
 			o.names = make([]string, len(queues))
@@ -165,6 +170,9 @@ type checker struct {
 	caps      map[string]*capacity.Pool     // nil when the nodes were not read
 	ownerList []*owner                      // owners, once made
 	kidSums   map[*tenancy.Queue]*[3]kidSum // kidsDeserved's, by department queue
+	// pools, when not nil, are the only node pools whose cards are
+	// compared with their guarantees (sh.errorsIn).
+	pools map[string]bool
 	// slips is checkUnitSlips' buffer, reused from group to group.
 	slips []slipEntry
 }
@@ -197,9 +205,17 @@ func CheckChange(before, target *snapshot.State, set config.Ranges) []Finding {
 func checkErrors(s *snapshot.State) []Finding { return newShared(s).errors(s) }
 
 // errors is checkErrors of s, a state with sh's cluster data.
-func (sh *shared) errors(s *snapshot.State) []Finding {
+func (sh *shared) errors(s *snapshot.State) []Finding { return sh.errorsIn(s, nil) }
+
+// errorsIn is errors with the cards compared only of the node pools in
+// pools (all when nil): a step's scope compares those of its closure
+// (scope.Scope.Pools), whose nodes it holds; on its other pools the step
+// raises no guarantee at the top, so it cannot add pool-over-capacity there.
+func (sh *shared) errorsIn(s *snapshot.State, pools map[string]bool) []Finding {
 	x := tenancy.NewIndex(&s.Tenancy)
-	return sh.run(s, s, x, x, nil, nil, true)
+	c := newChecker(s, x, nil)
+	c.before, c.bx, c.beforeLoc, c.sh, c.pools = s, x, c.loc, sh, pools
+	return c.run(true)
 }
 
 // runChecks is CheckChange with the states' indexes (bx of before's
@@ -218,13 +234,19 @@ func (sh *shared) run(before, target *snapshot.State, bx, tx *tenancy.Index, set
 	if before != target {
 		c.beforeLoc = &locate.Locator{X: bx}
 	}
+	return c.run(errorsOnly)
+}
+
+// run runs the catalogue on c's state, with errorsOnly only the checks
+// that can make an error, keeping only their errors, and sorts.
+func (c *checker) run(errorsOnly bool) []Finding {
 	c.index()
 	for _, check := range checks {
 		if !errorsOnly || check.errors {
 			check.run(c)
 		}
 	}
-	if changes != nil {
+	if c.changes != nil {
 		c.checkRemovals()
 	}
 	if errorsOnly {
@@ -300,11 +322,14 @@ var checks = []check{
 }
 
 func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker {
-	c := &checker{s: s, x: x, loc: &locate.Locator{Set: set, X: x}, depts: map[string]*owner{},
-		deptQueue: map[onPool]ownedQueue{}, children: map[onPool][]ownedQueue{}, kidSums: map[*tenancy.Queue]*[3]kidSum{}}
+	nd := len(s.Departments)
+	c := &checker{s: s, x: x, loc: &locate.Locator{Set: set, X: x}, depts: make(map[string]*owner, nd),
+		deptQueue: make(map[onPool]ownedQueue, 2*nd), children: make(map[onPool][]ownedQueue, 2*nd), kidSums: make(map[*tenancy.Queue]*[3]kidSum, 2*nd),
+		projs: make([]*owner, 0, len(s.Projects))}
+	all := make([]owner, nd+len(s.Projects)) // one allocation for every owner
 	for i := range s.Departments {
 		d := &s.Departments[i]
-		o := newOwner(tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues, "")
+		o := all[i].init(tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues, "")
 		c.depts[o.addr.Name] = o
 		for qi := range d.Spec.Queues {
 			k := onPool{o.addr.Name, d.Spec.Queues[qi].NodePool}
@@ -315,7 +340,7 @@ func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker
 	}
 	for i := range s.Projects {
 		p := &s.Projects[i]
-		o := newOwner(tenancy.KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent)
+		o := all[nd+i].init(tenancy.KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent)
 		c.projs = append(c.projs, o)
 		for qi := range p.Spec.Queues {
 			k := onPool{p.Spec.Parent, p.Spec.Queues[qi].NodePool}
@@ -368,7 +393,7 @@ func (c *checker) index() {
 			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
 		}
 	}
-	c.caps = c.sh.nodes.PoolsOf(c.s, nil)
+	c.caps = c.sh.nodes.PoolsOf(c.s, c.pools)
 }
 
 // poolNames lists the node pools of the state by name, and "default" when a
@@ -730,7 +755,9 @@ func (c *checker) checkPoolCapacity() {
 		return
 	}
 	for _, name := range c.poolNames() {
-		c.poolOverCapacity(name)
+		if c.pools == nil || c.pools[name] {
+			c.poolOverCapacity(name)
+		}
 	}
 }
 

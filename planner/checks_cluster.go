@@ -322,8 +322,9 @@ func (c *checker) liveDiffs() {
 					Where: c.beforeLoc.At(o.field(qi, tenancy.FieldQueueName))})
 				continue // its numbers differ on purpose
 			}
+			lqq := &tenancy.Queue{Resources: lq.Resources} // the Queue's numbers, read as a queue's
 			for _, r := range quota.Resources {
-				c.liveDiffers(o, qi, q, lq.LiveQueue, r)
+				c.liveDiffers(o, qi, q, lqq, r)
 			}
 		}
 	}
@@ -406,8 +407,8 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r qu
 // overQuotaWeight (an omitted field is 0 on both sides). KRM writes the source's numbers into the
 // Queue, unconverted; a difference means it has not reconciled (or a
 // GitOps tool has not synced) yet, or the Queue was edited directly.
-func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
-	lqq := &tenancy.Queue{Resources: lq.Resources}
+// lqq is the live Queue's numbers as a queue's (its Resources).
+func (c *checker) liveDiffers(o *owner, qi int, q, lqq *tenancy.Queue, r quota.Resource) {
 	var have, want []string
 	var where []tenancy.Location
 	for _, field := range tenancy.QuotaFields {

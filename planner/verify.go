@@ -50,8 +50,12 @@ func (sh *shared) stepErrors(before *snapshot.State, bx, tx *tenancy.Index, chan
 	renamed := removal.Renamed(changes)
 	for n, st := range steps[:max(len(steps)-1, 0)] { // the last state is the target, checked on its own
 		sc := rel.Scope(changes, st.Object, st.Changes, st.Action == StepCreate)
+		pools := sc.Pools
+		if sc.All {
+			pools = nil
+		}
 		had := map[findingKey]bool{}
-		for _, f := range sh.errors(sc.Extract(before, work.Index())) {
+		for _, f := range sh.errorsIn(sc.Extract(before, work.Index()), pools) {
 			had[f.key()] = true
 		}
 		if err := work.Apply(stepChanges(changes, st)); err != nil {
@@ -61,7 +65,7 @@ func (sh *shared) stepErrors(before *snapshot.State, bx, tx *tenancy.Index, chan
 			return out
 		}
 		var errs []Finding
-		for _, f := range sh.errors(sc.Extract(before, work.Index())) {
+		for _, f := range sh.errorsIn(sc.Extract(before, work.Index()), pools) {
 			if !had[f.key()] && (f.Code != CodeSharedNamespace || !renamed[f.Object]) {
 				errs = append(errs, f)
 			}
