@@ -165,8 +165,12 @@ func FromInt(n int64) Value {
 	return v
 }
 
-// IsUnlimited reports whether v is -1 (unlimited).
+// IsUnlimited reports whether v is -1 (unlimited). A finite value without
+// a minus sign (most of them) is not, without a comparison.
 func (v Value) IsUnlimited() bool {
+	if v.d.Form == apd.Finite && !v.d.Negative {
+		return false
+	}
 	return v.d.Cmp(&Unlimited.d) == 0
 }
 
