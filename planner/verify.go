@@ -54,9 +54,19 @@ func (sh *shared) stepErrors(before *snapshot.State, bx, tx *tenancy.Index, chan
 		if sc.All {
 			pools = nil
 		}
-		had := map[findingKey]bool{}
-		for _, f := range sh.errorsIn(sc.Extract(before, work.Index()), pools) {
-			had[f.key()] = true
+		// The errors the scope has before the step are needed only when it
+		// has some after it (in a clean plan most scopes have none). A part
+		// of the state is its own copy of the objects, and gets its own
+		// copy of the queues of the step's object, which the step may change
+		// in place: kept, it is checked after the step only if need be. The
+		// whole state shares the draft's lists, so it is checked now.
+		var had map[findingKey]bool
+		var prior *snapshot.State
+		if sc.All {
+			had = keys(sh.errorsIn(sc.Extract(before, work.Index()), pools))
+		} else {
+			prior = sc.Extract(before, work.Index())
+			ownQueues(prior, st.Object)
 		}
 		if err := work.Apply(stepChanges(changes, st)); err != nil {
 			// The steps are made of the changes: this is a bug, said as
@@ -65,7 +75,11 @@ func (sh *shared) stepErrors(before *snapshot.State, bx, tx *tenancy.Index, chan
 			return out
 		}
 		var errs []Finding
-		for _, f := range sh.errorsIn(sc.Extract(before, work.Index()), pools) {
+		after := sh.errorsIn(sc.Extract(before, work.Index()), pools)
+		if len(after) > 0 && had == nil {
+			had = keys(sh.errorsIn(prior, pools))
+		}
+		for _, f := range after {
 			if !had[f.key()] && (f.Code != CodeSharedNamespace || !renamed[f.Object]) {
 				errs = append(errs, f)
 			}
@@ -76,6 +90,30 @@ func (sh *shared) stepErrors(before *snapshot.State, bx, tx *tenancy.Index, chan
 		}
 	}
 	return out
+}
+
+// keys is the set of the findings' keys.
+func keys(fs []Finding) map[findingKey]bool {
+	out := make(map[findingKey]bool, len(fs))
+	for _, f := range fs {
+		out[f.key()] = true
+	}
+	return out
+}
+
+// ownQueues gives the department or project o of the part of a state s
+// its own copy of its queues.
+func ownQueues(s *snapshot.State, o tenancy.ObjectAddr) {
+	for i := range s.Departments {
+		if d := &s.Departments[i]; o == tenancy.KindDepartment.Object(d.Metadata.Name) {
+			d.Spec.Queues = tenancy.CloneQueues(d.Spec.Queues)
+		}
+	}
+	for i := range s.Projects {
+		if p := &s.Projects[i]; o == tenancy.KindProject.Object(p.Metadata.Name) {
+			p.Spec.Queues = tenancy.CloneQueues(p.Spec.Queues)
+		}
+	}
 }
 
 // stepChanges is the changes a step applies, in its order.
