@@ -592,7 +592,7 @@ func (c *checker) checkQueueNames() {
 		o  *owner
 		qi int
 	}
-	first := map[string]use{}
+	first := make(map[string]use, len(c.s.Departments)+len(c.s.Projects)) // about one queue per object, or more
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
 			name := o.name(qi)
@@ -632,7 +632,7 @@ func (c *checker) checkQueueNames() {
 
 // checkNamespaces: a namespace belongs to one project.
 func (c *checker) checkNamespaces() {
-	first := map[string]string{}
+	first := make(map[string]string, len(c.s.Projects))
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
 		ns := p.NamespaceName(c.s.KRMConfig.NamePrefix())

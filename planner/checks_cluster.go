@@ -367,6 +367,9 @@ func (sh *shared) queues() *live.Queues {
 func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r quota.Resource) {
 	for _, np := range []bool{false, true} {
 		used, present, err := lq.Usage(r, np)
+		if err == nil && !present {
+			continue // nothing in use (most non-preemptible usage)
+		}
 		field, status, code := tenancy.Limit, "allocated", CodeUsageOverLimit
 		if np {
 			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", CodeNonPreemptibleOverGuarantee
@@ -385,7 +388,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r qu
 			continue
 		}
 		bound, _ := value(q, r, field)
-		if !present || badNegative(bound) || used.Cmp(bound) <= 0 {
+		if badNegative(bound) || used.Cmp(bound) <= 0 {
 			continue
 		}
 		f := base
