@@ -242,6 +242,9 @@ func (sh *shared) run(before, target *snapshot.State, bx, tx *tenancy.Index, set
 func (c *checker) run(errorsOnly bool) []Finding {
 	c.index()
 	for _, check := range checks {
+		if c.sh.abandon.Load() {
+			return nil // unwanted (pending.stop)
+		}
 		if !errorsOnly || check.errors {
 			check.run(c)
 		}

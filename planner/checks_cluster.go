@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner/capacity"
@@ -345,6 +346,9 @@ type shared struct {
 	live      *live.Queues
 	diffsOnce sync.Once
 	diffs     []Finding
+	// abandon, once set, ends the checks of the states being checked
+	// early: their findings are not wanted (pending.stop).
+	abandon atomic.Bool
 }
 
 // newShared is what the checks of states with s's cluster data share.
