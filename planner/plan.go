@@ -118,14 +118,44 @@ type Summary struct {
 // a required field, a change to an immutable label pair); with an error
 // diagnostic there is no plan. Findings of the checks are in the plan.
 func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) {
+	k := StartChecks(before)
+	defer k.Stop()
+	return k.Build(ov)
+}
+
+// Checking is a snapshot whose own checks have started (StartChecks): a
+// plan's findings are marked by them, and they do not depend on the
+// changes, so they run while the desired file is read and the plan is
+// made.
+type Checking struct {
+	before *snapshot.State
+	bx     *tenancy.Index
+	sh     *shared
+	pb     *pending
+}
+
+// StartChecks starts the checks of the snapshot before, on a goroutine of
+// their own, for one Build on it; Stop must follow.
+func StartChecks(before *snapshot.State) *Checking {
 	bx := tenancy.NewIndex(&before.Tenancy)
 	sh, pb := startBefore(before, bx)
-	defer pb.stop()
+	return &Checking{before: before, bx: bx, sh: sh, pb: pb}
+}
+
+// Stop ends the snapshot's checks when no plan took them (an error before
+// or in Build), and waits for them: nothing is left running. After a plan
+// it only returns.
+func (k *Checking) Stop() { k.pb.stop() }
+
+// Build is the package's Build of ov against the snapshot k checks: once,
+// before Stop.
+func (k *Checking) Build(ov *config.Overlay) (*Plan, hcl.Diagnostics) {
+	before, bx := k.before, k.bx
 	changes, set, diags := ov.Changes(bx, readFiles(before))
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	p, err := build(before, bx, changes, set, sh, pb)
+	p, err := build(before, bx, changes, set, k.sh, k.pb)
 	if err != nil {
 		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Internal error",
 			Detail: "the changes of desired.hcl do not apply to the snapshot: " + err.Error() + "; please report this with the desired file"})
