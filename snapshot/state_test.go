@@ -25,20 +25,20 @@ func sealedState(t *testing.T, takenAt string) (*State, []byte) {
 				Metadata: tenancy.Meta{Name: "workspace"},
 				Spec: tenancy.ProjectSpec{Parent: "platform", Queues: []tenancy.Queue{{Name: "workspace-h100", NodePool: "h100",
 					Resources: tenancy.Resources{GPU: &tenancy.Resource{Deserved: num("3"), Limit: num("4"), OverQuotaWeight: num("1")}}}}},
-				Origin: &tenancy.Origin{File: "t.yaml", Line: 3, Values: map[string]tenancy.Pos{
+				Origin: &tenancy.Origin{File: "t.yaml", Line: 3, Values: tenancy.PositionsOf(map[string]tenancy.Pos{
 					"/spec/parent":                                 {Line: 6, Column: 11, Start: 80, End: 90, Text: `"platform"`},
 					"/spec/queues/0/name":                          {Line: 9, Column: 13, Start: 120, End: 134, Text: `"a\"b"` + "\u00e9\t<&>"},
 					"/spec/queues/0/resources/gpu/deserved":        {Line: 11, Column: 28, Start: 200, End: 201, Text: "3"},
 					"/spec/queues/0/resources/gpu/limit":           {Line: 11, Column: 40, Start: 212, End: 217, Text: "*four", Alias: true, AnchorLine: 2},
 					"/spec/queues/0/resources/gpu/overQuotaWeight": {Line: 11, Column: 60, Start: 232, End: 233, Text: "1", Anchor: "w", AnchorLine: 11},
-				}},
+				})},
 			}},
 		},
 	}
 	// The name's text above is not its bytes' length; fix End to match.
-	p := s.Projects[0].Origin.Values["/spec/queues/0/name"]
+	p, _ := s.Projects[0].Origin.Values.Value("/spec/queues/0/name")
 	p.End = p.Start + len(p.Text)
-	s.Projects[0].Origin.Values["/spec/queues/0/name"] = p
+	s.Projects[0].Origin.Values.Put("/spec/queues/0/name", p)
 	return s, s.Seal()
 }
 

@@ -57,7 +57,7 @@ spec:
 		{"/spec/queues/3/resources/gpu/limit", 23, "*four", true, "", 11},
 		{"/spec/queues/3/resources/gpu/deserved", 23, "3", false, "", 0},
 	} {
-		p, ok := vals[tc.path]
+		p, ok := vals.Value(tc.path)
 		if !ok {
 			t.Errorf("%s: no position", tc.path)
 			continue

@@ -152,7 +152,7 @@ func (r *docReader) read(t *Parsed, root *yaml.Node) error {
 
 // readKind reads the spec of a KRM object of kind into t.
 func (r *docReader) readKind(t *Parsed, kind string, m tenancy.Meta, spec, root *yaml.Node) error {
-	origin := &tenancy.Origin{File: r.file, Line: root.Line, Values: r.values}
+	origin := &tenancy.Origin{File: r.file, Line: root.Line, Values: tenancy.PositionsOf(r.values)}
 	switch kind {
 	case "NodePool":
 		p := tenancy.NodePool{Metadata: m, Origin: origin}

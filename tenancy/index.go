@@ -188,7 +188,7 @@ func (x *Index) Pos(a FieldAddr) (p Pos, ok bool) {
 	if o == nil {
 		return Pos{}, false
 	}
-	p, ok = o.Values[a.Pointer()]
+	p, ok = o.Values.Value(a.Pointer())
 	return p, ok
 }
 

@@ -26,8 +26,8 @@ func TestOriginJSONIsEncodingJSON(t *testing.T) {
 	in := file{Objects: []object{
 		{Name: "no origin"},
 		{Name: "no values", Origin: &tenancy.Origin{File: "a.yaml", Line: 3}},
-		{Name: "empty values", Origin: &tenancy.Origin{File: "a.yaml", Line: 3, Values: map[string]tenancy.Pos{}}},
-		{Name: "every form", Origin: &tenancy.Origin{File: "dir/ü <b>.yaml", Line: 12, Values: map[string]tenancy.Pos{
+		{Name: "empty values", Origin: &tenancy.Origin{File: "a.yaml", Line: 3, Values: tenancy.PositionsOf(map[string]tenancy.Pos{})}},
+		{Name: "every form", Origin: &tenancy.Origin{File: "dir/ü <b>.yaml", Line: 12, Values: tenancy.PositionsOf(map[string]tenancy.Pos{
 			"/spec/queues/0/resources/gpu/deserved": {Line: 31, Column: 28, Start: 1214, End: 1215, Text: "4"},
 			"/spec/queues/0/name":                   {Line: 30, Column: 13, Start: 1190, End: 1198, Text: `"a-h100"`},
 			"/spec/queues/1/name":                   {Line: 40, Column: 13, Start: 1290, End: 1300, Text: "'ü\u2028x'"},
@@ -37,7 +37,7 @@ func TestOriginJSONIsEncodingJSON(t *testing.T) {
 			"/spec/queues/0/resources/memory/limit": {Line: 6, Column: 3, Start: 90, End: 99, Text: "1"},
 			"/spec/parent":                          {Line: 2, Column: 11, Start: 20, End: 28, Text: "platform"},
 			"/spec/Parent":                          {Line: 2, Column: 11, Start: 20, End: 28, Text: "PLATFORM"},
-		}}},
+		})}},
 	}}
 	var std bytes.Buffer
 	enc := json.NewEncoder(&std)
@@ -62,7 +62,7 @@ func TestOriginJSONIsEncodingJSON(t *testing.T) {
 		if err := jsonfile.DecodeStrict(b, &back); err != nil {
 			t.Fatal(err)
 		}
-		in.Objects[2].Origin.Values = nil // omitted when empty
+		in.Objects[2].Origin.Values = tenancy.Positions{} // omitted when empty
 		if !reflect.DeepEqual(back, in) {
 			t.Fatalf("read back %+v", back)
 		}

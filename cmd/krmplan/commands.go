@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -407,10 +408,17 @@ func loadDesired(file string, vars, varFileNames []string) (*config.Overlay, hcl
 // loadPlan reads a plan file and plans it again (planfile.Decode): the
 // plan that its snapshot and desired file make. A file that says anything
 // else is refused by the command (show, render), naming the difference.
-func loadPlan(path, command string) (*planner.Plan, error) {
+func loadPlan(path, command string) (*planner.Plan, error) { return loadPlanThen(path, command, nil) }
+
+// loadPlanThen is loadPlan that gives the file's bytes to read (when not
+// nil) before it decodes them.
+func loadPlanThen(path, command string, read func([]byte)) (*planner.Plan, error) {
 	b, err := inputfile.Read(path, inputfile.Plan)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
+	}
+	if read != nil {
+		read(b)
 	}
 	p, err := planfile.Decode(path, b)
 	var differs *planfile.DiffersError
@@ -471,6 +479,26 @@ func renderCommand(e *env) *cli.Command {
 	}
 }
 
+// approvedHeader reports whether the plan_id line of plan.json's bytes b
+// (`  "plan_id": "…",`, the first at the top level) is the plan that
+// --approve id approves, by planner.Plan.MatchID's rule: at least its first
+// 12 hex digits. A read of the bytes, not of the plan: it only gates the
+// splice's preflight.
+func approvedHeader(b []byte, id string) bool {
+	const key = "\n  \"plan_id\": \""
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return false
+	}
+	rest := b[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return false
+	}
+	p := planner.Plan{PlanID: string(rest[:j])}
+	return p.MatchID(id)
+}
+
 // runRender is the render command: an approved plan as a patch script, a
 // splice commit or its diff.
 func runRender(c *cli.Context, e *env) error {
@@ -478,7 +506,19 @@ func runRender(c *cli.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadPlan(file, "render")
+	// A splice's first questions to git are asked while the plan decodes
+	// (commit.Preflight); only for a plan approved on the command line, as
+	// a prompt may wait longer than the answers hold, and whose plan_id
+	// line is the one approved, so that git runs in the repository a plan
+	// file names only once its id is approved (script.Approve checks the
+	// decoded plan's id after).
+	var pf *commit.Preflight
+	defer func() { pf.Wait() }()
+	p, err := loadPlanThen(file, "render", func(b []byte) {
+		if src, ok := commit.PlanSource(b); ok && c.String("format") != "patch" && approvedHeader(b, c.String("approve")) {
+			pf = commit.StartPreflight(src, c.String("git-repo"))
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -495,7 +535,7 @@ func runRender(c *cli.Context, e *env) error {
 	if err := script.Approve(p, c.String("approve"), prompted); err != nil {
 		return cli.Exit("render refused: "+err.Error(), 1)
 	}
-	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force"), Subject: c.String("message")}
+	opts := commit.Options{WithMirrors: c.Bool("with-mirrors"), Repo: c.String("git-repo"), Force: c.Bool("force"), Subject: c.String("message"), Preflight: pf}
 	switch c.String("format") {
 	case "patch":
 		return renderPatch(c, e, p)

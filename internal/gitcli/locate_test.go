@@ -1,7 +1,6 @@
 package gitcli
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -10,23 +9,9 @@ import (
 // inside one, a bare repository and a folder inside it, a work tree's
 // .git folder, and a folder in no repository; names with a newline too.
 func TestLocate(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
-	tmp, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmp := initRepos(t, "work\ntree $(x)")
 	wt := filepath.Join(tmp, "work\ntree $(x)")
 	bare := filepath.Join(tmp, "bare.git")
-	for _, args := range [][]string{{"init", "-q", wt}, {"init", "-q", "--bare", bare}} {
-		if _, err := (Repo{Dir: tmp}).Run(nil, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Mkdir(filepath.Join(wt, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		dir, root, str string
 		bare, inGit    bool

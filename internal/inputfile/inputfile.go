@@ -76,10 +76,8 @@ func Read(path string, k Kind) ([]byte, error) {
 	var b []byte
 	over := false
 	if fi.Mode().IsRegular() {
-		var buf bytes.Buffer
-		buf.Grow(int(fi.Size()) + 512)
-		_, err = buf.ReadFrom(r)
-		b, over = buf.Bytes(), int64(buf.Len()) > k.Max
+		b, err = readSized(r, fi.Size())
+		over = int64(len(b)) > k.Max
 	} else {
 		b, over, err = readChunks(r, k.Max)
 	}
@@ -90,6 +88,31 @@ func Read(path string, k Kind) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %s, the most krmplan reads of a %s", path, size(k.Max), k.Name)
 	}
 	return b, nil
+}
+
+// readSized reads r, a regular file of size bytes by its Stat, to its
+// end into one buffer made for it: a file as long as Stat said is read
+// into size+1 bytes (the byte past its end sees EOF) without the buffer
+// growing or being cleared first, as a bytes.Buffer grown to size clears
+// it (the pages of a plan.json of tens of megabytes, touched twice). A
+// file that grows while it is read is read on, the buffer growing as
+// append grows it (r is limited past the cap); one that shrinks gives
+// the bytes it has.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // readChunks reads r to its end in chunks of 1 MB, joined once at the

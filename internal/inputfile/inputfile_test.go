@@ -3,12 +3,14 @@ package inputfile
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 )
 
 var small = Kind{Name: "test file", Max: 1000}
@@ -104,5 +106,37 @@ func TestSize(t *testing.T) {
 		if got := size(n); got != want {
 			t.Errorf("size(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A regular file is read into a buffer of its size by Stat and one byte,
+// made once; one that grows or shrinks while it is read gives what it
+// holds to its end, and a failing read its error.
+func TestReadSized(t *testing.T) {
+	data := strings.Repeat("0123456789", 1000)
+	for _, tc := range []struct {
+		name    string
+		size    int64
+		content string
+		cap     int // of the buffer read into; 0: not checked
+	}{
+		{"as long as Stat said", 10000, data, 10001},
+		{"empty", 0, "", 1},
+		{"grown", 10, data, 0},
+		{"grown by one byte", 9999, data, 0},
+		{"shrunk", 20000, data, 20001},
+	} {
+		b, err := readSized(iotest.OneByteReader(strings.NewReader(tc.content)), tc.size)
+		if err != nil || string(b) != tc.content || (tc.cap > 0 && cap(b) != tc.cap) {
+			t.Errorf("%s: %d bytes (cap %d), %v; want %d bytes (cap %d)", tc.name, len(b), cap(b), err, len(tc.content), tc.cap)
+		}
+		b, err = readSized(strings.NewReader(tc.content), tc.size)
+		if err != nil || string(b) != tc.content {
+			t.Errorf("%s, in one read: %d bytes, %v", tc.name, len(b), err)
+		}
+	}
+	broken := io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(syscall.EIO))
+	if b, err := readSized(broken, 10); b != nil || !errors.Is(err, syscall.EIO) {
+		t.Errorf("a failing read: %q, %v", b, err)
 	}
 }

@@ -1,8 +1,6 @@
 package between
 
 import (
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -71,7 +69,7 @@ func queueLine(x *tenancy.Index, o tenancy.ObjectAddr, pool string, base bool) [
 	}
 	l := tenancy.Location{File: origin.File, Line: origin.Line, Base: base}
 	if qi := queueIndex(x.Queues(o), pool); qi >= 0 && pool != "" {
-		if pos, ok := origin.Values[o.Queue(qi).Field(tenancy.FieldQueueName).Pointer()]; ok {
+		if pos, ok := origin.Values.Value(o.Queue(qi).Field(tenancy.FieldQueueName).Pointer()); ok {
 			l.Line, l.Column = pos.Line, pos.Column
 		}
 	}
@@ -92,8 +90,7 @@ func places(x *tenancy.Index) map[place]placed {
 			// Values behind one YAML alias share its position: the first
 			// pointer, in order, names it, so the mapping is the same on
 			// every run (a plan file is planned again to verify it).
-			for _, ptr := range slices.Sorted(maps.Keys(origin.Values)) {
-				pos := origin.Values[ptr]
+			for ptr, pos := range origin.Values.All() {
 				if k := (place{origin.File, pos.Line, pos.Column}); out[k] == (placed{}) {
 					out[k] = placed{o, ptr}
 				}
@@ -120,7 +117,7 @@ func headLine(l tenancy.Location, at map[place]placed, bx, hx *tenancy.Index) te
 	if !ok {
 		return base // a queue entry the head removes
 	}
-	if pos, ok := origin.Values[ptr]; ok && ptr != "" {
+	if pos, ok := origin.Values.Value(ptr); ok && ptr != "" {
 		return tenancy.Location{File: origin.File, Line: pos.Line, Column: pos.Column}
 	}
 	return tenancy.Location{File: origin.File, Line: origin.Line}

@@ -30,7 +30,7 @@ func (l *Locator) At(a tenancy.FieldAddr) []tenancy.Location {
 	if o == nil {
 		return nil
 	}
-	if p, ok := o.Values[a.Pointer()]; ok {
+	if p, ok := o.Values.Value(a.Pointer()); ok {
 		return []tenancy.Location{{File: o.File, Line: p.Line, Column: p.Column}}
 	}
 	return []tenancy.Location{{File: o.File, Line: o.Line}}

@@ -148,7 +148,7 @@ func TestEmbeddedSnapshotIsStateJSON(t *testing.T) {
 	if got := d.Snapshot.Marshal(); !bytes.Equal(got, state) {
 		t.Errorf("the decoded snapshot is not state.json:\n%s", got)
 	}
-	if pos := d.Snapshot.Projects[2].Origin.Values["/spec/queues/0/resources/gpu/deserved"]; pos.Text != "0" || pos.Line != 35 {
+	if pos, _ := d.Snapshot.Projects[2].Origin.Values.Value("/spec/queues/0/resources/gpu/deserved"); pos.Text != "0" || pos.Line != 35 {
 		t.Errorf("c's deserved, a value the plan does not change: %+v", pos)
 	}
 	// Bytes that the embedding would not give back as they are (a file

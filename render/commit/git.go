@@ -24,6 +24,7 @@ import (
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -45,10 +46,12 @@ type Result struct {
 // krmplan/<first 12 hex digits of the plan id>.
 func DefaultBranch(p *planner.Plan) string { return "krmplan/" + p.PlanID[:12] }
 
-// gitFiles reads files of one commit with git.
+// gitFiles reads files of one commit with git (through batch, when not
+// nil, rather than a git process per file).
 type gitFiles struct {
 	repo   gitcli.Repo
 	commit string
+	batch  *gitcli.Batch
 }
 
 // File implements RepoFiles.
@@ -65,11 +68,22 @@ func (g gitFiles) File(path string) (mode, blob string, data []byte, exists bool
 	if fs[1] != "blob" {
 		return "", "", nil, false, fmt.Errorf("%s: not a file at commit %.12s", path, g.commit)
 	}
-	data, err = g.repo.Run(nil, "cat-file", "blob", fs[2])
+	data, err = g.blob(fs[2])
 	if err != nil {
 		return "", "", nil, false, err
 	}
 	return fs[0], fs[2], data, true, nil
+}
+
+// blob is the blob id's bytes: `git cat-file blob`'s, and its error when
+// the batch has no such blob.
+func (g gitFiles) blob(id string) ([]byte, error) {
+	if g.batch != nil {
+		if _, kind, data, ok, err := g.batch.Object(id); err == nil && ok && kind == "blob" {
+			return data, nil
+		}
+	}
+	return g.repo.Run(nil, "cat-file", "blob", id)
 }
 
 // List implements RepoFiles.
@@ -102,20 +116,37 @@ type quarantine struct {
 	git     gitcli.Repo
 	// hashConfig is git configuration (-c k=v) for writing the blobs.
 	hashConfig []string
+	// trees are folders of the parent commit read ahead (Preflight).
+	trees map[string]folder
 }
 
 func newQuarantine(repo gitcli.Repo) (*quarantine, error) {
+	objects, err := objectsDir(repo)
+	if err != nil {
+		return nil, err
+	}
+	return newQuarantineAt(repo, objects)
+}
+
+// objectsDir is the repository's object directory (absolute).
+func objectsDir(repo gitcli.Repo) (string, error) {
 	objects, err := repo.Line("rev-parse", "--path-format=absolute", "--git-path", "objects")
 	if err != nil { // git before 2.31 has no --path-format
 		common, err2 := repo.Line("rev-parse", "--git-common-dir")
 		if err2 != nil {
-			return nil, err
+			return "", err
 		}
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(repo.Dir, common)
 		}
 		objects = filepath.Join(common, "objects")
 	}
+	return objects, nil
+}
+
+// newQuarantineAt is newQuarantine for a repository whose object
+// directory is known.
+func newQuarantineAt(repo gitcli.Repo, objects string) (*quarantine, error) {
 	dir, err := os.MkdirTemp("", "krmplan-splice-*")
 	if err != nil {
 		return nil, err
@@ -138,12 +169,20 @@ func (q *quarantine) close() { os.RemoveAll(q.dir) }
 // folder on the way to a changed file, deepest first, as its entries at
 // parent with the changed ones replaced (a deleted file left out), through
 // git mktree. A file where parent has a folder (or the reverse) is refused.
-func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
+// first, when not nil, is startBlob's process for the first file written.
+func (q *quarantine) writeTree(parent string, sp *SplicePlan, first *gitcli.Started) (string, error) {
 	trees := map[string]map[string]treeEntry{} // folder ("" the root) -> name -> new entry
 	for _, f := range sp.Files {
 		id := ""
 		if !f.Deleted {
-			out, err := q.git.Run(f.New, append(slices.Clip(q.hashConfig), "hash-object", "-w", "--no-filters", "--stdin")...)
+			var out []byte
+			var err error
+			if first != nil {
+				out, err = first.Wait()
+				first = nil
+			} else {
+				out, err = q.git.Run(f.New, q.hashArgs()...)
+			}
 			if err != nil {
 				return "", err
 			}
@@ -185,6 +224,23 @@ func (q *quarantine) writeTree(parent string, sp *SplicePlan) (string, error) {
 	return "", errors.New("no root tree") // unreachable: the root is always among dirs
 }
 
+// hashArgs is the git command that writes a blob read from stdin.
+func (q *quarantine) hashArgs() []string {
+	return append(slices.Clip(q.hashConfig), "hash-object", "-w", "--no-filters", "--stdin")
+}
+
+// startBlob starts writing the blob of the first file sp writes (nil when
+// it only deletes), for writeTree to wait for: so git hashes the largest
+// work of a splice while the splice's check starts.
+func (q *quarantine) startBlob(sp *SplicePlan) (*gitcli.Started, error) {
+	for _, f := range sp.Files {
+		if !f.Deleted {
+			return q.git.Start(f.New, q.hashArgs()...)
+		}
+	}
+	return nil, nil
+}
+
 // treeEntry is one entry of a git tree.
 type treeEntry struct{ mode, kind, id string }
 
@@ -192,19 +248,18 @@ type treeEntry struct{ mode, kind, id string }
 // replacing (or joining) its own, and returns the new tree id. A folder
 // that commit lacks starts empty.
 func (q *quarantine) mktree(commit, dir string, changed map[string]treeEntry) (string, error) {
-	spec := commit + "^{tree}"
-	if dir != "" {
-		spec = commit + ":" + dir
+	spec := treeSpec(commit, dir)
+	f, ok := q.trees[spec]
+	if !ok {
+		f.exists, f.kind, f.listing, f.err = readFolder(q.git, nil, spec)
 	}
-	var old []byte
-	if kind, err := q.git.Line("cat-file", "-t", spec); err == nil {
-		if kind != "tree" {
-			return "", fmt.Errorf("%s is a file at commit %.12s, not a folder: a file cannot be written under it", dir, commit)
-		}
-		if old, err = q.git.Run(nil, "ls-tree", "-z", "--full-tree", spec); err != nil {
-			return "", err
-		}
+	if f.exists && f.kind != "tree" {
+		return "", fmt.Errorf("%s is a file at commit %.12s, not a folder: a file cannot be written under it", dir, commit)
 	}
+	if f.err != nil {
+		return "", f.err
+	}
+	old := f.listing
 	var in bytes.Buffer
 	for _, rec := range bytes.Split(old, []byte{0}) {
 		meta, name, ok := strings.Cut(string(rec), "\t")
@@ -226,6 +281,29 @@ func (q *quarantine) mktree(commit, dir string, changed map[string]treeEntry) (s
 	}
 	out, err := q.git.Run(in.Bytes(), "mktree", "-z")
 	return strings.TrimSpace(string(out)), err
+}
+
+// readFolder is what git has at the tree spec (cat-file -t, through batch
+// when not nil): whether it exists, its type, and for a tree its
+// `git ls-tree -z --full-tree` listing (or the error of that).
+func readFolder(git gitcli.Repo, batch *gitcli.Batch, spec string) (exists bool, kind string, listing []byte, err error) {
+	if batch != nil {
+		var ok bool
+		if _, kind, _, ok, err = batch.Object(spec); err == nil {
+			exists = ok
+		} else {
+			batch = nil // git's own answer, as without a batch
+		}
+	}
+	if batch == nil {
+		kind, err = git.Line("cat-file", "-t", spec)
+		exists = err == nil
+	}
+	if !exists || kind != "tree" {
+		return exists, kind, nil, nil
+	}
+	listing, err = git.Run(nil, "ls-tree", "-z", "--full-tree", spec)
+	return true, kind, listing, err
 }
 
 // parentDir is the folder holding the slash-separated folder d ("" the root).
@@ -354,8 +432,34 @@ func signArgs(repo gitcli.Repo) ([]string, error) {
 // exist, is not in a git repository or whose repository does not hold the
 // snapshot's commit.
 func spliceRepo(p *planner.Plan, opts Options) (gitcli.Repo, gitcli.Place, error) {
-	src := p.Snapshot.Source
-	dir, what, hint := opts.Repo, "the repository "+opts.Repo, ""
+	if pf := opts.Preflight.answers(p, opts); pf != nil {
+		return pf.repo, pf.place, pf.repoErr
+	}
+	return spliceRepoAt(p.Snapshot.Source, opts.Repo)
+}
+
+// spliceRepoAt is spliceRepo for the snapshot source src and --git-repo
+// optRepo.
+func spliceRepoAt(src snapshot.Source, optRepo string) (gitcli.Repo, gitcli.Place, error) {
+	repo, place, err := locateRepo(src, optRepo, gitcli.Locate)
+	if err != nil {
+		return gitcli.Repo{}, gitcli.Place{}, err
+	}
+	if _, err := repo.Run(nil, "cat-file", "-e", src.Commit+"^{commit}"); err != nil {
+		return gitcli.Repo{}, gitcli.Place{}, noCommit(place, src.Commit)
+	}
+	return repo, place, nil
+}
+
+// noCommit is the refusal of a repository without the snapshot's commit.
+func noCommit(place gitcli.Place, commit string) error {
+	return fmt.Errorf("the repository %s does not have the snapshot's commit %.12s (fetch it first)", place, commit)
+}
+
+// locateRepo is the first half of spliceRepoAt: the folder exists and is
+// in a git repository (as locate, gitcli.Locate or its like, finds it).
+func locateRepo(src snapshot.Source, optRepo string, locate func(string) (gitcli.Place, error)) (gitcli.Repo, gitcli.Place, error) {
+	dir, what, hint := optRepo, "the repository "+optRepo, ""
 	if dir == "" {
 		dir, what, hint = src.Repo, "the snapshot's repository "+src.Repo, " (pass --git-repo DIR)"
 	}
@@ -371,15 +475,11 @@ func spliceRepo(p *planner.Plan, opts Options) (gitcli.Repo, gitcli.Place, error
 	case !fi.IsDir():
 		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s is not a directory%s", what, hint)
 	}
-	place, err := gitcli.Locate(dir)
+	place, err := locate(dir)
 	if err != nil {
 		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s is not a git repository%s", what, hint)
 	}
-	repo := gitcli.Repo{Dir: dir}
-	if _, err := repo.Run(nil, "cat-file", "-e", src.Commit+"^{commit}"); err != nil {
-		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("the repository %s does not have the snapshot's commit %.12s (fetch it first)", place, src.Commit)
-	}
-	return repo, place, nil
+	return gitcli.Repo{Dir: dir}, place, nil
 }
 
 // Splice writes the plan as one commit on a new local branch of the
@@ -411,16 +511,12 @@ func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
 	if branch == "" {
 		branch = DefaultBranch(p)
 	}
-	p, moved, err := atTip(p, repo)
+	p, moved, err := atTip(p, repo, opts.Preflight.answers(p, opts))
 	if err != nil {
 		return nil, err
 	}
 	src = p.Snapshot.Source
-	nb, err := checkBranch(repo, place, branch, src.Commit, opts.Force)
-	if err != nil {
-		return nil, err
-	}
-	st, err := stageTree(p, repo, opts, moved, false)
+	nb, st, err := branchAndTree(p, repo, place, branch, opts, moved)
 	if err != nil {
 		return nil, err
 	}
@@ -474,6 +570,32 @@ func Splice(p *planner.Plan, branch string, opts Options) (*Result, error) {
 	return &Result{Branch: branch, Commit: commit, Repo: place, Replaced: nb.old, Diff: diff, Notes: sp.Notes, Reminders: sp.Reminders}, nil
 }
 
+// branchAndTree is checkBranch and stageTree at the same time (git's
+// answers about the branch while the splice is computed), with
+// checkBranch's refusal first, as when it ran first; on a refusal the
+// staged tree is dropped, its check waited for.
+func branchAndTree(p *planner.Plan, repo gitcli.Repo, place gitcli.Place, branch string, opts Options, moved string) (newBranch, *staged, error) {
+	type answer struct {
+		nb  newBranch
+		err error
+	}
+	checked := make(chan answer, 1)
+	go func() {
+		nb, err := checkBranch(repo, place, branch, p.Snapshot.Source.Commit, opts.Force)
+		checked <- answer{nb, err}
+	}()
+	st, err := stageTree(p, repo, opts, moved, false)
+	b := <-checked
+	if b.err != nil {
+		if err == nil {
+			_ = st.check(nil)
+			st.q.close()
+		}
+		return newBranch{}, nil, b.err
+	}
+	return b.nb, st, err
+}
+
 // DiffResult is what Diff made.
 type DiffResult struct {
 	Diff      []byte // the unified diff (git diff) of every file the commit would change
@@ -497,7 +619,7 @@ func Diff(p *planner.Plan, opts Options) (*DiffResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, moved, err := atTip(p, repo)
+	p, moved, err := atTip(p, repo, opts.Preflight.answers(p, opts))
 	if err != nil {
 		return nil, err
 	}

@@ -228,7 +228,7 @@ func TestWriteTree(t *testing.T) {
 		{Path: "clusters/new/deep/x.yaml", Mode: "100644", New: []byte("x\n"), Created: true},
 		{Path: "top.yaml", Mode: "100644", New: []byte("top\n"), Created: true},
 	}}
-	tree, err := q.writeTree(head, sp)
+	tree, err := q.writeTree(head, sp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestWriteTree(t *testing.T) {
 		{"clusters/a", "clusters/a is a tree at commit " + head[:12] + ": it cannot be replaced by a blob"},
 		{"README/x.yaml", "README is a file at commit " + head[:12] + ", not a folder: a file cannot be written under it"},
 	} {
-		_, err := q.writeTree(head, &SplicePlan{Files: []FileChange{{Path: tc.path, Mode: "100644", New: []byte("x\n")}}})
+		_, err := q.writeTree(head, &SplicePlan{Files: []FileChange{{Path: tc.path, Mode: "100644", New: []byte("x\n")}}}, nil)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v, want %s", tc.path, err, tc.want)
 		}

@@ -42,6 +42,9 @@ type Options struct {
 	// Subject, when not "", is the commit's subject line instead of the
 	// one Subject writes (render --message): one line.
 	Subject string
+	// Preflight, when not nil, holds the repository's answers read ahead
+	// (StartPreflight); they are used only for a plan of the same source.
+	Preflight *Preflight
 }
 
 // FileChange is the new content of one file of a splice.
@@ -174,7 +177,7 @@ func (sp *splice) readTenancy() error {
 		}
 		if blob != sf.Blob {
 			sp.staleBlob = append(sp.staleBlob, fmt.Sprintf("%s: the file at commit %.12s is blob %.12s, the snapshot read blob %.12s: the file changed since the snapshot; take a new snapshot and plan again", sf.Path, src.Commit, blob, sf.Blob))
-		} else if !gitcli.HoldsBlob(data, blob) {
+		} else if !holdsBlob(sp.r, sf.Path, data, blob) {
 			sp.replaced = true
 		}
 		sp.files[sf.Path] = &fileState{mode: mode, old: data}
@@ -182,6 +185,17 @@ func (sp *splice) readTenancy() error {
 		sp.srcs[sf.Path] = data
 	}
 	return nil
+}
+
+// holdsBlob is gitcli.HoldsBlob(data, blob), from r when r already knows
+// it for path (a Preflight hashed the file while the plan was decoded).
+func holdsBlob(r RepoFiles, path string, data []byte, blob string) bool {
+	if pr, ok := r.(prefetchedFiles); ok {
+		if a, ok := pr.pf.files[path]; ok && a.blob == blob && a.err == nil && a.exists {
+			return a.holds
+		}
+	}
+	return gitcli.HoldsBlob(data, blob)
 }
 
 // read returns a file's bytes at the snapshot's commit (exists is false

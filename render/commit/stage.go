@@ -38,30 +38,60 @@ func (st *staged) check(err error) error {
 // writing a large tenancy file.
 func stageTree(p *planner.Plan, repo gitcli.Repo, opts Options, moved string, forDiff bool) (*staged, error) {
 	commit := p.Snapshot.Source.Commit
-	sp, err := prepare(p, gitFiles{repo: repo, commit: commit}, opts)
+	var files RepoFiles = gitFiles{repo: repo, commit: commit}
+	pf := opts.Preflight.answers(p, opts)
+	if pf != nil && pf.repo.Dir == repo.Dir { // at the snapshot's commit: atTip did not move p
+		files = prefetchedFiles{gitFiles: gitFiles{repo: repo, commit: commit}, pf: pf}
+	}
+	sp, err := prepare(p, files, opts)
 	if err != nil {
 		return nil, err
 	}
 	st := &staged{plan: sp.plan, checked: make(chan struct{})}
+	if moved != "" {
+		st.plan.Notes = append([]string{moved}, st.plan.Notes...)
+	}
+	q, err := stagingArea(repo, pf, forDiff)
+	var first *gitcli.Started
+	if err == nil {
+		// git starts hashing the new bytes before the check takes both cores.
+		if first, err = q.startBlob(st.plan); err != nil {
+			q.close()
+		}
+	}
 	go func() {
 		defer close(st.checked)
 		st.checkErr = sp.verify()
 	}()
-	if moved != "" {
-		st.plan.Notes = append([]string{moved}, st.plan.Notes...)
-	}
-	q, err := newQuarantine(repo)
 	if err != nil {
 		return nil, st.check(err)
 	}
-	if forDiff {
-		q.hashConfig = []string{"-c", "core.looseCompression=0"}
-	}
-	tree, err := q.writeTree(commit, st.plan)
+	tree, err := q.writeTree(commit, st.plan, first)
 	if err != nil {
 		q.close()
 		return nil, st.check(err)
 	}
 	st.q, st.tree = q, tree
 	return st, nil
+}
+
+// stagingArea is the quarantine a splice writes into, with what pf read
+// ahead (nil: ask git). forDiff writes the blobs uncompressed.
+func stagingArea(repo gitcli.Repo, pf *Preflight, forDiff bool) (*quarantine, error) {
+	var q *quarantine
+	var err error
+	if pf != nil && pf.objects != "" {
+		if q, err = newQuarantineAt(repo, pf.objects); err == nil {
+			q.trees = pf.trees
+		}
+	} else {
+		q, err = newQuarantine(repo)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if forDiff {
+		q.hashConfig = []string{"-c", "core.looseCompression=0"}
+	}
+	return q, nil
 }

@@ -43,13 +43,19 @@ const maxListed = 10
 //     the branch starts at B";
 //   - else an error naming each value that changed and the commit that
 //     changed it, or the errors the tip would have.
-func atTip(p *planner.Plan, repo gitcli.Repo) (*planner.Plan, string, error) {
+func atTip(p *planner.Plan, repo gitcli.Repo, pf *Preflight) (*planner.Plan, string, error) {
 	src := p.Snapshot.Source
 	if src.RefName == "" { // a commit id, main~1, a detached HEAD
 		return p, "", nil
 	}
 	ref := shortRefName(src.RefName)
-	tip, err := repo.Line("rev-parse", "--verify", "--quiet", src.RefName+"^{commit}")
+	var tip string
+	var err error
+	if pf != nil {
+		tip, err = pf.tip, pf.tipErr
+	} else {
+		tip, err = refTip(repo, src.RefName)
+	}
 	switch {
 	case err != nil || tip == "":
 		return p, fmt.Sprintf("%s no longer names a commit in %s: the branch starts at the snapshot's commit %s", ref, repo.Dir, words.ShortID(src.Commit)), nil
@@ -86,6 +92,11 @@ func atTip(p *planner.Plan, repo gitcli.Repo) (*planner.Plan, string, error) {
 	moved2 := &planner.Plan{PlanID: p.PlanID, OrderVerified: p.OrderVerified, Summary: p.Summary, Changes: p.Changes,
 		Steps: p.Steps, Findings: p.Findings, Desired: p.Desired, Head: p.Head, Snapshot: st, Target: target}
 	return moved2, fmt.Sprintf("%s; the values this plan changes are the same there: the branch starts at %s", moved, words.ShortID(tip)), nil
+}
+
+// refTip is the commit the full ref name refName names now.
+func refTip(repo gitcli.Repo, refName string) (string, error) {
+	return repo.Line("rev-parse", "--verify", "--quiet", refName+"^{commit}")
 }
 
 // shortRefName is the full ref name as a user writes it: main for

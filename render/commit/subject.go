@@ -35,13 +35,30 @@ func Subject(p *planner.Plan) string {
 			return s
 		}
 	}
-	for k := len(short) - 1; k > 0; k-- {
-		s := strings.Join(short[:k], ", ") + fmt.Sprintf(" and %d more", len(short)-k)
-		if utf8.RuneCountInString(s) <= room {
-			return s
-		}
+	if k := fitting(short, room); k > 0 {
+		return strings.Join(short[:k], ", ") + fmt.Sprintf(" and %d more", len(short)-k)
 	}
 	return fmt.Sprintf("%d to add, %d to change, %d to destroy", p.Summary.Add, p.Summary.Change, p.Summary.Destroy)
+}
+
+// fitting is the most items k < len(items) whose "a, b and N more" is
+// at most room runes, 0 when not even one fits. The text grows with k
+// (each item adds at least ", " and the count loses at most a digit), so
+// the first k that does not fit ends the search: the plan of thousands of
+// objects is not joined once per count.
+func fitting(items []string, room int) int {
+	best, width := 0, 0
+	for k := 1; k < len(items); k++ {
+		if k > 1 {
+			width += len(", ")
+		}
+		width += utf8.RuneCountInString(items[k-1])
+		if width+len(fmt.Sprintf(" and %d more", len(items)-k)) > room {
+			break
+		}
+		best = k
+	}
+	return best
 }
 
 // subjectItems is one item per changed object, in the plan's order:

@@ -1,8 +1,11 @@
 package commit
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
@@ -99,5 +102,30 @@ func TestMessageSubjectGiven(t *testing.T) {
 		"- project inference queue inference-h100 (new): gpu.deserved 2\n\nPlan-Id: id\n"
 	if got != want {
 		t.Errorf("message:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// fitting picks the count the plain search from the top picks: the most
+// items whose "a, b and N more" fits, on lists of every length around the
+// width and of counts that lose a digit (10, 100 items).
+func TestFitting(t *testing.T) {
+	slow := func(items []string, room int) int {
+		for k := len(items) - 1; k > 0; k-- {
+			if utf8.RuneCountInString(strings.Join(items[:k], ", ")+fmt.Sprintf(" and %d more", len(items)-k)) <= room {
+				return k
+			}
+		}
+		return 0
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		items := make([]string, r.IntN(120))
+		for i := range items {
+			items[i] = strings.Repeat("é", r.IntN(12))
+		}
+		room := r.IntN(80)
+		if got, want := fitting(items, room), slow(items, room); got != want {
+			t.Fatalf("fitting(%q, %d) = %d, want %d", items, room, got, want)
+		}
 	}
 }
