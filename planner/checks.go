@@ -73,7 +73,12 @@ type owner struct {
 }
 
 func newOwner(kind tenancy.Kind, name string, queues []tenancy.Queue, parent string) *owner {
-	o := &owner{addr: kind.Object(name), queues: queues, parent: parent}
+	return new(owner).init(kind, name, queues, parent)
+}
+
+// init makes o the owner newOwner makes, and returns it.
+func (o *owner) init(kind tenancy.Kind, name string, queues []tenancy.Queue, parent string) *owner {
+	*o = owner{addr: kind.Object(name), queues: queues, parent: parent}
 	for i := range queues {
 		if queues[i].Name == "" {
 			o.names = make([]string, len(queues))
@@ -95,6 +100,18 @@ func (o *owner) name(qi int) string {
 	return o.names[qi]
 }
 
+// prevOnPool is the name of the owner's last queue before the qi-th on
+// the qi-th's node pool, if any (an object has a handful of queues: a scan
+// costs less than a map per object).
+func (o *owner) prevOnPool(qi int) (string, bool) {
+	for j := qi - 1; j >= 0; j-- {
+		if o.queues[j].NodePool == o.queues[qi].NodePool {
+			return o.name(j), true
+		}
+	}
+	return "", false
+}
+
 // name is the KAI Queue name of the queue.
 func (k ownedQueue) name() string { return k.o.name(k.i) }
 
@@ -103,6 +120,13 @@ func (o *owner) field(qi int, f tenancy.Field) tenancy.FieldAddr { return o.addr
 
 // onPool names a department's or a project's place on a node pool.
 type onPool struct{ owner, pool string }
+
+// kidSum is a sum of finite guarantees, and whether an unlimited one was
+// left out.
+type kidSum struct {
+	sum       quota.Value
+	unlimited bool
+}
 
 // ownedQueue is one queue with its owner and index.
 type ownedQueue struct {
@@ -140,10 +164,17 @@ type checker struct {
 	// of root projects, which have no department, and the project queues
 	// whose department has none there); those last project queues
 	// (orphans); and, when the nodes were read, each pool's nodes and cards.
-	newPools map[string]bool
-	top      map[string][]ownedQueue
-	orphans  []ownedQueue
-	caps     map[string]*capacity.Pool // nil when the nodes were not read
+	newPools  map[string]bool
+	top       map[string][]ownedQueue
+	orphans   []ownedQueue
+	caps      map[string]*capacity.Pool     // nil when the nodes were not read
+	ownerList []*owner                      // owners, once made
+	kidSums   map[*tenancy.Queue]*[3]kidSum // kidsDeserved's, by department queue
+	// pools, when not nil, are the only node pools whose cards are
+	// compared with their guarantees (sh.errorsIn).
+	pools map[string]bool
+	// slips is checkUnitSlips' buffer, reused from group to group.
+	slips []slipEntry
 }
 
 // Check runs every check on the state s and returns the findings sorted:
@@ -174,9 +205,17 @@ func CheckChange(before, target *snapshot.State, set config.Ranges) []Finding {
 func checkErrors(s *snapshot.State) []Finding { return newShared(s).errors(s) }
 
 // errors is checkErrors of s, a state with sh's cluster data.
-func (sh *shared) errors(s *snapshot.State) []Finding {
+func (sh *shared) errors(s *snapshot.State) []Finding { return sh.errorsIn(s, nil) }
+
+// errorsIn is errors with the cards compared only of the node pools in
+// pools (all when nil): a step's scope compares those of its closure
+// (scope.Scope.Pools), whose nodes it holds; on its other pools the step
+// raises no guarantee at the top, so it cannot add pool-over-capacity there.
+func (sh *shared) errorsIn(s *snapshot.State, pools map[string]bool) []Finding {
 	x := tenancy.NewIndex(&s.Tenancy)
-	return sh.run(s, s, x, x, nil, nil, true)
+	c := newChecker(s, x, nil)
+	c.before, c.bx, c.beforeLoc, c.sh, c.pools = s, x, c.loc, sh, pools
+	return c.run(true)
 }
 
 // runChecks is CheckChange with the states' indexes (bx of before's
@@ -195,13 +234,22 @@ func (sh *shared) run(before, target *snapshot.State, bx, tx *tenancy.Index, set
 	if before != target {
 		c.beforeLoc = &locate.Locator{X: bx}
 	}
+	return c.run(errorsOnly)
+}
+
+// run runs the catalogue on c's state, with errorsOnly only the checks
+// that can make an error, keeping only their errors, and sorts.
+func (c *checker) run(errorsOnly bool) []Finding {
 	c.index()
 	for _, check := range checks {
+		if c.sh.abandon.Load() {
+			return nil // unwanted (pending.stop)
+		}
 		if !errorsOnly || check.errors {
 			check.run(c)
 		}
 	}
-	if changes != nil {
+	if c.changes != nil {
 		c.checkRemovals()
 	}
 	if errorsOnly {
@@ -277,11 +325,14 @@ var checks = []check{
 }
 
 func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker {
-	c := &checker{s: s, x: x, loc: &locate.Locator{Set: set, X: x}, depts: map[string]*owner{},
-		deptQueue: map[onPool]ownedQueue{}, children: map[onPool][]ownedQueue{}}
+	nd := len(s.Departments)
+	c := &checker{s: s, x: x, loc: &locate.Locator{Set: set, X: x}, depts: make(map[string]*owner, nd),
+		deptQueue: make(map[onPool]ownedQueue, 2*nd), children: make(map[onPool][]ownedQueue, 2*nd), kidSums: make(map[*tenancy.Queue]*[3]kidSum, 2*nd),
+		projs: make([]*owner, 0, len(s.Projects))}
+	all := make([]owner, nd+len(s.Projects)) // one allocation for every owner
 	for i := range s.Departments {
 		d := &s.Departments[i]
-		o := newOwner(tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues, "")
+		o := all[i].init(tenancy.KindDepartment, d.Metadata.Name, d.Spec.Queues, "")
 		c.depts[o.addr.Name] = o
 		for qi := range d.Spec.Queues {
 			k := onPool{o.addr.Name, d.Spec.Queues[qi].NodePool}
@@ -292,7 +343,7 @@ func newChecker(s *snapshot.State, x *tenancy.Index, set config.Ranges) *checker
 	}
 	for i := range s.Projects {
 		p := &s.Projects[i]
-		o := newOwner(tenancy.KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent)
+		o := all[nd+i].init(tenancy.KindProject, p.Metadata.Name, p.Spec.Queues, p.Spec.Parent)
 		c.projs = append(c.projs, o)
 		for qi := range p.Spec.Queues {
 			k := onPool{p.Spec.Parent, p.Spec.Queues[qi].NodePool}
@@ -345,7 +396,7 @@ func (c *checker) index() {
 			c.top[q.NodePool] = append(c.top[q.NodePool], oq)
 		}
 	}
-	c.caps = c.sh.nodes.PoolsOf(c.s, nil)
+	c.caps = c.sh.nodes.PoolsOf(c.s, c.pools)
 }
 
 // poolNames lists the node pools of the state by name, and "default" when a
@@ -361,13 +412,18 @@ func (c *checker) poolNames() []string {
 	return out
 }
 
-// owners lists departments then projects, each by name.
+// owners lists departments then projects, each by name: made once, by
+// the first check that walks them (the checks only read it).
 func (c *checker) owners() []*owner {
+	if c.ownerList != nil {
+		return c.ownerList
+	}
 	out := make([]*owner, 0, len(c.depts)+len(c.projs))
 	for _, d := range c.s.Departments {
 		out = append(out, c.depts[d.Metadata.Name])
 	}
-	return append(out, c.projs...)
+	c.ownerList = append(out, c.projs...)
+	return c.ownerList
 }
 
 func (c *checker) add(f Finding) { c.out = append(c.out, f) }
@@ -438,7 +494,6 @@ func (c *checker) checkNodePools() {
 // guarantee above the queue's own limit.
 func (c *checker) checkQueues() {
 	for _, o := range c.owners() {
-		seen := map[string]string{}
 		for qi := range o.queues {
 			q, name := &o.queues[qi], o.name(qi)
 			if !c.knownPool(q.NodePool) {
@@ -446,12 +501,11 @@ func (c *checker) checkQueues() {
 					Message: fmt.Sprintf("%s: node pool %q does not exist; KRM's webhook rejects a queue on an unknown pool", name, q.NodePool) + c.poolSuggestion(q.NodePool),
 					Where:   c.loc.At(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
-			if prev, dup := seen[q.NodePool]; dup {
+			if prev, dup := o.prevOnPool(qi); dup {
 				c.add(Finding{Code: CodeTwoQueuesOnePool, Level: LevelError, Object: o.addr, Queue: name, Pool: q.NodePool,
 					Message: fmt.Sprintf("%s %s has two queues on node pool %s (%s and %s); KRM's webhook rejects this", strings.ToLower(o.addr.Kind.String()), o.addr.Name, q.NodePool, prev, name),
 					Where:   c.loc.At(o.field(qi, tenancy.FieldQueueNodePool))})
 			}
-			seen[q.NodePool] = name
 			for _, r := range quota.Resources {
 				c.checkResource(o, qi, q, r)
 			}
@@ -541,7 +595,7 @@ func (c *checker) checkQueueNames() {
 		o  *owner
 		qi int
 	}
-	first := map[string]use{}
+	first := make(map[string]use, len(c.s.Departments)+len(c.s.Projects)) // about one queue per object, or more
 	for _, o := range c.owners() {
 		for qi, q := range o.queues {
 			name := o.name(qi)
@@ -581,7 +635,7 @@ func (c *checker) checkQueueNames() {
 
 // checkNamespaces: a namespace belongs to one project.
 func (c *checker) checkNamespaces() {
-	first := map[string]string{}
+	first := make(map[string]string, len(c.s.Projects))
 	for i := range c.s.Projects {
 		p := &c.s.Projects[i]
 		ns := p.NamespaceName(c.s.KRMConfig.NamePrefix())
@@ -628,23 +682,16 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []o
 	}
 	dname := dept.name(qi)
 	base := Finding{Level: LevelError, Object: dept.addr, Queue: dname, Pool: dq.NodePool, Resource: string(r)}
-	sum, unlimited := quota.Zero, false
+	sum, unlimited := c.kidsDeserved(dq, kids, r)
 	for _, k := range kids {
-		v, _ := value(k.q, r, tenancy.Deserved)
-		if v.IsNegative() && !v.IsUnlimited() {
-			continue // reported as negative-value; it must not shrink the sum
-		}
-		if v.IsUnlimited() {
+		if v, _ := value(k.q, r, tenancy.Deserved); unlimited && v.IsUnlimited() {
 			f := base
 			f.Code = CodeUnlimitedUnderFinite
 			f.Object, f.Queue = k.o.addr, k.name()
 			f.Message = fmt.Sprintf("%s: the %s guarantee is unlimited (-1), but department queue %s only has %s to share", k.name(), r, dname, quota.Amount(r, have))
 			f.Where = append(c.fieldLoc(k.o, k.i, r, tenancy.Deserved), c.fieldLoc(dept, qi, r, tenancy.Deserved)...)
 			c.add(f)
-			unlimited = true
-			continue
 		}
-		sum = sum.Add(v)
 	}
 	if unlimited || sum.Cmp(have) <= 0 {
 		return
@@ -655,6 +702,29 @@ func (c *checker) fitDepartment(dept *owner, qi int, dq *tenancy.Queue, kids []o
 		dname, quota.Amount(r, sum), quota.Amount(r, have), quota.Amount(r, sum.Sub(have)))
 	f.Where = append(c.fieldLoc(dept, qi, r, tenancy.Deserved), c.guaranteesLoc(kids, r)...)
 	c.add(f)
+}
+
+// kidsDeserved is the sum of the guarantees of r of kids, the projects'
+// queues under dq, without a -1 or another negative (-1 is unlimited: say
+// whether one is there), summed once for projects-over-department and
+// unassigned-share.
+func (c *checker) kidsDeserved(dq *tenancy.Queue, kids []ownedQueue, r quota.Resource) (quota.Value, bool) {
+	ri := slices.Index(quota.Resources, r)
+	s, ok := c.kidSums[dq]
+	if !ok {
+		s = new([3]kidSum)
+		for _, k := range kids {
+			for i, r := range quota.Resources {
+				if v, _ := value(k.q, r, tenancy.Deserved); !v.IsNegative() {
+					s[i].sum = s[i].sum.Plus(v) // of finite values: Add without its tests
+				} else if v.IsUnlimited() {
+					s[i].unlimited = true
+				}
+			}
+		}
+		c.kidSums[dq] = s
+	}
+	return s[ri].sum, s[ri].unlimited
 }
 
 // guaranteesLoc locates the guarantees of r that a sum over queues counts:
@@ -688,7 +758,9 @@ func (c *checker) checkPoolCapacity() {
 		return
 	}
 	for _, name := range c.poolNames() {
-		c.poolOverCapacity(name)
+		if c.pools == nil || c.pools[name] {
+			c.poolOverCapacity(name)
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func (c *checker) checkUnitSlips() {
 	}
 	sort.Strings(pools)
 	for _, pool := range pools {
-		c.unitSlips(c.top[pool], "at the top of node pool "+pool)
+		c.unitSlips(c.top[pool], "at the top of node pool ", pool)
 	}
 	for i := range c.s.Departments {
 		d := &c.s.Departments[i]
@@ -52,34 +52,48 @@ func (c *checker) checkUnitSlips() {
 			dq := &d.Spec.Queues[qi]
 			k := onPool{d.Metadata.Name, dq.NodePool}
 			if c.deptQueue[k].q == dq {
-				c.unitSlips(c.children[k], "under department queue "+c.deptQueue[k].name())
+				c.unitSlips(c.children[k], "under department queue ", c.deptQueue[k].name())
 			}
 		}
 	}
 }
 
-// unitSlips checks one group of sibling queues; where says where they are.
-func (c *checker) unitSlips(group []ownedQueue, where string) {
+// slipEntry is one value of a group of siblings that checkUnitSlips
+// compares, with its float64 (quota.Value.Float64).
+type slipEntry struct {
+	k ownedQueue
+	v quota.Value
+	f float64
+}
+
+// unitSlips checks one group of sibling queues; where+whereName says where
+// they are (joined only for a finding).
+func (c *checker) unitSlips(group []ownedQueue, where, whereName string) {
 	if len(group) < minUnitSlipGroup {
 		return
 	}
-	type entry struct {
-		k ownedQueue
-		v quota.Value
-		f float64
-	}
 	for _, r := range []quota.Resource{quota.CPU, quota.Memory} {
 		for _, field := range []tenancy.QuotaField{tenancy.Deserved, tenancy.Limit} {
-			var es []entry
+			es := c.slips[:0] // reused: the findings keep none of it
 			for _, k := range group {
 				if v, _ := value(k.q, r, field); !v.IsNegative() && !v.IsZero() {
-					es = append(es, entry{k, v, v.Float64()})
+					es = append(es, slipEntry{k, v, v.Float64()})
 				}
 			}
+			c.slips = es
 			if len(es) < minUnitSlipGroup {
 				continue
 			}
-			sort.Slice(es, func(i, j int) bool { return es[i].v.Cmp(es[j].v) < 0 })
+			// By value. The float64s order the values as Cmp does where
+			// they differ (a correctly rounded conversion is monotone), so
+			// only equal float64s need the exact comparison: every answer
+			// is Cmp's, and so is the order sort.Slice makes.
+			sort.Slice(es, func(i, j int) bool {
+				if es[i].f != es[j].f {
+					return es[i].f < es[j].f
+				}
+				return es[i].v.Cmp(es[j].v) < 0
+			})
 			median := es[(len(es)-1)/2] // the lower middle: one of the values, exactly
 			for _, e := range es {
 				ratio := e.f / median.f
@@ -92,7 +106,7 @@ func (c *checker) unitSlips(group []ownedQueue, where string) {
 				}
 				c.add(Finding{Code: CodeUnitSlip, Level: LevelNote, Object: e.k.o.addr, Queue: e.k.name(), Pool: e.k.q.NodePool, Resource: string(r) + "." + field.String(),
 					Message: fmt.Sprintf("%s: the %s %s of %s is %s of the %d queues %s (%s); %s",
-						e.k.name(), r, field, quota.Amount(r, e.v), how, len(es), where, quota.Amount(r, median.v), unitHint[r]),
+						e.k.name(), r, field, quota.Amount(r, e.v), how, len(es), where+whereName, quota.Amount(r, median.v), unitHint[r]),
 					Where: c.fieldLoc(e.k.o, e.k.i, r, field)})
 			}
 		}

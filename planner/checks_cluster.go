@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner/capacity"
@@ -322,8 +323,9 @@ func (c *checker) liveDiffs() {
 					Where: c.beforeLoc.At(o.field(qi, tenancy.FieldQueueName))})
 				continue // its numbers differ on purpose
 			}
+			lqq := &tenancy.Queue{Resources: lq.Resources} // the Queue's numbers, read as a queue's
 			for _, r := range quota.Resources {
-				c.liveDiffers(o, qi, q, lq.LiveQueue, r)
+				c.liveDiffers(o, qi, q, lqq, r)
 			}
 		}
 	}
@@ -344,6 +346,9 @@ type shared struct {
 	live      *live.Queues
 	diffsOnce sync.Once
 	diffs     []Finding
+	// abandon, once set, ends the checks of the states being checked
+	// early: their findings are not wanted (pending.stop).
+	abandon atomic.Bool
 }
 
 // newShared is what the checks of states with s's cluster data share.
@@ -366,6 +371,9 @@ func (sh *shared) queues() *live.Queues {
 func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r quota.Resource) {
 	for _, np := range []bool{false, true} {
 		used, present, err := lq.Usage(r, np)
+		if err == nil && !present {
+			continue // nothing in use (most non-preemptible usage)
+		}
 		field, status, code := tenancy.Limit, "allocated", CodeUsageOverLimit
 		if np {
 			field, status, code = tenancy.Deserved, "allocatedNonPreemptible", CodeNonPreemptibleOverGuarantee
@@ -384,7 +392,7 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r qu
 			continue
 		}
 		bound, _ := value(q, r, field)
-		if !present || badNegative(bound) || used.Cmp(bound) <= 0 {
+		if badNegative(bound) || used.Cmp(bound) <= 0 {
 			continue
 		}
 		f := base
@@ -406,8 +414,8 @@ func (c *checker) usage(o *owner, qi int, q *tenancy.Queue, lq *live.Queue, r qu
 // overQuotaWeight (an omitted field is 0 on both sides). KRM writes the source's numbers into the
 // Queue, unconverted; a difference means it has not reconciled (or a
 // GitOps tool has not synced) yet, or the Queue was edited directly.
-func (c *checker) liveDiffers(o *owner, qi int, q *tenancy.Queue, lq *snapshot.LiveQueue, r quota.Resource) {
-	lqq := &tenancy.Queue{Resources: lq.Resources}
+// lqq is the live Queue's numbers as a queue's (its Resources).
+func (c *checker) liveDiffers(o *owner, qi int, q, lqq *tenancy.Queue, r quota.Resource) {
 	var have, want []string
 	var where []tenancy.Location
 	for _, field := range tenancy.QuotaFields {

@@ -133,14 +133,8 @@ func (c *checker) checkUnassignedShare() {
 				if have.IsNegative() || have.IsZero() {
 					continue
 				}
-				sum := quota.Zero
-				for _, kid := range c.children[k] {
-					v, _ := value(kid.q, r, tenancy.Deserved)
-					if !badNegative(v) {
-						sum = sum.Add(v)
-					}
-				}
-				if sum.Cmp(have) >= 0 {
+				sum, unlimited := c.kidsDeserved(dq, c.children[k], r)
+				if unlimited || sum.Cmp(have) >= 0 {
 					continue // fits exactly, or projects-over-department / unlimited-under-finite
 				}
 				c.add(Finding{Code: CodeUnassignedShare, Level: LevelNote, Object: dept.addr, Queue: dept.name(qi), Pool: dq.NodePool, Resource: string(r),

@@ -118,12 +118,44 @@ type Summary struct {
 // a required field, a change to an immutable label pair); with an error
 // diagnostic there is no plan. Findings of the checks are in the plan.
 func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) {
+	k := StartChecks(before)
+	defer k.Stop()
+	return k.Build(ov)
+}
+
+// Checking is a snapshot whose own checks have started (StartChecks): a
+// plan's findings are marked by them, and they do not depend on the
+// changes, so they run while the desired file is read and the plan is
+// made.
+type Checking struct {
+	before *snapshot.State
+	bx     *tenancy.Index
+	sh     *shared
+	pb     *pending
+}
+
+// StartChecks starts the checks of the snapshot before, on a goroutine of
+// their own, for one Build on it; Stop must follow.
+func StartChecks(before *snapshot.State) *Checking {
 	bx := tenancy.NewIndex(&before.Tenancy)
+	sh, pb := startBefore(before, bx)
+	return &Checking{before: before, bx: bx, sh: sh, pb: pb}
+}
+
+// Stop ends the snapshot's checks when no plan took them (an error before
+// or in Build), and waits for them: nothing is left running. After a plan
+// it only returns.
+func (k *Checking) Stop() { k.pb.stop() }
+
+// Build is the package's Build of ov against the snapshot k checks: once,
+// before Stop.
+func (k *Checking) Build(ov *config.Overlay) (*Plan, hcl.Diagnostics) {
+	before, bx := k.before, k.bx
 	changes, set, diags := ov.Changes(bx, readFiles(before))
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	p, err := build(before, bx, changes, set)
+	p, err := build(before, bx, changes, set, k.sh, k.pb)
 	if err != nil {
 		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Internal error",
 			Detail: "the changes of desired.hcl do not apply to the snapshot: " + err.Error() + "; please report this with the desired file"})
@@ -143,6 +175,8 @@ func Build(before *snapshot.State, ov *config.Overlay) (*Plan, hcl.Diagnostics) 
 // (*tenancy.ApplyError).
 func FromChanges(before *snapshot.State, changes []tenancy.Change) (*Plan, error) {
 	bx := tenancy.NewIndex(&before.Tenancy)
+	sh, pb := startBefore(before, bx)
+	defer pb.stop()
 	if err := config.CheckPlacements(bx, readFiles(before), changes); err != nil {
 		return nil, err
 	}
@@ -152,19 +186,50 @@ func FromChanges(before *snapshot.State, changes []tenancy.Change) (*Plan, error
 			set[c.Field] = *c.Source
 		}
 	}
-	return build(before, bx, changes, set)
+	return build(before, bx, changes, set, sh, pb)
+}
+
+// pending is the checks of a plan's snapshot, run on a goroutine of their
+// own from the start of Build: they do not depend on the changes, so they
+// run while the changes, the target and the steps are made.
+type pending struct {
+	wg       sync.WaitGroup
+	findings []Finding
+	sh       *shared
+}
+
+// startBefore starts the checks of the snapshot before (bx indexes it),
+// with what the checks of the plan's states share.
+func startBefore(before *snapshot.State, bx *tenancy.Index) (*shared, *pending) {
+	sh := newShared(before)
+	pb := &pending{sh: sh}
+	pb.wg.Go(func() { pb.findings = sh.run(before, before, bx, bx, nil, nil, false) })
+	return sh, pb
+}
+
+// wait returns the snapshot's findings once they are made.
+func (pb *pending) wait() []Finding {
+	pb.wg.Wait()
+	return pb.findings
+}
+
+// stop ends the checks early when there is no plan to give them to (an
+// error of the changes), and waits for them: nothing is left running.
+func (pb *pending) stop() {
+	pb.sh.abandon.Store(true)
+	pb.wg.Wait()
 }
 
 // build is the plan of changes against before (bx indexes its tenancy);
-// set maps the values desired.hcl sets to their ranges.
-func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, set config.Ranges) (*Plan, error) {
+// set maps the values desired.hcl sets to their ranges; pb checks before,
+// with sh.
+func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, set config.Ranges, sh *shared, pb *pending) (*Plan, error) {
 	draft := tenancy.NewDraft(&before.Tenancy)
 	if err := draft.Apply(changes); err != nil {
 		return nil, err
 	}
-	sh := newShared(before)
 	p := &Plan{Changes: changes, Target: draft.Tenancy(), target: draft.Index(), nodes: sh.nodes}
-	p.Steps, p.OrderVerified, p.Findings = sh.order(before, withTenancy(before, p.Target), bx, p.target, changes, set)
+	p.Steps, p.OrderVerified, p.Findings = sh.order(before, withTenancy(before, p.Target), bx, p.target, changes, set, pb)
 	// The snapshot's index is made again when asked for; the target's is
 	// the draft's.
 	p.Snapshot = before
@@ -178,14 +243,14 @@ func build(before *snapshot.State, bx *tenancy.Index, changes []tenancy.Change, 
 // safe). The checks and the verification only read the two states: they
 // run at the same time. The verification is wasted when the target has
 // errors.
-func (sh *shared) order(before, target *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, set config.Ranges) ([]Step, bool, []Finding) {
+func (sh *shared) order(before, target *snapshot.State, bx, tx *tenancy.Index, changes []tenancy.Change, set config.Ranges, pb *pending) ([]Step, bool, []Finding) {
 	steps := BuildSteps(bx, tx, changes)
-	var findings, beforeFindings []Finding
+	var findings []Finding
 	var wg sync.WaitGroup
 	wg.Go(func() { findings = sh.run(before, target, bx, tx, set, changes, false) })
-	wg.Go(func() { beforeFindings = sh.run(before, before, bx, bx, nil, nil, false) })
 	stepErrs := sh.stepErrors(before, bx, tx, changes, steps)
 	wg.Wait()
+	beforeFindings := pb.wait()
 	bad := firstUnsafe(stepErrs, beforeFindings)
 	if bad != nil && movesProject(changes) {
 		moved := buildStepsIn(bx, tx, changes, moveRank)

@@ -2,8 +2,12 @@ package planner
 
 import (
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/krmplan/krmplan/config"
+	"github.com/krmplan/krmplan/internal/gentenancy"
 )
 
 // The notes that compare the live Queues with the snapshot (missing, set
@@ -48,5 +52,29 @@ func TestSharedChecksInEitherOrder(t *testing.T) {
 		if (f.Code == CodeLiveQueueDiffers || f.Code == CodeLiveQueueMissing) && !f.AlreadyPresent {
 			t.Errorf("the plan's %s is not marked already present: %s", f.Code, f.Message)
 		}
+	}
+}
+
+// TestBuildWithoutPlanLeavesNothingRunning: the snapshot's checks start
+// with Build, before the changes are made; when the changes have an error
+// there is no plan, and Build returns with those checks ended, not left
+// running on their own goroutine.
+func TestBuildWithoutPlanLeavesNothingRunning(t *testing.T) {
+	gt := gentenancy.Generate(gentenancy.Spec{Projects: 1000, Seed: gentenancy.BenchSeed})
+	st, _, err := gt.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, diags := config.LoadOrdered("desired.hcl", []byte("project \"new-one\" {\n}\n"), nil, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	n0 := runtime.NumGoroutine()
+	p, diags := Build(st, ov)
+	if p != nil || len(diags) != 1 || diags[0].Summary != "Missing department" {
+		t.Fatalf("a new project without its department: plan %v, diagnostics %v", p != nil, diags)
+	}
+	if n := runtime.NumGoroutine(); n > n0 {
+		t.Errorf("%d goroutines before Build, %d after it", n0, n)
 	}
 }

@@ -3,6 +3,7 @@ package quota
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 )
@@ -72,6 +73,45 @@ func TestFromFloat64(t *testing.T) {
 	for _, f := range []float64{math.NaN(), math.Inf(1)} {
 		if _, _, err := FromFloat64(f, 0); err == nil {
 			t.Errorf("FromFloat64(%v) succeeded", f)
+		}
+	}
+}
+
+// TestFloat64AsParsed: Float64, made by Binary64's fast path for most
+// values, is the float64 that strconv.ParseFloat reads for the value's
+// text, as it was when Float64 read the text: for random values of every
+// form a quota number takes (integers, fractions, trailing zeros, -1, 0,
+// the largest in range) and for their sums, whose exponents differ.
+func TestFloat64AsParsed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 34))
+	texts := []string{"0", "-0", "-1", "1", "0.1", "0.30", "999999999999999999.999999999999999999", "-999999999999999999", "0.000000000000000001", "9007199254740993", "1e17"}
+	for range 20000 {
+		digits := strconv.FormatUint(rng.Uint64N(1<<uint(rng.IntN(60)+1)), 10)
+		if point := rng.IntN(len(digits) + 3); point < len(digits) && len(digits)-point <= MaxDecimals {
+			digits = digits[:point] + "." + digits[point:]
+			if digits[0] == '.' {
+				digits = "0" + digits
+			}
+		}
+		if rng.IntN(4) == 0 {
+			digits = "-" + digits
+		}
+		texts = append(texts, digits)
+	}
+	sum := Zero
+	for _, text := range texts {
+		v, err := Parse(text)
+		if err != nil {
+			continue // out of range: no quota value has it
+		}
+		if !v.IsNegative() {
+			sum = sum.Add(v) // -1 would make every later sum unlimited
+		}
+		for _, x := range []Value{v, sum} {
+			want, err := strconv.ParseFloat(x.d.String(), 64)
+			if got := x.Float64(); err != nil || math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("Float64(%s) = %v (bits %x), ParseFloat says %v (bits %x, %v)", x.d.String(), got, math.Float64bits(got), want, math.Float64bits(want), err)
+			}
 		}
 	}
 }

@@ -165,8 +165,12 @@ func FromInt(n int64) Value {
 	return v
 }
 
-// IsUnlimited reports whether v is -1 (unlimited).
+// IsUnlimited reports whether v is -1 (unlimited). A finite value without
+// a minus sign (most of them) is not, without a comparison.
 func (v Value) IsUnlimited() bool {
+	if v.d.Form == apd.Finite && !v.d.Negative {
+		return false
+	}
 	return v.d.Cmp(&Unlimited.d) == 0
 }
 
@@ -247,12 +251,12 @@ func (v *Value) integerText() (s string, ok bool) {
 	return strconv.FormatInt(n, 10), true
 }
 
-// Float64 approximates v for drawing (bars, proportions); never for checks.
+// Float64 approximates v for drawing (bars, proportions) and heuristics
+// (the unit-slip ratio); never for checks. It is the float64 that
+// strconv.ParseFloat reads for v's text, made without the text for the
+// commonest values (Binary64).
 func (v Value) Float64() float64 {
-	f, err := v.d.Float64()
-	if err != nil {
-		return 0
-	}
+	f, _ := v.Binary64(0)
 	return f
 }
 

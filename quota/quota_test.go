@@ -56,6 +56,14 @@ func TestUnlimited(t *testing.T) {
 	if MustParse("-2").Cmp(Zero) != -1 {
 		t.Fatal("-2 is a plain negative number, below 0")
 	}
+	// Every spelling of -1 is unlimited, and nothing else is: not 1, not
+	// -0, not a number near -1.
+	for text, want := range map[string]bool{"-1": true, "-1.0": true, "-1.000": true, "-0.1e1": true, "-10e-1": true,
+		"1": false, "1.0": false, "0": false, "-0": false, "-0.0": false, "-1.1": false, "-0.999999999999999999": false, "-2": false} {
+		if got := MustParse(text).IsUnlimited(); got != want {
+			t.Errorf("IsUnlimited(%s) = %v, want %v", text, got, want)
+		}
+	}
 }
 
 func TestParseAndPrint(t *testing.T) {

@@ -21,8 +21,11 @@ type Queue struct {
 	*snapshot.LiveQueue
 	// usage is Usage's answer per resource (quota.Resources' order), for
 	// status.allocated then status.allocatedNonPreemptible.
-	usage [][2]usage
+	usage [nResources][2]usage
 }
+
+// nResources is len(quota.Resources).
+const nResources = 3
 
 type usage struct {
 	v       quota.Value
@@ -35,9 +38,11 @@ type usage struct {
 // later is kept.
 func Read(lqs []snapshot.LiveQueue) *Queues {
 	qs := &Queues{byName: make(map[string]*Queue, len(lqs))}
+	all := make([]Queue, len(lqs)) // one allocation for every Queue
 	for i := range lqs {
 		lq := &lqs[i]
-		q := &Queue{LiveQueue: lq, usage: make([][2]usage, len(quota.Resources))}
+		q := &all[i]
+		q.LiveQueue = lq
 		for ri, r := range quota.Resources {
 			for np := range 2 {
 				u := &q.usage[ri][np]

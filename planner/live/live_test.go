@@ -55,3 +55,10 @@ func TestUsageAsRead(t *testing.T) {
 		t.Error("a Queue c that the snapshot does not have")
 	}
 }
+
+// TestResourcesCounted: a Queue holds the usage of every resource.
+func TestResourcesCounted(t *testing.T) {
+	if nResources != len(quota.Resources) {
+		t.Fatalf("nResources is %d, quota.Resources has %d", nResources, len(quota.Resources))
+	}
+}

@@ -93,11 +93,14 @@ func rebuild(claimed *planner.Plan) (p *planner.Plan, what string) {
 		// As plan reads a desired file: the plan's is refused unparsed.
 		return nil, "the plan's " + inputfile.Desired.TooLarge(shown(d.File), n).Error()
 	}
+	// The snapshot's checks run while the desired file is read again.
+	k := planner.StartChecks(claimed.Snapshot)
+	defer k.Stop()
 	ov, what := loadDesired(d)
 	if what != "" {
 		return nil, what
 	}
-	p, diags := planner.Build(claimed.Snapshot, ov)
+	p, diags := k.Build(ov)
 	if diags.HasErrors() {
 		return nil, fmt.Sprintf("the plan's desired file %s does not plan against its snapshot: %s", shown(d.File), firstError(diags))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -392,5 +393,26 @@ func TestDecodeClipsLongValues(t *testing.T) {
 	want := `plan.json: the plan's step 1 (patch Project a): op 1 is test /spec/queues/0/name "` + strings.Repeat("x", 199) + `… (1048578 bytes), the changes give test /spec/queues/0/name "a-q"; make a new plan`
 	if got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestDecodeOfADesiredFileThatDoesNotLoadLeavesNothingRunning: the
+// snapshot's checks start while the plan's desired file is read again;
+// when it does not load, Decode says so and returns with those checks
+// ended.
+func TestDecodeOfADesiredFileThatDoesNotLoadLeavesNothingRunning(t *testing.T) {
+	p, _ := planAny(t, move)
+	p.Desired.Source = "project \"a\" {\n"
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n0 := runtime.NumGoroutine()
+	want := `plan.json: the plan's desired file desired.hcl does not load: desired.hcl:1,13-14: Unclosed configuration block; There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.; make a new plan`
+	if got := decodeErr(b); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if n := runtime.NumGoroutine(); n > n0 {
+		t.Errorf("%d goroutines before Decode, %d after it", n0, n)
 	}
 }

@@ -3,6 +3,7 @@ package preview
 import (
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/quota"
@@ -60,18 +61,25 @@ func OfPlan(p *planner.Plan, only map[string]bool) (*PlanPreview, error) {
 	if only != nil {
 		only = widen(p, only)
 	}
-	c := clusterOf(p.Snapshot, only, p.Nodes()) // the nodes as the checks read them
-	before, err := of(p.Snapshot, Full, only, c, false)
-	if err != nil {
-		return nil, err
-	}
-	target := p.TargetState()
+	cb := clusterOf(p.Snapshot, only, p.Nodes()) // the nodes as the checks read them
+	target, ca := p.TargetState(), cb
 	if changesNodePools(p) {
-		c = clusterOf(target, only, p.Nodes()) // its pools select other nodes
+		ca = clusterOf(target, only, p.Nodes()) // its pools select other nodes
 	}
-	after, err := of(target, Full, only, c, false)
+	// The two sides only read the states and the cluster data: they are
+	// divided at the same time, and the snapshot's error, if any, is the
+	// one returned, as when they were divided one after the other.
+	var after *Preview
+	var errAfter error
+	var wg sync.WaitGroup
+	wg.Go(func() { after, errAfter = of(target, Full, only, ca, false) })
+	before, err := of(p.Snapshot, Full, only, cb, false)
+	wg.Wait()
 	if err != nil {
 		return nil, err
+	}
+	if errAfter != nil {
+		return nil, errAfter
 	}
 	out := &PlanPreview{Before: before, After: after}
 	touched := touchedQueues(p)

@@ -28,10 +28,12 @@ package preview
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/krmplan/krmplan/fairshare"
+	"github.com/krmplan/krmplan/internal/cores"
 	"github.com/krmplan/krmplan/internal/words"
 	poolcap "github.com/krmplan/krmplan/planner/capacity"
 	"github.com/krmplan/krmplan/quota"
@@ -177,10 +179,10 @@ func of(s *snapshot.State, d Demand, only map[string]bool, c *cluster, keep bool
 	b := &builder{s: s, d: d, only: only, live: c.live, keep: keep, pools: map[string][]entry{}}
 	b.collect()
 	out := &Preview{Demand: d, AgesRead: s.Read(snapshot.SourceQueues), LeftOut: b.leftOut}
-	for _, name := range b.poolNames {
-		pool, err := b.pool(name, c.caps)
-		if err != nil {
-			return nil, err
+	pools, errs := b.divideAll(c.caps)
+	for k, pool := range pools {
+		if errs[k] != nil {
+			return nil, errs[k] // the first pool's error, in order
 		}
 		for i := range pool.Queues {
 			if !pool.Queues[i].Aged {
@@ -306,6 +308,28 @@ type owner struct {
 }
 
 func (o owner) String() string { return strings.ToLower(o.kind.String()) + " " + o.name }
+
+// divideAll divides every pool of b.poolNames, each pool's result and
+// error at its index. The pools are cut into one run of consecutive pools
+// per core (GOMAXPROCS), each divided by a copy of b with its own scratch:
+// a pool's division reads the builder and writes only its own entries, so
+// the results are those of dividing the pools one after the other.
+func (b *builder) divideAll(caps map[string]*poolcap.Pool) ([]Pool, []error) {
+	n := len(b.poolNames)
+	pools, errs := make([]Pool, n), make([]error, n)
+	w := max(1, min(runtime.GOMAXPROCS(0), n/minPoolsPerWorker))
+	cores.Each(w, func(k int) {
+		wb := *b
+		wb.scratch = nil
+		for i := k * n / w; i < (k+1)*n/w; i++ {
+			pools[i], errs[i] = wb.pool(b.poolNames[i], caps)
+		}
+	})
+	return pools, errs
+}
+
+// minPoolsPerWorker is the fewest pools worth a goroutine of their own.
+const minPoolsPerWorker = 8
 
 // leftOutf records a queue entry that is not divided, when say is set
 // (a queue on a pool outside only is no news).
