@@ -1,10 +1,6 @@
 package snapshot
 
 import (
-	"errors"
-	"fmt"
-
-	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/inputfile"
 )
 
@@ -19,18 +15,4 @@ const MaxTenancyFileSize = 256_000_000
 // refused unread when it is a device (/dev/zero), a socket or a folder.
 func ReadTenancyFile(path string) ([]byte, error) {
 	return inputfile.Read(path, inputfile.Tenancy)
-}
-
-// readBlob reads a tenancy file's blob from git, no further than
-// MaxTenancyFileSize (a replace ref may put a larger blob under the id
-// whose size ls-tree gave); errors name the file and the ref.
-func readBlob(repo gitcli.Repo, f SourceFile, ref string) ([]byte, error) {
-	b, err := repo.RunLimited(MaxTenancyFileSize, "cat-file", "blob", f.Blob)
-	switch {
-	case errors.Is(err, gitcli.ErrOutputLimit):
-		return nil, fmt.Errorf("%s at %s: more than %d bytes, the most krmplan reads of a %s", f.Path, ref, inputfile.Tenancy.Max, inputfile.Tenancy.Name)
-	case err != nil:
-		return nil, fmt.Errorf("%s at %s: %w", f.Path, ref, err)
-	}
-	return b, nil
 }

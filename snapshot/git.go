@@ -12,7 +12,7 @@ import (
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
-	"github.com/krmplan/krmplan/profile"
+	"github.com/krmplan/krmplan/snapshot/gitref"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -33,6 +33,14 @@ type GitSource struct {
 	// --ref, whose PATHs are what `check` without --ref reads), rather than
 	// to the repository's root (--tenancy).
 	FromDir bool
+	// Beside, when set, runs on a goroutine of its own once the first
+	// tenancy file has been read from git, beside its parse, and FromGit
+	// waits for it; when FromGit succeeds it has run (before FromGit
+	// returns, when no file was read), on an error perhaps not. git's
+	// output comes through a pipe in 64 kB steps, each waiting for a free
+	// core: work on the cores started then (a --cluster-data decode) does
+	// not slow the read.
+	Beside func()
 }
 
 // FromGit reads the tenancy files at the ref with git (never the work
@@ -50,54 +58,48 @@ func FromGit(src GitSource) (*State, error) {
 	// A bare repository is read as any other: the files come from git at
 	// the ref, never from a work tree. Repo records the repository's own
 	// folder (the work tree's top, or the bare repository).
-	place, err := gitcli.Locate(src.Repo)
+	place, commit, err := gitref.Resolve(src.Repo, ref)
 	if err != nil {
 		return nil, err
 	}
 	top := place.Root
 	repo := gitcli.Repo{Dir: top}
-	commit, err := repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	if err != nil {
-		return nil, fmt.Errorf("%s: no commit %q in the repository", top, ref)
-	}
-	prefix, err := dirPrefix(src, place)
-	if err != nil {
-		return nil, err
-	}
-	files, err := tenancyFiles(repo, commit, ref, top, prefix, src.Paths, src.Absent)
-	if err != nil {
-		return nil, err
-	}
 	// The ref's full name and the profile are read by git while the
-	// tenancy parses; wait waits for them, also on the way out by an error.
-	wait := readAside(repo, commit, ref)
+	// tenancy files are found and parsed; wait waits for them, also on the
+	// way out by an error (which is the tenancy's first, as before).
+	wait := gitref.Aside(repo, commit, ref)
 	defer wait()
+	prefix := ""
+	if src.FromDir {
+		prefix, err = gitref.Prefix(place)
+	}
+	if err != nil {
+		return nil, err
+	}
+	files, blobs, err := tenancyBlobs(repo, commit, ref, top, prefix, src)
+	if err != nil {
+		return nil, err
+	}
 	var t Parsed
 	st := &State{Source: Source{Kind: "git", Repo: top, Ref: ref, Commit: commit}}
-	for _, p := range src.Paths {
-		rel, err := RepoRelative(top, prefix, p)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(st.Source.Paths, rel) {
-			st.Source.Paths = append(st.Source.Paths, rel)
-		}
+	if st.Source.Paths, err = sourcePaths(top, prefix, src.Paths); err != nil {
+		return nil, err
 	}
-	for _, f := range files {
-		blob, err := readBlob(repo, f, ref)
+	for i, f := range files {
+		blob, err := blobs[i], error(nil)
+		if blob == nil {
+			blob, err = gitref.TenancyBlob(repo, f.Path, f.Blob, ref)
+		}
 		if err != nil {
 			return nil, err
+		}
+		if i == 0 && src.Beside != nil {
+			defer src.startBeside()()
 		}
 		if err := t.parseFile(f.Path, blob); err != nil {
 			return nil, err
 		}
-		t.ReadKustomizations(f.Path, blob, func(name string) ([]byte, error) {
-			b, err := repo.Run(nil, "cat-file", "blob", commit+":"+name)
-			if err != nil {
-				return nil, fmt.Errorf("no such file at %s", ref)
-			}
-			return b, nil
-		})
+		t.ReadKustomizations(f.Path, blob, gitref.FileAt(repo, commit, ref))
 		st.Source.Files = append(st.Source.Files, f)
 	}
 	if err := t.checkUnique(); err != nil {
@@ -115,6 +117,9 @@ func FromGit(src GitSource) (*State, error) {
 	if st.Source.RefName, st.Profile, err = wait(); err != nil {
 		return nil, err
 	}
+	if src.Beside != nil {
+		src.Beside() // no file was read
+	}
 	st.NodePools, st.Departments, st.Projects = t.NodePools, t.Departments, t.Projects
 	st.ManagedNodes, st.KRMConfig, st.Other = t.ManagedNodes, t.KRMConfig, t.Other
 	for _, what := range []string{SourceNodes, SourceQueues, SourceNamespaces} {
@@ -123,54 +128,29 @@ func FromGit(src GitSource) (*State, error) {
 	return st, nil
 }
 
-// readAside reads, on its own goroutine, the full name of ref (refName)
-// and the repository profile at commit (readProfile); the function it
-// returns waits for them.
-func readAside(repo gitcli.Repo, commit, ref string) func() (string, *profile.Profile, error) {
-	var name string
-	var p *profile.Profile
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		name = refName(repo, ref)
-		p, err = readProfile(repo, commit, ref)
-	}()
-	return func() (string, *profile.Profile, error) {
-		<-done
-		return name, p, err
-	}
+// startBeside runs src.Beside on a goroutine of its own, once (it clears
+// it), and returns the wait for it.
+func (src *GitSource) startBeside() func() {
+	beside, done := src.Beside, make(chan struct{})
+	src.Beside = nil
+	go func() { defer close(done); beside() }()
+	return func() { <-done }
 }
 
-// dirPrefix is what a relative path of src.Paths is relative to: with
-// src.FromDir, src.Repo's path from the root of the work tree ("sub/dir/",
-// git rev-parse --show-prefix); else, and in a bare repository, "" (the
-// root).
-func dirPrefix(src GitSource, place gitcli.Place) (string, error) {
-	if !src.FromDir || place.Bare || place.InGitDir {
-		return "", nil
+// sourcePaths are the --tenancy paths relative to the repository's top
+// (RepoRelative), each once, in their order.
+func sourcePaths(top, prefix string, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		rel, err := RepoRelative(top, prefix, p)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
 	}
-	b, err := gitcli.Repo{Dir: src.Repo}.Run(nil, "rev-parse", "--show-prefix")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", src.Repo, err)
-	}
-	return strings.TrimSuffix(string(b), "\n"), nil
-}
-
-// refName is the full name of the ref that ref names now (refs/heads/main
-// for main, or for HEAD on that branch), or "" when ref names a fixed
-// commit (a commit id, main~1, a detached HEAD): what render follows to
-// see whether the ref moved. ref has resolved to a commit, so it is not an
-// option.
-func refName(repo gitcli.Repo, ref string) string {
-	if strings.HasPrefix(ref, "-") {
-		return ""
-	}
-	name, err := repo.Line("rev-parse", "--symbolic-full-name", ref)
-	if err != nil || !strings.HasPrefix(name, "refs/") || strings.ContainsAny(name, "\n") {
-		return ""
-	}
-	return name
+	return out, nil
 }
 
 // Missing resolves src.Ref to its commit and returns those of src.Paths
@@ -182,14 +162,11 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 	if ref == "" {
 		ref = "HEAD"
 	}
-	place, err := gitcli.Locate(src.Repo)
+	place, commit, err := gitref.Resolve(src.Repo, ref)
 	if err != nil {
 		return "", nil, err
 	}
 	repo := gitcli.Repo{Dir: place.Root}
-	if commit, err = repo.Line("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return "", nil, fmt.Errorf("%s: no commit %q in the repository", place.Root, ref)
-	}
 	for _, p := range src.Paths {
 		rel, err := RepoRelative(place.Root, "", p)
 		if err != nil {
@@ -204,6 +181,24 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 		}
 	}
 	return commit, missing, nil
+}
+
+// tenancyBlobs is tenancyFiles for src.Paths, with the content of files
+// already read (nil for one not read yet). A single file is found and read
+// by one git process (gitcli.Repo.BlobAt); anything else (a folder, a
+// missing file, a path absent at the ref, several paths, any failure) is
+// listed by tenancyFiles, whose errors then say what is wrong.
+func tenancyBlobs(repo gitcli.Repo, commit, ref, top, prefix string, src GitSource) ([]SourceFile, [][]byte, error) {
+	if len(src.Paths) == 1 && len(src.Absent) == 0 {
+		if rel, err := RepoRelative(top, prefix, src.Paths[0]); err == nil {
+			b, err := repo.BlobAt(commit, rel, inputfile.Tenancy.Max, func(int64) error { return gitcli.ErrNotBlob })
+			if err == nil {
+				return []SourceFile{{Path: rel, Blob: b.ID}}, [][]byte{b.Content}, nil
+			}
+		}
+	}
+	files, err := tenancyFiles(repo, commit, ref, top, prefix, src.Paths, src.Absent)
+	return files, make([][]byte, len(files)), err
 }
 
 // tenancyFiles resolves the given paths at commit into files with blob
@@ -313,36 +308,6 @@ func (t *Parsed) checkUnique() error {
 		return d[0]
 	}
 	return nil
-}
-
-// readProfile reads .krmplan.hcl at the root of commit, nil when absent.
-func readProfile(repo gitcli.Repo, commit, ref string) (*profile.Profile, error) {
-	out, err := repo.Line("ls-tree", "--long", "--full-tree", commit, "--", profile.FileName)
-	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", profile.FileName, ref, err)
-	}
-	fs := strings.Fields(out) // mode, type, blob, size, path
-	if len(fs) < 4 {
-		return nil, nil
-	}
-	if fs[1] != "blob" {
-		return nil, fmt.Errorf("%s at %s: not a file", profile.FileName, ref)
-	}
-	if n, err := strconv.ParseInt(fs[3], 10, 64); err != nil {
-		return nil, fmt.Errorf("%s at %s: git ls-tree gave no size: %q", profile.FileName, ref, out)
-	} else if n > inputfile.Profile.Max {
-		return nil, inputfile.Profile.TooLarge(profile.FileName+" at "+ref, n)
-	}
-	src, err := repo.Run(nil, "cat-file", "blob", fs[2])
-	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", profile.FileName, ref, err)
-	}
-	p, err := profile.Parse(profile.FileName, src)
-	if err != nil {
-		return nil, fmt.Errorf("the repository profile at %s is invalid: %w", ref, err)
-	}
-	p.Blob = fs[2]
-	return p, nil
 }
 
 // RequireObjects refuses a tenancy without any NodePool, Department or

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"runtime"
+	"slices"
 
 	"github.com/krmplan/krmplan/internal/cores"
 	"github.com/krmplan/krmplan/internal/yamlsrc"
@@ -33,7 +34,11 @@ func (t *Parsed) parseFile(name string, src []byte) error {
 	got := make([]Parsed, len(parts))
 	errs := make([]error, len(parts))
 	cores.Each(len(parts), func(i int) {
-		errs[i] = got[i].ParseTenancy(name, src[parts[i].start:parts[i].end])
+		// Each part's positions are moved to the file's by the worker
+		// that read it, rather than all at the end on one core.
+		if errs[i] = got[i].ParseTenancy(name, src[parts[i].start:parts[i].end]); errs[i] == nil {
+			got[i].shift(parts[i].line-1, parts[i].start)
+		}
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -41,13 +46,11 @@ func (t *Parsed) parseFile(name string, src []byte) error {
 			if err := again.ParseTenancy(name, src); err != nil {
 				return err
 			}
-			t.join(&again, 0, 0) // a part was cut inside a document that reads whole
+			t.join(again) // a part was cut inside a document that reads whole
 			return nil
 		}
 	}
-	for i, p := range parts {
-		t.join(&got[i], p.line-1, p.start)
-	}
+	t.join(got...)
 	return nil
 }
 
@@ -76,38 +79,52 @@ func documentParts(src []byte, n int) []part {
 	return append(parts, part{start, len(src), line})
 }
 
-// join appends the objects of p, read from a part that starts lines lines
-// and off bytes into the file, with their positions moved to the file's.
-func (t *Parsed) join(p *Parsed, lines, off int) {
-	if lines != 0 || off != 0 {
-		for i := range p.NodePools {
-			p.NodePools[i].Origin.Shift(lines, off)
-		}
-		for i := range p.Departments {
-			p.Departments[i].Origin.Shift(lines, off)
-		}
-		for i := range p.Projects {
-			p.Projects[i].Origin.Shift(lines, off)
-		}
-		if p.ManagedNodes != nil {
-			p.ManagedNodes.Origin.Shift(lines, off)
-		}
-		for i := range p.Other {
-			p.Other[i].Line += lines
-		}
-		for _, s := range p.singletons {
-			s.origin.Shift(lines, off)
-		}
+// shift moves the positions of p, read from a part that starts lines
+// lines and off bytes into the file, to the file's.
+func (p *Parsed) shift(lines, off int) {
+	if lines == 0 && off == 0 {
+		return
 	}
-	t.singletons = append(t.singletons, p.singletons...)
-	t.NodePools = append(t.NodePools, p.NodePools...)
-	t.Departments = append(t.Departments, p.Departments...)
-	t.Projects = append(t.Projects, p.Projects...)
-	t.Other = append(t.Other, p.Other...)
+	for i := range p.NodePools {
+		p.NodePools[i].Origin.Shift(lines, off)
+	}
+	for i := range p.Departments {
+		p.Departments[i].Origin.Shift(lines, off)
+	}
+	for i := range p.Projects {
+		p.Projects[i].Origin.Shift(lines, off)
+	}
 	if p.ManagedNodes != nil {
-		t.ManagedNodes = p.ManagedNodes
+		p.ManagedNodes.Origin.Shift(lines, off)
 	}
-	if p.KRMConfig != nil {
-		t.KRMConfig = p.KRMConfig
+	for i := range p.Other {
+		p.Other[i].Line += lines
+	}
+	for _, s := range p.singletons {
+		s.origin.Shift(lines, off)
+	}
+}
+
+// join appends the objects of ps, in order, their lists grown once.
+func (t *Parsed) join(ps ...Parsed) {
+	var pools, depts, projects int
+	for i := range ps {
+		pools, depts, projects = pools+len(ps[i].NodePools), depts+len(ps[i].Departments), projects+len(ps[i].Projects)
+	}
+	t.NodePools, t.Departments = slices.Grow(t.NodePools, pools), slices.Grow(t.Departments, depts)
+	t.Projects = slices.Grow(t.Projects, projects)
+	for i := range ps {
+		p := &ps[i]
+		t.singletons = append(t.singletons, p.singletons...)
+		t.NodePools = append(t.NodePools, p.NodePools...)
+		t.Departments = append(t.Departments, p.Departments...)
+		t.Projects = append(t.Projects, p.Projects...)
+		t.Other = append(t.Other, p.Other...)
+		if p.ManagedNodes != nil {
+			t.ManagedNodes = p.ManagedNodes
+		}
+		if p.KRMConfig != nil {
+			t.KRMConfig = p.KRMConfig
+		}
 	}
 }

@@ -41,7 +41,11 @@ func TestRefName(t *testing.T) {
 		}
 	}
 	git(t, dir, "checkout", "-q", "--detach")
-	if got := refName(repo, "HEAD"); got != "" {
-		t.Errorf("a detached HEAD: ref_name %q, want none", got)
+	st, err := FromGit(GitSource{Repo: dir, Paths: []string{"tenancy.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Source.RefName != "" {
+		t.Errorf("a detached HEAD: ref_name %q, want none", st.Source.RefName)
 	}
 }

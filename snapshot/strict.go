@@ -48,6 +48,11 @@ type docCheck struct {
 	// merge keys and by values), lastVisit the last id given.
 	visits    []int
 	lastVisit int
+	// values is how many positions the last document of each kind had:
+	// the next one's map is made that size rather than grown to it.
+	values map[string]int
+	// slab is what docReader.fields cuts a mapping's pairs from.
+	slab [][2]*yaml.Node
 	// keys are the keys of the mappings being walked (mapping.base).
 	keys []keySet
 	// bangs is set when the file has a "!" anywhere: only then may a
@@ -59,7 +64,7 @@ type docCheck struct {
 // room it has grown.
 func (c *docCheck) reset(strict bool, obj objRef, docLine int) {
 	*c = docCheck{file: c.file, lines: c.lines, strict: strict, obj: obj, docLine: docLine,
-		path: c.path[:0], visits: c.visits[:0], keys: c.keys[:0], bangs: c.bangs}
+		path: c.path[:0], visits: c.visits[:0], keys: c.keys[:0], bangs: c.bangs, values: c.values, slab: c.slab}
 }
 
 // segment is one step of a JSON pointer: a field name, or an index.

@@ -72,7 +72,7 @@ func (t *Parsed) ParseTenancy(name string, src []byte) error {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	lastChunk := -1
-	check := &docCheck{file: name, lines: lines, bangs: bytes.IndexByte(src, '!') >= 0}
+	check := &docCheck{file: name, lines: lines, bangs: bytes.IndexByte(src, '!') >= 0, values: map[string]int{}}
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -300,6 +300,9 @@ func (r *docReader) fieldsDepth(n *yaml.Node, what string, depth int) ([][2]*yam
 	if depth > 16 {
 		return nil, r.errf(n, "%s: merge keys nested too deep", what)
 	}
+	if n.Kind != yaml.AliasNode && !slices.ContainsFunc(m.Content, func(k *yaml.Node) bool { return k.Tag == "!!merge" }) {
+		return r.check.pairsOf(m), nil // nearly every mapping: its own keys, nothing merged
+	}
 	out := make([][2]*yaml.Node, 0, len(m.Content)/2)
 	var merges []*yaml.Node
 	own := map[string]bool{}
@@ -337,6 +340,21 @@ func (r *docReader) fieldsDepth(n *yaml.Node, what string, depth int) ([][2]*yam
 		}
 	}
 	return out, nil
+}
+
+// pairsOf is the keys and values of mapping m, in order, cut from a slab
+// the file's documents share: a mapping's pairs cost no allocation of
+// their own. A full slab is left to the pairs cut from it.
+func (c *docCheck) pairsOf(m *yaml.Node) [][2]*yaml.Node {
+	k := len(m.Content) / 2
+	if cap(c.slab)-len(c.slab) < k {
+		c.slab = make([][2]*yaml.Node, 0, max(128, k))
+	}
+	start := len(c.slab)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		c.slab = append(c.slab, [2]*yaml.Node{m.Content[i], m.Content[i+1]})
+	}
+	return c.slab[start:len(c.slab):len(c.slab)]
 }
 
 // via returns v as reached through the alias a: an alias node at a's
@@ -589,8 +607,9 @@ func (r *docReader) specQueues(n, doc *yaml.Node, other func(string, *yaml.Node)
 		if list.Kind != yaml.SequenceNode {
 			return r.errf(kv[1], "/spec/queues must be a list")
 		}
+		*out = slices.Grow(*out, len(list.Content))
 		for i, qn := range list.Content {
-			q, err := r.queue(fmt.Sprintf("/spec/queues/%d", i), qn)
+			q, err := r.queue("/spec/queues/"+strconv.Itoa(i), qn)
 			if err != nil {
 				return err
 			}
@@ -625,12 +644,14 @@ func (r *docReader) queue(path string, n *yaml.Node) (tenancy.Queue, error) {
 	for _, kv := range kvs {
 		k, v := kv[0].Value, kv[1]
 		switch k {
-		case "name":
-			q.Name, err = r.str(v, path+"/name")
-			r.pos(path+"/name", v)
-		case "nodepool":
-			q.NodePool, err = r.str(v, path+"/nodepool")
-			r.pos(path+"/nodepool", v)
+		case "name", "nodepool":
+			at := path + "/" + k
+			if k == "name" {
+				q.Name, err = r.str(v, at)
+			} else {
+				q.NodePool, err = r.str(v, at)
+			}
+			r.pos(at, v)
 		case "priority":
 			d := deref(v)
 			k := kubeyaml.Kubectl(kubeyaml.ScalarOf(d, r.lines.Src(), r.check.start(d)))

@@ -91,8 +91,9 @@ func (r *docReader) checkHead(h head) error {
 // read checks one document as kubectl reads it (docCheck) and reads a KRM
 // object of it into t; another document is kept in t.Other.
 func (r *docReader) read(t *Parsed, root *yaml.Node) error {
-	r.values = map[string]tenancy.Pos{}
 	h := peekHead(root)
+	r.values = make(map[string]tenancy.Pos, r.check.values[h.kind])
+	defer func() { r.check.values[h.kind] = len(r.values) }()
 	if err := r.checkHead(h); err != nil {
 		return err
 	}

@@ -74,9 +74,14 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	// a big tenancy is mostly parsing).
 	ctx, cancel := context.WithTimeout(context.Background(), c.Duration("timeout"))
 	defer cancel()
-	overlay := make(chan liveOverlay, 1)
-	go func() { overlay <- readOverlay(ctx, c, e, live) }()
 	src := snapshot.GitSource{Repo: c.String("git-repo"), Ref: c.String("ref"), Paths: c.StringSlice("tenancy")}
+	overlay := make(chan liveOverlay, 1)
+	read := func() { overlay <- readOverlay(ctx, c, e, live) }
+	if c.IsSet("cluster-data") {
+		src.Beside = read // decoded on every core: beside the parse, once git has handed over the tenancy
+	} else {
+		go read() // a live cluster is mostly waiting: read from the start
+	}
 	changes := make(chan uncommitted, 1) // git status meanwhile, too
 	go func() {
 		list, err := worktree.Changes(src)
@@ -85,7 +90,9 @@ func snapshotState(c *cli.Context, e *env) (*snapshot.State, error) {
 	st, err := snapshot.FromGit(src)
 	if err != nil {
 		cancel()
-		<-overlay
+		if !c.IsSet("cluster-data") {
+			<-overlay // FromGit has waited for a decode it started
+		}
 		<-changes
 		return nil, cli.Exit(err.Error(), 1)
 	}

@@ -30,9 +30,15 @@ type Uncommitted struct {
 // A snapshot reads the ref, never the work tree, so these changes are not
 // in it; the CLI says so in a note.
 func Changes(src snapshot.GitSource) ([]Uncommitted, error) {
-	place, err := gitcli.Locate(src.Repo)
-	if err != nil {
-		return nil, err
+	// One git process finds a work tree's top (gitcli.LocateCommit, at
+	// HEAD); a bare repository, a git directory or a repository without a
+	// commit yet are found by gitcli.Locate.
+	place, _, ok := gitcli.LocateCommit(src.Repo, "HEAD")
+	var err error
+	if !ok {
+		if place, err = gitcli.Locate(src.Repo); err != nil {
+			return nil, err
+		}
 	}
 	if place.Bare || place.InGitDir {
 		return nil, nil
