@@ -67,10 +67,21 @@ type folder struct {
 // about. The caller must call Wait before it exits, whether or not it
 // uses the answers (Options.Preflight).
 func StartPreflight(src snapshot.Source, repoOpt string) *Preflight {
+	return StartPreflightIf(src, repoOpt, nil)
+}
+
+// StartPreflightIf is StartPreflight that first asks approved (when not
+// nil), on the preflight's own goroutine: when it says no, no git runs
+// and the Preflight answers nothing, so that Splice and Diff ask git
+// themselves, as without one.
+func StartPreflightIf(src snapshot.Source, repoOpt string, approved func() bool) *Preflight {
 	pf := &Preflight{src: src, repoOpt: repoOpt, done: make(chan struct{})}
 	go func() {
 		defer close(pf.done)
-		if src.Kind == "git" {
+		switch {
+		case approved != nil && !approved():
+			pf.failed = true
+		case src.Kind == "git":
 			pf.ask()
 		}
 	}()
