@@ -21,7 +21,6 @@ import (
 	"github.com/krmplan/krmplan/internal/atomicfile"
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/inputfile"
-	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/planner/split"
@@ -500,20 +499,6 @@ func approvedHeader(b []byte, id string) bool {
 	return p.MatchID(id)
 }
 
-// ownRenderablePlan reports whether plan.json's bytes b are the plan its
-// plan_id line names (the sha256 of the bytes with plan_id empty) and say
-// `"renderable": true`: a plan file edited after it was made, its plan_id
-// line kept, may name another repository, and one with errors is refused
-// before any git runs (as planfile.Decode and script.Approve refuse them).
-// A read of the bytes that only gates the splice's preflight.
-func ownRenderablePlan(b []byte) bool {
-	if !bytes.Contains(b[:min(len(b), 512)], []byte("\n  \"renderable\": true,\n")) {
-		return false
-	}
-	sum, ids, err := jsonfile.SumEmpty(b, "plan_id")
-	return err == nil && len(ids) == 1 && ids[0] == sum
-}
-
 // runRender is the render command: an approved plan as a patch script, a
 // splice commit or its diff.
 func runRender(c *cli.Context, e *env) error {
@@ -527,12 +512,12 @@ func runRender(c *cli.Context, e *env) error {
 	// line is the one approved, so that git runs in the repository a plan
 	// file names only once its id is approved (script.Approve checks the
 	// decoded plan's id after), and only once the file is shown to be that
-	// plan, unedited and renderable (ownRenderablePlan, beside the decode).
+	// plan, unedited and renderable (commit.UneditedRenderable).
 	var pf *commit.Preflight
 	defer func() { pf.Wait() }()
 	p, err := loadPlanThen(file, "render", func(b []byte) {
 		if src, ok := commit.PlanSource(b); ok && c.String("format") != "patch" && approvedHeader(b, c.String("approve")) {
-			pf = commit.StartPreflightIf(src, c.String("git-repo"), func() bool { return ownRenderablePlan(b) })
+			pf = commit.StartPreflightIf(src, c.String("git-repo"), func() bool { return commit.UneditedRenderable(b) })
 		}
 	})
 	if err != nil {
