@@ -172,7 +172,8 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 		if err != nil {
 			return "", nil, err
 		}
-		out, err := repo.Line("ls-tree", "-r", "--full-tree", "--name-only", commit, "--", rel)
+		// core.quotePath off: a name beyond ASCII is listed as it is, not quoted in octal
+		out, err := repo.Line("-c", "core.quotePath=false", "ls-tree", "-r", "--full-tree", "--name-only", commit, "--", rel)
 		if err != nil {
 			return "", nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
 		}
@@ -214,7 +215,8 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, abse
 		if err != nil {
 			return nil, err
 		}
-		out, err := repo.Line("ls-tree", "-r", "-l", "--full-tree", commit, "--", rel)
+		// core.quotePath off: a name beyond ASCII is listed as it is, not quoted in octal
+		out, err := repo.Line("-c", "core.quotePath=false", "ls-tree", "-r", "-l", "--full-tree", commit, "--", rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
 		}

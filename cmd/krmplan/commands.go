@@ -511,12 +511,13 @@ func runRender(c *cli.Context, e *env) error {
 	// a prompt may wait longer than the answers hold, and whose plan_id
 	// line is the one approved, so that git runs in the repository a plan
 	// file names only once its id is approved (script.Approve checks the
-	// decoded plan's id after).
+	// decoded plan's id after), and only once the file is shown to be that
+	// plan, unedited and renderable (commit.UneditedRenderable).
 	var pf *commit.Preflight
 	defer func() { pf.Wait() }()
 	p, err := loadPlanThen(file, "render", func(b []byte) {
 		if src, ok := commit.PlanSource(b); ok && c.String("format") != "patch" && approvedHeader(b, c.String("approve")) {
-			pf = commit.StartPreflight(src, c.String("git-repo"))
+			pf = commit.StartPreflightIf(src, c.String("git-repo"), func() bool { return commit.UneditedRenderable(b) })
 		}
 	})
 	if err != nil {

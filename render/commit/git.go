@@ -56,7 +56,8 @@ type gitFiles struct {
 
 // File implements RepoFiles.
 func (g gitFiles) File(path string) (mode, blob string, data []byte, exists bool, err error) {
-	out, err := g.repo.Line("ls-tree", "--full-tree", g.commit, "--", path)
+	// core.quotePath off: a name beyond ASCII is listed as it is, not quoted in octal
+	out, err := g.repo.Line("-c", "core.quotePath=false", "ls-tree", "--full-tree", g.commit, "--", path)
 	if err != nil {
 		return "", "", nil, false, err
 	}
@@ -88,7 +89,8 @@ func (g gitFiles) blob(id string) ([]byte, error) {
 
 // List implements RepoFiles.
 func (g gitFiles) List(path string) ([]string, error) {
-	out, err := g.repo.Line("ls-tree", "-r", "--full-tree", "--name-only", g.commit, "--", strings.TrimSuffix(path, "/"))
+	// core.quotePath off: a name beyond ASCII is listed as it is, not quoted in octal
+	out, err := g.repo.Line("-c", "core.quotePath=false", "ls-tree", "-r", "--full-tree", "--name-only", g.commit, "--", strings.TrimSuffix(path, "/"))
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"slices"
 
 	"github.com/krmplan/krmplan/internal/gitcli"
+	"github.com/krmplan/krmplan/internal/jsonfile"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/snapshot"
 )
@@ -67,10 +68,21 @@ type folder struct {
 // about. The caller must call Wait before it exits, whether or not it
 // uses the answers (Options.Preflight).
 func StartPreflight(src snapshot.Source, repoOpt string) *Preflight {
+	return StartPreflightIf(src, repoOpt, nil)
+}
+
+// StartPreflightIf is StartPreflight that first asks approved (when not
+// nil), on the preflight's own goroutine: when it says no, no git runs
+// and the Preflight answers nothing, so that Splice and Diff ask git
+// themselves, as without one.
+func StartPreflightIf(src snapshot.Source, repoOpt string, approved func() bool) *Preflight {
 	pf := &Preflight{src: src, repoOpt: repoOpt, done: make(chan struct{})}
 	go func() {
 		defer close(pf.done)
-		if src.Kind == "git" {
+		switch {
+		case approved != nil && !approved():
+			pf.failed = true
+		case src.Kind == "git":
 			pf.ask()
 		}
 	}()
@@ -183,6 +195,21 @@ func (r prefetchedFiles) File(path string) (mode, blob string, data []byte, exis
 		return a.mode, a.blob, a.data, a.exists, a.err
 	}
 	return r.gitFiles.File(path)
+}
+
+// UneditedRenderable reports whether plan.json's bytes b are the plan
+// their plan_id line names (the sha256 of the bytes with plan_id empty)
+// and say `"renderable": true`: a plan file edited after it was made, its
+// plan_id line kept, may name another repository, and a plan with errors
+// is refused before any git runs (planfile.Decode and script.Approve
+// refuse them). A read of the bytes that only gates a Preflight
+// (StartPreflightIf).
+func UneditedRenderable(b []byte) bool {
+	if !bytes.Contains(b[:min(len(b), 512)], []byte("\n  \"renderable\": true,\n")) {
+		return false
+	}
+	sum, ids, err := jsonfile.SumEmpty(b, "plan_id")
+	return err == nil && len(ids) == 1 && ids[0] == sum
 }
 
 // PlanSource is the snapshot source a plan file of format 4 names, read
