@@ -2,12 +2,12 @@ package planner
 
 import (
 	"reflect"
-	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/gentenancy"
+	"github.com/krmplan/krmplan/internal/stacks"
 )
 
 // The notes that compare the live Queues with the snapshot (missing, set
@@ -69,12 +69,11 @@ func TestBuildWithoutPlanLeavesNothingRunning(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	n0 := runtime.NumGoroutine()
 	p, diags := Build(st, ov)
 	if p != nil || len(diags) != 1 || diags[0].Summary != "Missing department" {
 		t.Fatalf("a new project without its department: plan %v, diagnostics %v", p != nil, diags)
 	}
-	if n := runtime.NumGoroutine(); n > n0 {
-		t.Errorf("%d goroutines before Build, %d after it", n0, n)
+	if left := stacks.RunningIn("github.com/krmplan/krmplan/planner."); len(left) > 0 {
+		t.Errorf("%d goroutines still run the planner's code after Build, the first:\n%s", len(left), left[0])
 	}
 }

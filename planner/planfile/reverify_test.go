@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/jsonfile"
+	"github.com/krmplan/krmplan/internal/stacks"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 	"github.com/krmplan/krmplan/profile"
@@ -407,12 +407,11 @@ func TestDecodeOfADesiredFileThatDoesNotLoadLeavesNothingRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n0 := runtime.NumGoroutine()
 	want := `plan.json: the plan's desired file desired.hcl does not load: desired.hcl:1,13-14: Unclosed configuration block; There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.; make a new plan`
 	if got := decodeErr(b); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
-	if n := runtime.NumGoroutine(); n > n0 {
-		t.Errorf("%d goroutines before Decode, %d after it", n0, n)
+	if left := stacks.RunningIn("github.com/krmplan/krmplan/planner."); len(left) > 0 {
+		t.Errorf("%d goroutines still run the planner's code after Decode, the first:\n%s", len(left), left[0])
 	}
 }
