@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"strconv"
@@ -114,36 +115,67 @@ func (b *Batch) Object(name string) (id, kind string, data []byte, ok bool, err 
 	return id, kind, data, ok, err
 }
 
-// ask writes one question and reads its answer: "<id> <type> <size>\n",
-// the object's bytes and "\n"; or "<name> missing\n" (or "ambiguous").
+// ask writes one question and reads its answer (readAnswer).
 func (b *Batch) ask(name string) (id, kind string, data []byte, ok bool, err error) {
 	if _, err := io.WriteString(b.in, name+"\n"); err != nil {
 		return "", "", nil, false, b.failed(err)
 	}
-	head, err := b.out.ReadString('\n')
-	if err != nil {
+	a, err := readAnswer(b.out, math.MaxInt64)
+	switch {
+	case errors.Is(err, errUnexpected):
+		return "", "", nil, false, fmt.Errorf("%w for %q", err, name)
+	case err != nil:
 		return "", "", nil, false, b.failed(err)
+	}
+	return a.id, a.kind, a.data, a.found, nil
+}
+
+// answer is one answer of `git cat-file --batch`.
+type answer struct {
+	id, kind string
+	size     int64
+	data     []byte // nil when the object is over readAnswer's max
+	found    bool   // false for "<name> missing" (or "ambiguous")
+}
+
+// errUnexpected is readAnswer's error for an answer line that is not one.
+var errUnexpected = errors.New("git cat-file --batch: unexpected answer")
+
+// readAnswer reads one answer of `git cat-file --batch`: "<id> <type>
+// <size>\n", the object's bytes and "\n"; or "<name> missing\n" (or
+// "ambiguous"). An object of more than max bytes is not read (its data is
+// nil): the caller stops git, which may still be writing it. A failed read
+// is its error as it is; a line that is no answer wraps errUnexpected.
+func readAnswer(out *bufio.Reader, max int64) (answer, error) {
+	head, err := out.ReadString('\n')
+	if err != nil {
+		return answer{}, err
 	}
 	head = strings.TrimSuffix(head, "\n")
 	if strings.HasSuffix(head, " missing") || strings.HasSuffix(head, " ambiguous") {
-		return "", "", nil, false, nil
+		return answer{}, nil
 	}
 	f := strings.Fields(head)
-	if len(f) != 3 {
-		return "", "", nil, false, fmt.Errorf("git cat-file --batch: unexpected answer %q for %q", head, name)
+	if len(f) != 3 || !isObjectID(f[0]) {
+		return answer{}, fmt.Errorf("%w %q", errUnexpected, head)
 	}
 	size, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil || size < 0 {
-		return "", "", nil, false, fmt.Errorf("git cat-file --batch: unexpected answer %q for %q", head, name)
+		return answer{}, fmt.Errorf("%w %q", errUnexpected, head)
 	}
-	data = make([]byte, size+1) // the bytes and git's "\n" after them
-	if _, err := io.ReadFull(b.out, data); err != nil {
-		return "", "", nil, false, b.failed(err)
+	a := answer{id: f[0], kind: f[1], size: size, found: true}
+	if size > max {
+		return a, nil
+	}
+	data := make([]byte, size+1) // the bytes and git's "\n" after them
+	if _, err := io.ReadFull(out, data); err != nil {
+		return answer{}, err
 	}
 	if data[size] != '\n' {
-		return "", "", nil, false, fmt.Errorf("git cat-file --batch: the object %s does not end where its size says", f[0])
+		return answer{}, fmt.Errorf("git cat-file --batch: the object %s does not end where its size says", f[0])
 	}
-	return f[0], f[1], data[:size:size], true, nil
+	a.data = data[:size:size]
+	return a, nil
 }
 
 // failed is the error of a question git did not answer: git is ended

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 )
 
@@ -102,28 +100,18 @@ func (r Repo) BlobAt(commit, path string, max int64, tooLarge func(size int64) e
 	return b, nil
 }
 
-// readBatchBlob reads one answer of `git cat-file --batch`: "<id> blob
-// <size>\n<content>\n", or "<name> missing\n" and the like, which is
-// ErrNotBlob.
+// readBatchBlob reads BlobAt's one answer (readAnswer): a blob of at
+// most max bytes, tooLarge(size) for a larger one, and ErrNotBlob for
+// anything else git names or a line that is no answer.
 func readBatchBlob(out *bufio.Reader, max int64, tooLarge func(int64) error) (Blob, error) {
-	head, err := out.ReadString('\n')
-	if err != nil {
-		return Blob{}, fmt.Errorf("git cat-file --batch: %w", err)
-	}
-	fs := strings.Fields(head)
-	if len(fs) != 3 || fs[1] != "blob" || !isObjectID(fs[0]) {
+	a, err := readAnswer(out, max)
+	switch {
+	case errors.Is(err, errUnexpected) || (err == nil && (!a.found || a.kind != "blob")):
 		return Blob{}, ErrNotBlob
+	case err != nil:
+		return Blob{}, fmt.Errorf("git cat-file --batch: %w", err)
+	case a.data == nil:
+		return Blob{}, tooLarge(a.size)
 	}
-	size, err := strconv.ParseInt(fs[2], 10, 64)
-	if err != nil || size < 0 {
-		return Blob{}, fmt.Errorf("git cat-file --batch gave no size: %q", strings.TrimSpace(head))
-	}
-	if size > max {
-		return Blob{}, tooLarge(size)
-	}
-	content := make([]byte, size+1) // and git's newline after it
-	if _, err := io.ReadFull(out, content); err != nil || content[size] != '\n' {
-		return Blob{}, fmt.Errorf("git cat-file --batch: the blob %s ended early", fs[0])
-	}
-	return Blob{ID: fs[0], Content: content[:size:size]}, nil
+	return Blob{ID: a.id, Content: a.data}, nil
 }
