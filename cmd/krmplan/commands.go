@@ -516,7 +516,10 @@ func runRender(c *cli.Context, e *env) error {
 	var pf *commit.Preflight
 	defer func() { pf.Wait() }()
 	p, err := loadPlanThen(file, "render", func(b []byte) {
-		if src, ok := commit.PlanSource(b); ok && c.String("format") != "patch" && approvedHeader(b, c.String("approve")) {
+		if c.String("format") == "patch" || !approvedHeader(b, c.String("approve")) {
+			return
+		}
+		if src, ok := commit.PlanSource(b); ok {
 			pf = commit.StartPreflightIf(src, c.String("git-repo"), func() bool { return commit.UneditedRenderable(b) })
 		}
 	})
