@@ -6,16 +6,33 @@ import (
 	"strings"
 )
 
-// ChangedLines runs `git diff -U0` with args (revisions, then "--" and
-// pathspecs) and returns, by path relative to the repository root, the
-// lines of the new side that the diff adds or changes (1-based). A file
-// the diff deletes has none. Renames are a deletion and an addition (every
-// line of the new file changed); no external diff or textconv runs, and
-// diff.relative and diff.noprefix settings are overridden, so the paths
-// are always the root's.
+// Diff runs `git diff` with context lines of context (-U) and args
+// (options, revisions, then "--" and pathspecs) and returns the patch.
+// Its text is git's default whatever the user's, the system's or the
+// repository's configuration says: the settings that change a patch are
+// given on the command line (diff.context, diff.interHunkContext,
+// diff.algorithm, diff.indentHeuristic, diff.orderFile,
+// diff.suppressBlankEmpty, diff.relative, diff.noprefix and
+// diff.mnemonicPrefix, core.quotePath, core.abbrev, colour), and no
+// external diff or textconv runs. Without that a user's
+// `diff.context = 10` or `diff.algorithm = histogram` made render's diff
+// differ from machine to machine, and a `diff.interHunkContext` counted
+// unchanged lines as changed (ChangedLines). Renames are as args say
+// (--find-renames, --no-renames). The repository's .gitattributes still
+// apply, as the repository's owner set them.
+func (r Repo) Diff(context int, args ...string) ([]byte, error) {
+	return r.Run(nil, append([]string{"-c", "core.quotePath=true", "-c", "core.abbrev=auto", "-c", "diff.suppressBlankEmpty=false",
+		"diff", "-U" + strconv.Itoa(context), "--inter-hunk-context=0", "--diff-algorithm=myers", "--indent-heuristic", "-O/dev/null",
+		"--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/"}, args...)...)
+}
+
+// ChangedLines runs `git diff -U0` (Diff) with args (revisions, then "--"
+// and pathspecs) and returns, by path relative to the repository root,
+// the lines of the new side that the diff adds or changes (1-based). A
+// file the diff deletes has none. Renames are a deletion and an addition
+// (every line of the new file changed); the paths are always the root's.
 func (r Repo) ChangedLines(args ...string) (map[string]map[int]bool, error) {
-	out, err := r.Run(nil, append([]string{"-c", "core.quotePath=true", "diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
-		"--no-renames", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/"}, args...)...)
+	out, err := r.Diff(0, append([]string{"--no-renames"}, args...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +14,8 @@ import (
 // changed, added and removed lines, a file with a space and one with
 // non-ASCII in its name (quoted by git), content lines that look like
 // headers, a deleted file, a new one; diff.relative and diff.noprefix
-// set in the repository do not change the paths.
+// set in the repository do not change the paths, nor diff.interHunkContext
+// the lines.
 func TestChangedLines(t *testing.T) {
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -52,6 +55,10 @@ func TestChangedLines(t *testing.T) {
 	git("commit", "-q", "-m", "head")
 	git("config", "diff.relative", "true")
 	git("config", "diff.noprefix", "true")
+	// Two lines of context between hunks would make lines 3 and 4 of
+	// sub/a.yaml count as changed.
+	git("config", "diff.interHunkContext", "2")
+	git("config", "diff.algorithm", "histogram")
 
 	got, err := (Repo{Dir: filepath.Join(dir, "sub")}).ChangedLines("main~1", "main")
 	if err != nil {
@@ -68,6 +75,80 @@ func TestChangedLines(t *testing.T) {
 	}
 	if _, err := r.ChangedLines("nothere"); err == nil {
 		t.Error("an unknown revision: no error")
+	}
+}
+
+// Diff writes git's default patch whatever the configuration: a global
+// configuration that sets every setting Diff overrides gives the bytes of
+// none at all.
+func TestDiffWhateverTheConfiguration(t *testing.T) {
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	dir := t.TempDir()
+	r := Repo{Dir: dir}
+	git := func(args ...string) {
+		t.Helper()
+		if _, err := r.Run(nil, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := func(changed ...int) string {
+		var b strings.Builder
+		for i := 1; i <= 30; i++ {
+			if slices.Contains(changed, i) {
+				fmt.Fprintf(&b, "line %d changed\n", i)
+			} else {
+				fmt.Fprintf(&b, "line %d\n", i)
+			}
+		}
+		return b.String()
+	}
+	git("init", "-q", "-b", "main")
+	git("config", "user.name", "T")
+	git("config", "user.email", "t@example.com")
+	for _, f := range []string{"a.yaml", "é.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(lines()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	for _, f := range []string{"a.yaml", "é.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(lines(5, 15)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("commit", "-q", "-am", "head")
+
+	want, err := r.Diff(3, "--find-renames", "main~1", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hunk := range []string{"@@ -2,7 +2,7 @@ line 1\n", "@@ -12,7 +12,7 @@ line 11\n", "diff --git a/a.yaml b/a.yaml\n", `diff --git "a/\303\251.yaml" "b/\303\251.yaml"` + "\n"} {
+		if !strings.Contains(string(want), hunk) {
+			t.Fatalf("the default patch has no %q:\n%s", hunk, want)
+		}
+	}
+	if i, j := strings.Index(string(want), "a/a.yaml"), strings.Index(string(want), "251.yaml"); i > j {
+		t.Errorf("the files are not in git's order:\n%s", want)
+	}
+	order := filepath.Join(t.TempDir(), "order")
+	if err := os.WriteFile(order, []byte("é.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(config, []byte("[diff]\n\tcontext = 1\n\tinterHunkContext = 10\n\talgorithm = histogram\n"+
+		"\tindentHeuristic = false\n\torderFile = "+order+"\n\tsuppressBlankEmpty = true\n\tmnemonicPrefix = true\n\tnoprefix = true\n"+
+		"\trelative = true\n\texternal = false\n[core]\n\tabbrev = 16\n\tquotePath = false\n[color]\n\tui = always\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", config)
+	got, err := r.Diff(3, "--find-renames", "main~1", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("with the configuration:\n%s\nwant git's default:\n%s", got, want)
 	}
 }
 

@@ -324,11 +324,11 @@ func depth(d string) int {
 	return strings.Count(d, "/") + 1
 }
 
-// diff is `git diff` between two tree-ish, with fixed prefixes and no
-// external diff or text conversion, whatever the user's configuration.
+// diff is `git diff` between two tree-ish as git's defaults write it
+// (gitcli.Repo.Diff: three lines of context, renames found), whatever
+// the configuration.
 func (q *quarantine) diff(from, to string) ([]byte, error) {
-	return q.git.Run(nil, "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-relative",
-		"--src-prefix=a/", "--dst-prefix=b/", from, to)
+	return q.git.Diff(3, "--find-renames", from, to)
 }
 
 // migrate copies the quarantined objects into the repository's object
