@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/krmplan/krmplan/examples"
+	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/urfave/cli/v2"
 )
@@ -149,10 +149,9 @@ func demoRepo(e *env, dir string, sc scenario) error {
 		{"commit", "--quiet", "-m", "tenancy"},
 	} {
 		fmt.Fprintf(e.stdout, "$ git %s\n", strings.Join(args, " "))
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return cli.Exit(fmt.Sprintf("demo: git %s: %v\n%s", strings.Join(args, " "), err, out), 1)
+		// gitcli: in dir whatever repository the environment names.
+		if _, err := (gitcli.Repo{Dir: dir}).Run(nil, args...); err != nil {
+			return cli.Exit("demo: "+err.Error(), 1)
 		}
 	}
 	return nil

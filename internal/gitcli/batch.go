@@ -7,19 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 )
-
-// command is git with args in the repository, with the environment Run
-// gives it.
-func (r Repo) command(args []string) *exec.Cmd {
-	cmd := exec.Command("git", append([]string{"-C", r.Dir}, args...)...)
-	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), r.Env...)
-	return cmd
-}
 
 // exitError is Run's error for a command that ended with err: an *Error
 // carrying stderr for a non-zero exit, else "git: ..." (git did not run).

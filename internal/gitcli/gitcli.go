@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 )
@@ -41,8 +40,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Run runs git with args in the repository, feeding stdin (may be nil), and
 // returns stdout. A non-zero exit is an *Error carrying stderr.
 func (r Repo) Run(stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", r.Dir}, args...)...)
-	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), r.Env...)
+	cmd := r.command(args)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -72,8 +70,7 @@ var ErrOutputLimit = errors.New("git printed more than the limit")
 // and returns ErrOutputLimit as soon as stdout passes limit bytes, so that
 // no more than limit+1 bytes are ever held.
 func (r Repo) RunLimited(limit int64, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", r.Dir}, args...)...)
-	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"), r.Env...)
+	cmd := r.command(args)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	stdout, err := cmd.StdoutPipe()

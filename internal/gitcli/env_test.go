@@ -1,0 +1,70 @@
+package gitcli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A command runs in the repository it names, whatever repository the
+// environment ties git to (a hook's GIT_DIR, GIT_INDEX_FILE,
+// GIT_CONFIG_PARAMETERS): those variables are dropped, the Repo's own are
+// kept.
+func TestEnvironmentOfAnotherRepository(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	commit := func(dir, file string) string {
+		t.Helper()
+		r := Repo{Dir: dir}
+		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "T"}, {"config", "user.email", "t@example.com"}} {
+			if _, err := r.Run(nil, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(file+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"add", file}, {"commit", "-q", "-m", file}} {
+			if _, err := r.Run(nil, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		head, err := r.Line("rev-parse", "HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return head
+	}
+	a, other := t.TempDir(), t.TempDir()
+	want := commit(a, "a.yaml")
+	commit(other, "other.yaml")
+	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+	t.Setenv("GIT_WORK_TREE", other)
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(other, ".git", "index"))
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'core.abbrev'='20'")
+
+	r := Repo{Dir: a}
+	if got, err := r.Line("rev-parse", "HEAD"); err != nil || got != want {
+		t.Errorf("rev-parse HEAD = %q, %v; want a's %s", got, err, want)
+	}
+	if got, err := r.Line("ls-files"); err != nil || got != "a.yaml" {
+		t.Errorf("ls-files = %q, %v; want a's index", got, err)
+	}
+	if got, err := r.RunLimited(1<<10, "rev-parse", "--short", "HEAD"); err != nil || string(got) != want[:7]+"\n" {
+		t.Errorf("rev-parse --short HEAD = %q, %v; want %s (no core.abbrev from the environment)", got, err, want[:7])
+	}
+	b, err := r.Batch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, _, data, ok, err := b.Object("HEAD:a.yaml"); err != nil || !ok || string(data) != "a.yaml\n" {
+		t.Errorf("cat-file --batch HEAD:a.yaml = %q, %v, %v; want a's blob", data, ok, err)
+	}
+
+	env := environ([]string{"HOME=/h", "GIT_DIR=/x", "GIT_AUTHOR_NAME=n", "GIT_OBJECT_DIRECTORY=/y"}, []string{"GIT_OBJECT_DIRECTORY=/q"})
+	if w := []string{"HOME=/h", "GIT_AUTHOR_NAME=n", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OBJECT_DIRECTORY=/q"}; !slices.Equal(env, w) {
+		t.Errorf("environ = %q, want %q", env, w)
+	}
+}
