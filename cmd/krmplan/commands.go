@@ -245,7 +245,7 @@ func runPlan(c *cli.Context, e *env) error {
 // view is shown, and replaces --out only once the view is written: an
 // error in the view still leaves --out as it was.
 func showPlan(c *cli.Context, e *env, p *planner.Plan, src planfile.Sources, style views.Style) error {
-	planJSON, err := planfile.EncodeFrom(p, src) // gives the plan its id
+	planJSON, err := planfile.EncodeParts(p, src) // gives the plan its id
 	if err != nil {
 		return err
 	}
@@ -255,7 +255,7 @@ func showPlan(c *cli.Context, e *env, p *planner.Plan, src planfile.Sources, sty
 			return err
 		}
 		if out != "" {
-			if err := writeOut(e, out, planJSON, 0o644); err != nil {
+			if _, err := planJSON.WriteTo(e.stdout); err != nil {
 				return err
 			}
 			wrote(e, out, planSummary(p))
@@ -275,7 +275,7 @@ func showPlan(c *cli.Context, e *env, p *planner.Plan, src planfile.Sources, sty
 	defer signal.Stop(pipe)
 	staged := make(chan staging, 1)
 	go func() {
-		f, err := atomicfile.Stage(out, planJSON, 0o644)
+		f, err := atomicfile.StageFrom(out, planJSON, 0o644)
 		staged <- staging{f, err}
 	}()
 	viewErr := writeView(e, c.String("format"), p, style)

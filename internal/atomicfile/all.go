@@ -60,7 +60,7 @@ func WriteAll(files ...File) error {
 				return fail(err)
 			}
 		}
-		if s.tmp, s.guard, err = stage(sp.dir, sp.target, f.Data, perm); err != nil {
+		if s.tmp, s.guard, err = stage(sp.dir, sp.target, content(f.Data), perm); err != nil {
 			return fail(err)
 		}
 		st = append(st, s)
@@ -69,7 +69,7 @@ func WriteAll(files ...File) error {
 		if err := s.guard.rename(s.sp.target); err != nil {
 			for _, done := range st[:i] {
 				if done.sp.exists {
-					_ = writeRename(done.sp.dir, done.sp.target, done.old, done.sp.perm, func(e error) error { return e })
+					_ = writeRename(done.sp.dir, done.sp.target, content(done.old), done.sp.perm, func(e error) error { return e })
 				} else {
 					os.Remove(done.sp.target)
 				}

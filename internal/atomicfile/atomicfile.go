@@ -14,6 +14,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -132,12 +133,12 @@ func locate(path string) (spot, error) {
 
 // writeInto opens path with flag and writes data into it, as the shell's
 // `> path` does: for a device or a FIFO, which a rename would replace.
-func writeInto(path string, flag int, data []byte, fail func(error) error) error {
+func writeInto(path string, flag int, data io.WriterTo, fail func(error) error) error {
 	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return fail(err)
 	}
-	if _, err := f.Write(data); err != nil {
+	if _, err := data.WriteTo(f); err != nil {
 		f.Close()
 		return fail(err)
 	}
@@ -145,6 +146,14 @@ func writeInto(path string, flag int, data []byte, fail func(error) error) error
 		return fail(err)
 	}
 	return nil
+}
+
+// content is a file's bytes as an io.WriterTo, written in one Write.
+type content []byte
+
+func (c content) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(c)
+	return int64(n), err
 }
 
 // errMagicLink is resolve's answer for a link of /proc (/dev/stdout ->
@@ -216,7 +225,7 @@ func split(p string) (dir, base string) {
 
 // writeRename writes data to a temporary file in dir and renames it over
 // target.
-func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(error) error) error {
+func writeRename(dir, target string, data io.WriterTo, perm os.FileMode, fail func(error) error) error {
 	tmp, guard, err := stage(dir, target, data, perm)
 	if err != nil {
 		return fail(err)
@@ -235,26 +244,27 @@ func writeRename(dir, target string, data []byte, perm os.FileMode, fail func(er
 // removes it on a signal until it is renamed (guard.rename) or the guard
 // stopped (removeOnSignal). On an error there is no temporary file, and
 // the guard is stopped.
-func stage(dir, target string, data []byte, perm os.FileMode) (tmpName string, guard *signalGuard, err error) {
+func stage(dir, target string, data io.WriterTo, perm os.FileMode) (tmpName string, guard *signalGuard, err error) {
 	// The signals are watched before the temporary file exists: a signal
 	// between its creation and the watch left it behind.
-	guard = removeOnSignal()
-	tmp, err := guard.create(dir, "."+filepath.Base(target)+".tmp-*")
+	g := removeOnSignal()
+	tmp, err := g.create(dir, "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
-		guard.stop()
+		g.stop()
 		return "", nil, fmt.Errorf("cannot create a file in %s: %w", dir, bare(err))
 	}
+	// g, not guard, which each error's return sets to nil before this runs.
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
-			guard.stop()
+			g.stop()
 		}
 	}()
 	if afterCreate != nil {
 		afterCreate(tmp.Name())
 	}
-	if _, err = tmp.Write(data); err != nil {
+	if _, err = data.WriteTo(tmp); err != nil {
 		return "", nil, err
 	}
 	if err = tmp.Chmod(perm); err != nil {
@@ -266,7 +276,7 @@ func stage(dir, target string, data []byte, perm os.FileMode) (tmpName string, g
 	if err = tmp.Close(); err != nil {
 		return "", nil, err
 	}
-	return tmp.Name(), guard, nil
+	return tmp.Name(), g, nil
 }
 
 // syncDir makes the renames in dir durable; a file system that cannot sync

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -14,7 +15,7 @@ import (
 // file) has nothing to stage: Commit writes it.
 type Staged struct {
 	sp    spot
-	data  []byte
+	data  io.WriterTo
 	fail  func(error) error
 	tmp   string
 	guard *signalGuard // until Commit or Discard: a signal removes tmp
@@ -23,6 +24,13 @@ type Staged struct {
 // Stage writes data for path as Write does, short of replacing it. Its
 // errors are Write's, naming path; on one, nothing is left behind.
 func Stage(path string, data []byte, perm os.FileMode) (*Staged, error) {
+	return StageFrom(path, content(data), perm)
+}
+
+// StageFrom is Stage of what data writes (data.WriteTo, called once): a
+// file of tens of megabytes kept in parts (planfile.Encoded) is written
+// without being copied into one buffer first.
+func StageFrom(path string, data io.WriterTo, perm os.FileMode) (*Staged, error) {
 	if path == "" {
 		return nil, errors.New("write: no file name")
 	}

@@ -1,7 +1,9 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,4 +60,52 @@ func TestStageRefusals(t *testing.T) {
 	if got := entries(t, dir); len(got) != 0 {
 		t.Errorf("files left: %v", got)
 	}
+}
+
+// StageFrom writes what a WriterTo writes: a regular file staged and
+// committed, a FIFO-like target written into at Commit; a WriterTo that
+// fails leaves the target as it was and no temporary file, with its
+// error named after the path.
+func TestStageFrom(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := StageFrom(p, parts{"ne", "w\n"}, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(); err != nil || readFile(t, p) != "new\n" {
+		t.Fatalf("committed: %q, %v", readFile(t, p), err)
+	}
+	want := "write " + p + ": disk full"
+	if _, err := StageFrom(p, parts{"half", ""}, 0o644); err == nil || err.Error() != want {
+		t.Errorf("a failing writer: %v, want %s", err, want)
+	}
+	if got := readFile(t, p); got != "new\n" || fmt.Sprint(entries(t, dir)) != "[plan.json]" {
+		t.Errorf("after a failing writer: %q, files %v", got, entries(t, dir))
+	}
+	if s, err = StageFrom(os.DevNull, parts{"x", "y"}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(); err != nil {
+		t.Errorf("into %s: %v", os.DevNull, err)
+	}
+}
+
+// parts is an io.WriterTo that writes its parts one by one, and fails
+// with "disk full" after the first when the second is empty.
+type parts [2]string
+
+func (p parts) WriteTo(w io.Writer) (int64, error) {
+	n, err := io.WriteString(w, p[0])
+	if err != nil {
+		return int64(n), err
+	}
+	if p[1] == "" {
+		return int64(n), errors.New("disk full")
+	}
+	m, err := io.WriteString(w, p[1])
+	return int64(n + m), err
 }

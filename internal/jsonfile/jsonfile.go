@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 
@@ -222,24 +223,35 @@ func Overwrite(b []byte, m Member, value string) error {
 // reader can sum the file while it decodes it.
 func SumEmpty(b []byte, names ...string) (sum string, values []string, err error) {
 	h := sha256.New()
+	if values, err = SumEmptyTo(h, b, names...); err != nil {
+		return "", nil, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), values, nil
+}
+
+// SumEmptyTo writes to h what SumEmpty sums of b: b with the named
+// members' values empty. A file whose tail is not in one buffer (plan.json,
+// its embedded snapshot written as it is indented) is summed by its head
+// through SumEmptyTo, then its tail written to the same h.
+func SumEmptyTo(h io.Writer, b []byte, names ...string) (values []string, err error) {
 	rest := b
 	for _, name := range names {
 		key := append(AppendString([]byte("\n  "), name), ": "...)
 		i := bytes.Index(rest[:min(len(rest), headBytes+len(key))], key)
 		if i < 0 {
-			return "", nil, fmt.Errorf("the file does not begin with the member %q", name)
+			return nil, fmt.Errorf("the file does not begin with the member %q", name)
 		}
 		start := i + len(key)
 		dec := jsontext.NewDecoder(bytes.NewReader(rest[start:]))
 		raw, err := dec.ReadValue()
 		var v string
 		if err != nil || raw.Kind() != '"' || jsonv2.Unmarshal(raw, &v) != nil {
-			return "", nil, fmt.Errorf("the member %q is not a string", name)
+			return nil, fmt.Errorf("the member %q is not a string", name)
 		}
 		// Only the spelling Marshal writes: the same value written another
 		// way ("\u0073ha256:…") is a change of the file.
 		if int(dec.InputOffset()) != len(raw) || !bytes.Equal(raw, AppendString(nil, v)) {
-			return "", nil, fmt.Errorf("the member %q is not written as krmplan writes it", name)
+			return nil, fmt.Errorf("the member %q is not written as krmplan writes it", name)
 		}
 		h.Write(rest[:start])
 		h.Write([]byte(`""`))
@@ -247,7 +259,7 @@ func SumEmpty(b []byte, names ...string) (sum string, values []string, err error
 		values = append(values, v)
 	}
 	h.Write(rest)
-	return hex.EncodeToString(h.Sum(nil)), values, nil
+	return values, nil
 }
 
 // Fingerprint is what SumEmpty found in a file: the sum, and the values of

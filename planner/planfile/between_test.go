@@ -20,15 +20,7 @@ import (
 // changes are the ones between its base and its head, so a file whose
 // head and changes disagree is refused even with a plan_id that matches.
 func TestBetweenRefsDecodes(t *testing.T) {
-	base := plantest.State(t, "t.yaml", []byte(tenancyYAML))
-	head := plantest.State(t, "t.yaml", []byte(strings.Replace(tenancyYAML, "gpu: {deserved: 3, limit: 4}", "gpu: {deserved: 2, limit: 4}", 1)))
-	base.Source.Kind, base.Source.Commit, head.Source.Kind, head.Source.Commit = "git", "aaaaaaaaaaaaaaaa", "git", "bbbbbbbbbbbbbbbb"
-	base.Seal()
-	head.Seal()
-	p, err := between.Plan(base, head, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := betweenRefsPlan(t)
 	if len(p.Changes) != 1 || p.Changes[0].Describe() != "gpu.deserved of queue a-q" {
 		t.Fatalf("changes %+v", p.Changes)
 	}
@@ -146,4 +138,20 @@ func levelCodeMessage(fs []planner.Finding, code planner.Code) string {
 		}
 	}
 	return "no " + string(code)
+}
+
+// betweenRefsPlan is the plan between two git refs of tenancyYAML, whose
+// head lowers one project's gpu.deserved from 3 to 2.
+func betweenRefsPlan(t *testing.T) *planner.Plan {
+	t.Helper()
+	base := plantest.State(t, "t.yaml", []byte(tenancyYAML))
+	head := plantest.State(t, "t.yaml", []byte(strings.Replace(tenancyYAML, "gpu: {deserved: 3, limit: 4}", "gpu: {deserved: 2, limit: 4}", 1)))
+	base.Source.Kind, base.Source.Commit, head.Source.Kind, head.Source.Commit = "git", "aaaaaaaaaaaaaaaa", "git", "bbbbbbbbbbbbbbbb"
+	base.Seal()
+	head.Seal()
+	p, err := between.Plan(base, head, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -26,25 +26,8 @@ type Sources struct {
 // state.json: it is the value of a top-level member.
 const indent = "  "
 
-// appendEmbedded appends state, the bytes of a state.json file (ending
-// in a newline), to b as the value of a top-level member of plan.json:
-// without its final newline, each line after the first indented two
-// spaces more. A JSON file holds a raw newline only between tokens, never
-// in a string, so the indentation is exact and is undone by embeddedState.
-func appendEmbedded(b, state []byte) []byte {
-	state = bytes.TrimSuffix(state, []byte("\n"))
-	for {
-		i := bytes.IndexByte(state, '\n')
-		if i < 0 {
-			return append(b, state...)
-		}
-		b = append(append(b, state[:i+1]...), indent...)
-		state = state[i+1:]
-	}
-}
-
 // embeddedState is the state.json bytes of v, the value of a snapshot
-// member of plan.json as appendEmbedded writes it: each newline's
+// member of plan.json as writeEmbedded writes it: each newline's
 // indentation taken off, and the final newline put back. bad is the first
 // line of v (from 1) that is not indented so, 0 when every line is.
 func embeddedState(v []byte) (state []byte, bad int) {

@@ -56,7 +56,7 @@ type file struct {
 	Desired       planner.Desired  `json:"desired"`
 	// Head is the git snapshot of the head of a plan between two refs:
 	// the changes are those from the snapshot (the base) to it. Absent
-	// otherwise. Head and Snapshot are state.json's bytes (appendEmbedded):
+	// otherwise. Head and Snapshot are state.json's bytes (writeEmbedded):
 	// Encode writes them after the other members, Decode takes them as
 	// they are (embedded).
 	Head     *embedded `json:"head,omitempty"`
@@ -99,27 +99,36 @@ func Encode(p *planner.Plan) ([]byte, error) { return EncodeFrom(p, Sources{}) }
 // plan is marshalled once, and checked on reading without being
 // marshalled again. The snapshot (and the head) are the last members,
 // state.json's bytes as src holds them, each line indented two spaces
-// more (appendEmbedded), or encoded from the state where src has none.
+// more (writeEmbedded), or encoded from the state where src has none.
 func EncodeFrom(p *planner.Plan, src Sources) ([]byte, error) {
-	b, err := encode(p, src)
+	e, err := EncodeParts(p, src)
+	if err != nil {
+		return nil, err
+	}
+	return e.Bytes(), nil
+}
+
+// EncodeParts is EncodeFrom's file kept in its parts, to be written
+// (Encoded.WriteTo) rather than copied into one buffer; it sets p.PlanID.
+func EncodeParts(p *planner.Plan, src Sources) (*Encoded, error) {
+	e, err := encode(p, src)
 	if err != nil {
 		return nil, fmt.Errorf("plan.json: %w", err)
 	}
-	id, _, err := jsonfile.SumEmpty(b, "plan_id")
+	id, _, err := e.sum()
 	if err == nil {
-		err = jsonfile.Overwrite(b, jsonfile.Member{Name: "plan_id", Value: idPlaceholder}, id)
+		err = jsonfile.Overwrite(e.head, jsonfile.Member{Name: "plan_id", Value: idPlaceholder}, id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("plan.json: %w", err) // Marshal writes plan_id second
 	}
 	p.PlanID = id
-	return b, nil
+	return e, nil
 }
 
 // encode is plan.json of p with the placeholder plan_id: the members
-// Marshal writes, then the snapshots' state.json bytes, copied once into
-// a buffer of the file's size.
-func encode(p *planner.Plan, src Sources) ([]byte, error) {
+// Marshal writes, then the snapshots' state.json bytes.
+func encode(p *planner.Plan, src Sources) (*Encoded, error) {
 	f := toFile(p)
 	f.PlanID = idPlaceholder
 	head, err := jsonfile.Marshal(f)
@@ -130,21 +139,17 @@ func encode(p *planner.Plan, src Sources) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var headState []byte
+	// The members end "\n}\n": the snapshots go before the brace.
+	e := &Encoded{head: bytes.TrimSuffix(head, []byte("\n}\n"))}
 	if p.Head != nil {
-		if headState, err = stateBytes("head", p.Head, src.Head); err != nil {
+		headState, err := stateBytes("head", p.Head, src.Head)
+		if err != nil {
 			return nil, err
 		}
+		e.embedded = append(e.embedded, part{"head", headState})
 	}
-	// The members end "\n}\n": the snapshots go before the brace.
-	head = bytes.TrimSuffix(head, []byte("\n}\n"))
-	n := len(head) + len(snap) + len(headState) + (bytes.Count(snap, []byte("\n"))+bytes.Count(headState, []byte("\n")))*len(indent) + 64
-	b := append(make([]byte, 0, n), head...)
-	if headState != nil {
-		b = appendEmbedded(append(b, ",\n  \"head\": "...), headState)
-	}
-	b = appendEmbedded(append(b, ",\n  \"snapshot\": "...), snap)
-	return append(b, "\n}\n"...), nil
+	e.embedded = append(e.embedded, part{"snapshot", snap})
+	return e, nil
 }
 
 // idPlaceholder is as long as a plan_id: Encode marshals the plan with it
