@@ -18,13 +18,18 @@ type LineIndex struct {
 	starts []int
 }
 
-// NewLineIndex indexes the line starts of src.
+// NewLineIndex indexes the line starts of src. The newlines are counted
+// first, so that the index of a tenancy of 10,000 projects (450,000
+// lines) is made once at its size rather than grown to it.
 func NewLineIndex(src []byte) *LineIndex {
-	starts := []int{0}
-	for i, b := range src {
-		if b == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))
+	for at := 0; ; {
+		i := bytes.IndexByte(src[at:], '\n')
+		if i < 0 {
+			break
 		}
+		at += i + 1
+		starts = append(starts, at)
 	}
 	return &LineIndex{src: src, starts: starts}
 }

@@ -17,6 +17,23 @@ func TestLineIndexOffset(t *testing.T) {
 	}
 }
 
+// The line starts are every offset after a newline, and 0: for an empty
+// source, one without a final newline, one of newlines only.
+func TestLineIndexStarts(t *testing.T) {
+	for src, want := range map[string][]int{
+		"":          {0},
+		"a":         {0},
+		"a\n":       {0, 2},
+		"\n\n\n":    {0, 1, 2, 3},
+		"ab\ncd\ne": {0, 3, 6},
+	} {
+		li := NewLineIndex([]byte(src))
+		if !reflect.DeepEqual(li.starts, want) || cap(li.starts) != len(want) {
+			t.Errorf("%q: starts %v (capacity %d), want %v", src, li.starts, cap(li.starts), want)
+		}
+	}
+}
+
 // TestDocumentMarkers: every "---" line after the first, not "----", not
 // "--- " inside a line, and a marker followed by text or a CR.
 func TestDocumentMarkers(t *testing.T) {
