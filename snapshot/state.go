@@ -47,20 +47,27 @@ func (s *State) Normalize() {
 // The digest is "sha256:<hex>" over the state.json bytes written with
 // taken_at and digest empty: the same content gives the same digest
 // whenever it was taken, and the file is marshalled once.
-func (s *State) Seal() []byte {
+func (s *State) Seal() []byte { return s.SealParts().Bytes() }
+
+// SealParts is Seal's file kept in its parts (jsonfile.Lines), to be
+// written (WriteTo) rather than copied into one buffer.
+func (s *State) SealParts() *jsonfile.Lines {
 	s.FormatVersion = FormatVersion
 	s.Normalize()
 	s.Digest = digestPlaceholder
-	b := s.Marshal()
-	sum, _, err := jsonfile.SumEmpty(b, "taken_at", "digest")
+	l, err := jsonfile.MarshalLinesParts(s)
+	if err != nil {
+		panic(fmt.Sprintf("snapshot: marshal: %v", err))
+	}
+	sum, _, err := l.SumEmpty("taken_at", "digest")
 	if err == nil {
-		err = jsonfile.Overwrite(b, jsonfile.Member{Name: "digest", Value: s.Digest}, "sha256:"+sum)
+		err = l.Overwrite(jsonfile.Member{Name: "digest", Value: s.Digest}, "sha256:"+sum)
 	}
 	if err != nil {
 		panic(fmt.Sprintf("snapshot: seal: %v", err)) // Marshal writes both members first
 	}
 	s.Digest = "sha256:" + sum
-	return b
+	return l
 }
 
 // digestPlaceholder is as long as a digest: Seal marshals the state with

@@ -65,7 +65,7 @@ func snapshotCommand(e *env) *cli.Command {
 				return err
 			}
 			st.TakenAt = takenAt().Format(time.RFC3339)
-			if err := writeOut(e, c.String("out"), st.Seal(), 0o644); err != nil {
+			if err := writeOutFrom(e, c.String("out"), st.SealParts(), 0o644); err != nil {
 				return err
 			}
 			wrote(e, c.String("out"), snapshotSummary(c, st))
@@ -151,11 +151,16 @@ func kubeconfigInputs(flag string) []input {
 
 // writeOut writes data atomically to path, or to stdout when path is "".
 func writeOut(e *env, path string, data []byte, perm os.FileMode) error {
+	return writeOutFrom(e, path, bytes.NewBuffer(data), perm)
+}
+
+// writeOutFrom is writeOut of what data writes (a file kept in parts).
+func writeOutFrom(e *env, path string, data io.WriterTo, perm os.FileMode) error {
 	if path == "" || path == "-" {
-		_, err := e.stdout.Write(data)
+		_, err := data.WriteTo(e.stdout)
 		return err
 	}
-	if err := atomicfile.Write(path, data, perm); err != nil {
+	if err := atomicfile.WriteFrom(path, data, perm); err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
 	return nil

@@ -45,7 +45,12 @@ const maxLinks = 40
 // out/p.json: no such directory out"). On any error a regular target is
 // untouched and the temporary file removed.
 func Write(path string, data []byte, perm os.FileMode) error {
-	s, err := Stage(path, data, perm)
+	return WriteFrom(path, content(data), perm)
+}
+
+// WriteFrom is Write of what data writes (data.WriteTo, called once).
+func WriteFrom(path string, data io.WriterTo, perm os.FileMode) error {
+	s, err := StageFrom(path, data, perm)
 	if err != nil {
 		return err
 	}

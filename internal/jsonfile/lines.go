@@ -33,14 +33,11 @@ import (
 // The elements of a big top-level list are encoded in pieces on every
 // core (marshalLinesParallel); the bytes, and any error, are the same.
 func MarshalLines(v any) ([]byte, error) {
-	if rv, ptr, ok := structOf(v); ok {
-		if big := bigLists(rv); len(big) > 0 {
-			if b, err := marshalLinesParallel(rv, ptr, big); err == nil {
-				return b, nil
-			} // a value that does not encode fails as in one pass, in its words
-		}
+	l, err := MarshalLinesParts(v)
+	if err != nil {
+		return nil, err
 	}
-	return marshalLinesSeq(v)
+	return l.Bytes(), nil
 }
 
 // MarshalLinesOneCore is MarshalLines on one core, in one pass: what

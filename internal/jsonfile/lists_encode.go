@@ -27,9 +27,10 @@ const encodeSize = 256
 // lists: the skeleton (the struct with each big list cut to its first
 // element) is written as MarshalLines writes it, the lists' elements are
 // encoded in pieces on every core, and each list's first element in the
-// skeleton is replaced by the lines of all of them. Compact JSON has no
-// newline, so the skeleton's "\n  \"name\": [\n" is the member's own line.
-func marshalLinesParallel(rv reflect.Value, ptr bool, big []bigList) ([]byte, error) {
+// skeleton is replaced by the lines of all of them (laid out as the file
+// is written: Lines). Compact JSON has no newline, so the skeleton's
+// "\n  \"name\": [\n" is the member's own line.
+func marshalLinesParallel(rv reflect.Value, ptr bool, big []bigList) (*Lines, error) {
 	sk := reflect.New(rv.Type())
 	sk.Elem().Set(rv)
 	for _, l := range big {
@@ -72,39 +73,14 @@ func marshalLinesParallel(rv reflect.Value, ptr bool, big []bigList) ([]byte, er
 		}
 	}
 	slices.SortFunc(cuts, func(a, b cut) int { return a.start - b.start })
-	out := make([]byte, 0, size)
+	l := &Lines{size: size}
 	at := 0
 	for _, c := range cuts {
-		out = append(out, head[at:c.start]...)
-		out = appendElementLines(out, pieces[c.list])
+		l.segs = append(l.segs, segment{raw: head[at:c.start]}, segment{pieces: pieces[c.list]})
 		at = c.end
 	}
-	return append(out, head[at:]...), nil
-}
-
-// appendElementLines appends the elements of pieces (each a run of
-// compact values, one to a line, in chunks) as MarshalLines lays out the
-// elements of a top-level list: four spaces, the value, a comma but after
-// the last. A line may go on from one chunk to the next.
-func appendElementLines(out []byte, pieces []chunks) []byte {
-	start := true
-	for _, p := range pieces {
-		for _, c := range p {
-			for len(c) > 0 {
-				if start {
-					out = append(out, "    "...)
-				}
-				i := bytes.IndexByte(c, '\n')
-				if start = i >= 0; !start {
-					out = append(out, c...)
-					break
-				}
-				out = append(append(out, c[:i]...), ",\n"...)
-				c = c[i+1:]
-			}
-		}
-	}
-	return out[:len(out)-2]
+	l.segs = append(l.segs, segment{raw: head[at:]})
+	return l, nil
 }
 
 // encodePieces encodes the elements of each big list in pieces on every

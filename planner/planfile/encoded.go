@@ -1,7 +1,6 @@
 package planfile
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -41,23 +40,21 @@ func (e *Encoded) Len() int {
 // WriteTo writes the file to w, through a buffer: the embedded lines are
 // written a line at a time. n counts the bytes w took.
 func (e *Encoded) WriteTo(w io.Writer) (n int64, err error) {
-	cw := &countingWriter{w: w}
-	bw := bufio.NewWriterSize(cw, 256<<10)
-	s := &sink{w: bw}
-	s.put(e.head)
-	e.writeTail(s)
-	if s.err == nil {
-		s.err = bw.Flush()
-	}
-	return cw.n, s.err
+	return jsonfile.WriteBuffered(w, e.write)
 }
 
 // Bytes is the file's bytes.
 func (e *Encoded) Bytes() []byte {
 	var b bytes.Buffer
 	b.Grow(e.Len())
-	e.WriteTo(&b) // a bytes.Buffer does not fail
+	e.write(func(p []byte) { b.Write(p) })
 	return b.Bytes()
+}
+
+// write puts the file's bytes: the head, then the tail.
+func (e *Encoded) write(put func([]byte)) {
+	put(e.head)
+	e.writeTail(put)
 }
 
 // sum is the file's plan_id: the hex sha256 of its bytes with plan_id
@@ -69,18 +66,18 @@ func (e *Encoded) sum() (string, []string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	e.writeTail(&sink{w: h})
+	e.writeTail(func(p []byte) { h.Write(p) })
 	return hex.EncodeToString(h.Sum(nil)), values, nil
 }
 
 // writeTail writes what follows the head: each embedded snapshot as a
 // member, then the closing brace.
-func (e *Encoded) writeTail(s *sink) {
+func (e *Encoded) writeTail(put func([]byte)) {
 	for _, p := range e.embedded {
-		s.put([]byte(",\n  \"" + p.name + "\": "))
-		writeEmbedded(s, p.state)
+		put([]byte(",\n  \"" + p.name + "\": "))
+		writeEmbedded(put, p.state)
 	}
-	s.put([]byte("\n}\n"))
+	put([]byte("\n}\n"))
 }
 
 // writeEmbedded writes state, the bytes of a state.json file (ending in a
@@ -88,41 +85,16 @@ func (e *Encoded) writeTail(s *sink) {
 // final newline, each line after the first indented two spaces more. A
 // JSON file holds a raw newline only between tokens, never in a string,
 // so the indentation is exact and is undone by embeddedState.
-func writeEmbedded(s *sink, state []byte) {
+func writeEmbedded(put func([]byte), state []byte) {
 	state = bytes.TrimSuffix(state, []byte("\n"))
 	for {
 		i := bytes.IndexByte(state, '\n')
 		if i < 0 {
-			s.put(state)
+			put(state)
 			return
 		}
-		s.put(state[:i+1])
-		s.put([]byte(indent))
+		put(state[:i+1])
+		put([]byte(indent))
 		state = state[i+1:]
 	}
-}
-
-// sink writes to w and keeps the first error, after which it writes
-// nothing: the many small writes of a file are checked once.
-type sink struct {
-	w   io.Writer
-	err error
-}
-
-func (s *sink) put(p []byte) {
-	if s.err == nil {
-		_, s.err = s.w.Write(p)
-	}
-}
-
-// countingWriter is w, counting the bytes it takes.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

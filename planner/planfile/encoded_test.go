@@ -3,9 +3,9 @@ package planfile_test
 import (
 	"bytes"
 	"errors"
-	"io"
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/testio"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
 )
@@ -39,26 +39,8 @@ func TestEncodedWritesTheFile(t *testing.T) {
 		}
 		full := errors.New("disk full")
 		half := len(want) / 2
-		if n, err := e.WriteTo(&failing{left: half, err: full}); err != full || n != int64(half) {
+		if n, err := e.WriteTo(&testio.FailAfter{Left: half, Err: full}); err != full || n != int64(half) {
 			t.Errorf("%s: WriteTo to a writer that fails = %d, %v; want %d, %v", name, n, err, half, full)
 		}
 	}
 }
-
-// failing is a writer that takes left bytes, then fails with err.
-type failing struct {
-	left int
-	err  error
-}
-
-func (f *failing) Write(p []byte) (int, error) {
-	if len(p) <= f.left {
-		f.left -= len(p)
-		return len(p), nil
-	}
-	n := f.left
-	f.left = 0
-	return n, f.err
-}
-
-var _ io.Writer = (*failing)(nil)
