@@ -55,6 +55,30 @@ type Plan struct {
 // finding. It is derived from the findings, never stored.
 func (p *Plan) Renderable() bool { return !hasErrors(p.Findings) }
 
+// ForcedRemovals counts the removals (objects removed whole and queue
+// entries) that force allowed although they break something: the changes
+// with force = true (or a plan between refs' --force-removal) that have a
+// forced-removal warning, on their object and, for a queue entry, on its
+// node pool. A removal is counted once, however many warnings it has; a
+// force that allowed nothing (an idle queue) is not counted. Like
+// Renderable it is derived from the findings, never stored; the views'
+// headers show it.
+func (p *Plan) ForcedRemovals() int {
+	n := 0
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if !c.Force { // only a forced change has the warning: skip the scan
+			continue
+		}
+		if slices.ContainsFunc(p.Findings, func(f Finding) bool {
+			return f.Code == CodeForcedRemoval && f.Object == c.Object() && (c.Destroys() || f.Pool == c.Pool)
+		}) {
+			n++
+		}
+	}
+	return n
+}
+
 // Indexes returns the indexes of the snapshot's and the target's tenancy,
 // made once per plan.
 func (p *Plan) Indexes() (before, target *tenancy.Index) {

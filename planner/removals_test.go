@@ -8,6 +8,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // removalTenancy: two pools; department d on both; project p on both (its
@@ -269,5 +270,28 @@ func TestQueueNameKept(t *testing.T) {
 	}
 	if slices.Sort(lines); !slices.Equal(lines, []int{3, 8}) {
 		t.Errorf("the warnings point at desired.hcl lines %v, want 3 and 8 (the names)", lines)
+	}
+}
+
+// TestForcedRemovalsCount counts the removals whose force allowed a
+// forced-removal warning: one per removal, whatever the number of its
+// warnings, and a queue removal only by a warning on its own pool.
+func TestForcedRemovalsCount(t *testing.T) {
+	p, q := tenancy.KindProject.Object("p"), tenancy.KindProject.Object("q")
+	forced := func(c tenancy.Change) tenancy.Change { c.Force = true; return c }
+	pa := forced(tenancy.DestroyQueue(tenancy.QueueAddr{Object: p, Index: 1}, "p-a100", "a100"))
+	ph := forced(tenancy.DestroyQueue(tenancy.QueueAddr{Object: p, Index: 0}, "p-h100", "h100"))
+	plan := &Plan{Changes: []tenancy.Change{pa, ph, forced(tenancy.DestroyObject(q))}, Findings: []Finding{
+		{Code: CodeForcedRemoval, Level: LevelWarning, Object: p, Queue: "p-a100", Pool: "a100"},
+		{Code: CodeRemovalUsageNotRead, Level: LevelNote, Object: p, Queue: "p-h100", Pool: "h100"},
+		{Code: CodeForcedRemoval, Level: LevelWarning, Object: q, Queue: "q-a100", Pool: "a100"},
+		{Code: CodeForcedRemoval, Level: LevelWarning, Object: q, Queue: "q-h100", Pool: "h100"},
+	}}
+	if n := plan.ForcedRemovals(); n != 2 {
+		t.Errorf("%d forced removals, want 2 (p's queue on a100, q)", n)
+	}
+	plan.Findings = plan.Findings[1:2]
+	if n := plan.ForcedRemovals(); n != 0 {
+		t.Errorf("%d forced removals without a forced-removal warning, want 0", n)
 	}
 }

@@ -178,7 +178,7 @@ krmplan: step 2/5 failed: kubectl refused the patch of Department rep-vision
 krmplan:   changed since the snapshot: gpu.deserved of queue rep-vision-a100 (/spec/queues/0/resources/gpu/deserved): the plan read 8, the cluster holds 7
 krmplan: applied: step 1 of 5; not applied: steps 2 to 5 (a step is applied whole or not at all)
 krmplan: two ways on:
-krmplan:   - plan again from what the cluster holds now (the new plan holds only what is left to change): krmplan snapshot --context 'envtest' -o state.json, then krmplan plan 'desired.hcl' --state state.json --out plan.json
+krmplan:   - plan again from what the cluster holds now (the new plan holds only what is left to change): krmplan snapshot --context 'envtest' -o state.json, then krmplan plan 'desired.hcl' --state state.json --out plan.json (the desired file as the plan recorded it, from the folder krmplan plan ran in)
 krmplan:   - or undo what was applied, with the rollback script rendered with this one: sh 'apply.rollback.sh' 1
 krmplan: stopped at step 2/5: exit code 12
 `

@@ -263,8 +263,9 @@ func OnlyAdds(old, new []byte) (bool, string) {
 // Generated is a clean plan on a generated tenancy of n projects (a move of
 // 4 h100 cards between two departments in every 48 projects), read back
 // from its plan.json as show and render read it, and the tenancy file's
-// bytes: the benchmarks' fixture.
-func Generated(b *testing.B, n int) (*planner.Plan, []byte) {
+// bytes: the benchmarks' fixture, and the tests' of a plan that takes a
+// while to read.
+func Generated(b testing.TB, n int) (*planner.Plan, []byte) {
 	t := gentenancy.Generate(gentenancy.Spec{Projects: n, Seed: gentenancy.BenchSeed})
 	st, src, err := t.State()
 	if err != nil {

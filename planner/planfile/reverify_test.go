@@ -12,6 +12,7 @@ import (
 
 	"github.com/krmplan/krmplan/config"
 	"github.com/krmplan/krmplan/internal/jsonfile"
+	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/internal/stacks"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/planner/planfile"
@@ -396,22 +397,44 @@ func TestDecodeClipsLongValues(t *testing.T) {
 	}
 }
 
-// TestDecodeOfADesiredFileThatDoesNotLoadLeavesNothingRunning: the
-// snapshot's checks start while the plan's desired file is read again;
-// when it does not load, Decode says so and returns with those checks
-// ended.
-func TestDecodeOfADesiredFileThatDoesNotLoadLeavesNothingRunning(t *testing.T) {
-	p, _ := planAny(t, move)
-	p.Desired.Source = "project \"a\" {\n"
+// stillDecoding is the stacks of the goroutines, other than the caller's,
+// that are decoding an embedded snapshot (in embeddedState or
+// decodeEmbedded, which a member's goroutine calls): not the goroutine's
+// own function, which is still on its stack for a moment after it closed
+// its done channel, while it returns.
+func stillDecoding() []string {
+	var out []string
+	for _, f := range []string{"embeddedState", "decodeEmbedded"} {
+		out = append(out, stacks.RunningIn("github.com/krmplan/krmplan/planner/planfile."+f)...)
+	}
+	return out
+}
+
+// TestDecodeOfAnEditedPlanLeavesNothingRunning: the embedded snapshot is
+// decoded on a goroutine of its own while the rest of the file is read;
+// when the file is refused before the snapshot is needed (edited after it
+// was made), Decode returns with that decoding ended (Decode's deferred
+// t.wait: without it this fails, the snapshot of 1,000 projects still
+// being decoded).
+func TestDecodeOfAnEditedPlanLeavesNothingRunning(t *testing.T) {
+	// 1,000 projects: the snapshot takes about 100 ms to decode, the
+	// refusal of an edited file (a sum of its bytes) a few: a decoding
+	// left running is still running when the test looks.
+	p, _ := plantest.Generated(t, 1000)
 	b, err := planfile.Encode(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `plan.json: the plan's desired file desired.hcl does not load: desired.hcl:1,13-14: Unclosed configuration block; There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.; make a new plan`
-	if got := decodeErr(b); got != want {
+	edited := bytes.Replace(b, []byte(`"order_verified": true`), []byte(`"order_verified": false`), 1)
+	if bytes.Equal(edited, b) {
+		t.Fatal("the plan has no order_verified true to edit")
+	}
+	id := b[bytes.Index(b, []byte(`"plan_id": "`))+len(`"plan_id": "`):][:12]
+	want := "plan.json: the plan's content does not match its plan_id " + string(id) + " (it was changed after it was made); make a new plan"
+	if got := decodeErr(edited); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
-	if left := stacks.RunningIn("github.com/krmplan/krmplan/planner."); len(left) > 0 {
-		t.Errorf("%d goroutines still run the planner's code after Decode, the first:\n%s", len(left), left[0])
+	if left := stillDecoding(); len(left) > 0 {
+		t.Errorf("%d goroutines still decode the plan's snapshot after Decode, the first:\n%s", len(left), left[0])
 	}
 }

@@ -121,21 +121,48 @@ func writeRenamedDelete(w *shell, kubectl []word, p *planner.Plan, n int, st pla
 	}
 	total := len(p.Steps)
 	announce(w, n, total, st)
+	refusal := writeRefusal(w, n, total, st, report)
 	w.comment(fmt.Sprintf("first the delete's checks (server dry runs, which change nothing), then the relabel: namespace %s carries over from project %s to project %s, and KRM never moves its label", r.ns, r.from, r.to))
-	w.guarded(append([]word{"krmplan_delete_checks"}, cmd[1:]...), nil, refused(n, total, st), report, n)
+	w.command(append([]word{"krmplan_delete_checks"}, cmd[1:]...)...)
+	refusedThen(w, refusal, n)
 	writeRelabel(w, kubectl, r, fmt.Sprintf("step %d/%d", n, total), n)
 	w.comment(fmt.Sprintf("should the delete be refused now, namespace %s goes back to project %s before the report: the step is not applied", r.ns, r.from))
 	w.command(cmd...)
-	w.code("if [ $? -ne 0 ]; then")
+	refusedThen(w, refusal, n, giveback...)
+	writeSettle(w, r, n, total)
+	return true, nil
+}
+
+// writeRefusal writes, for step n of a rename, the function that says
+// kubectl refused its delete and reports each test that fails now
+// (report): the delete is refused either in its checks, before the
+// relabel, or itself, after it, and both say the same, so it is written
+// once. It returns the function's name, krmplan_refused_N.
+func writeRefusal(w *shell, n, total int, st planner.Step, report []word) word {
+	name := fmt.Sprintf("krmplan_refused_%d", n)
+	w.comment(fmt.Sprintf("what step %d/%d says when kubectl refuses the delete, in its checks or itself", n, total))
+	w.code(name + "() {")
 	w.depth++
 	w.command("krmplan_say", shown(refused(n, total, st)))
 	w.continued(report, 4, 3)
-	w.command(giveback...)
+	w.depth--
+	w.code("}")
+	return word(name)
+}
+
+// refusedThen writes: should the command before have failed, the
+// refusal's report (writeRefusal), then the command then (the namespace's
+// giveback after the relabel), then stop at step n (krmplan_failed).
+func refusedThen(w *shell, refusal word, n int, then ...word) {
+	w.code("if [ $? -ne 0 ]; then")
+	w.depth++
+	w.command(refusal)
+	if len(then) > 0 {
+		w.command(then...)
+	}
 	w.command("krmplan_failed", word(strconv.Itoa(n)))
 	w.depth--
 	w.code("fi")
-	writeSettle(w, r, n, total)
-	return true, nil
 }
 
 // writeRelabel writes the relabel of r's namespace for the new project,

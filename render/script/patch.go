@@ -234,17 +234,26 @@ func writePrelude(w *shell, p *planner.Plan, o Options, kubectl []word, own stri
 
 // replan is the way on through a new plan: the commands that take a live
 // snapshot of the script's cluster and plan the desired file against it.
+// The desired file is named as plan.json recorded it: as krmplan plan was
+// given it, which is a path from the folder plan ran in (often another
+// folder, or a CI machine, than where the script runs), so the hint says
+// so, as a Terraform user expects to plan again from the configuration's
+// own folder; and a plan made with variables says that its --var and
+// --var-file flags go with it, since without them the new plan differs.
 func replan(p *planner.Plan, o Options) string {
 	snap := "krmplan snapshot"
 	if o.Cluster.Kubeconfig != "" {
 		snap += " --kubeconfig " + string(quoted(o.Cluster.Kubeconfig))
 	}
 	snap += " --context " + string(quoted(o.Cluster.Context)) + " -o state.json"
-	desired := "your desired file"
-	if p.Desired.File != "" {
-		desired = string(quoted(p.Desired.File))
+	if p.Desired.File == "" {
+		return snap + ", then krmplan plan your desired file --state state.json --out plan.json"
 	}
-	return snap + ", then krmplan plan " + desired + " --state state.json --out plan.json"
+	hint := "the desired file as the plan recorded it, from the folder krmplan plan ran in"
+	if len(p.Desired.Variables) > 0 {
+		hint += "; with the --var and --var-file flags of that plan"
+	}
+	return snap + ", then krmplan plan " + string(quoted(p.Desired.File)) + " --state state.json --out plan.json (" + hint + ")"
 }
 
 // writeStep writes step n of total: its comment, its announcement and its

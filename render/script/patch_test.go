@@ -121,7 +121,7 @@ exit 0
 // replanLine and rollbackLine are the report's variables of the hostile
 // plan: each a quoted word of a text that shell-quotes the names in it.
 const (
-	replanLine   = `krmplan_replan='krmplan snapshot --kubeconfig '\''/k'\''\'\'''\''c'\'' --context '\''it'\''\'\'''\''s $(touch pwned)'\'' -o state.json, then krmplan plan '\''d'\''\'\'''\''$(touch pwned)\n.hcl'\'' --state state.json --out plan.json'`
+	replanLine   = `krmplan_replan='krmplan snapshot --kubeconfig '\''/k'\''\'\'''\''c'\'' --context '\''it'\''\'\'''\''s $(touch pwned)'\'' -o state.json, then krmplan plan '\''d'\''\'\'''\''$(touch pwned)\n.hcl'\'' --state state.json --out plan.json (the desired file as the plan recorded it, from the folder krmplan plan ran in)'`
 	rollbackLine = `krmplan_rollback=''\''a'\''\'\'''\''b.rollback.sh'\'''
 case $0 in */*) krmplan_rollback="${0%/*}/$krmplan_rollback" ;; esac`
 )
@@ -139,7 +139,7 @@ func TestReportVariablesReadAsText(t *testing.T) {
 	}
 	out, err := exec.Command("sh", file).Output()
 	// The rollback is named from the folder the script was run from.
-	want := `krmplan snapshot --kubeconfig '/k'\''c' --context 'it'\''s $(touch pwned)' -o state.json, then krmplan plan 'd'\''$(touch pwned)\n.hcl' --state state.json --out plan.json
+	want := `krmplan snapshot --kubeconfig '/k'\''c' --context 'it'\''s $(touch pwned)' -o state.json, then krmplan plan 'd'\''$(touch pwned)\n.hcl' --state state.json --out plan.json (the desired file as the plan recorded it, from the folder krmplan plan ran in)
 ` + filepath.Dir(file) + `/'a'\''b.rollback.sh'
 `
 	if err != nil || string(out) != want {

@@ -209,7 +209,9 @@ func mdRows(cs []tenancy.Change) []string {
 	return rows
 }
 
-// mdHead is the marker comment, the title and the verdict line.
+// mdHead is the marker comment, the title and the verdict line; the
+// verdict counts the forced removals (Plan.ForcedRemovals), in bold, as
+// the text view's Plan line does.
 func mdHead(p *planner.Plan) string {
 	s := p.Summary
 	var h strings.Builder
@@ -220,6 +222,9 @@ func mdHead(p *planner.Plan) string {
 	}
 	counts := fmt.Sprintf("%s, %s, %s", words.Count(s.Errors, "error"), words.Count(s.Warnings, "warning"), words.Count(s.Notes, "note"))
 	changes := fmt.Sprintf("%d to add, %d to change, %d to destroy", s.Add, s.Change, s.Destroy)
+	if n := p.ForcedRemovals(); n > 0 {
+		changes += fmt.Sprintf("; **%s forced** (%s)", words.Count(n, "removal"), mdtext.Code(string(planner.CodeForcedRemoval)))
+	}
 	switch {
 	case !p.Renderable():
 		fmt.Fprintf(&h, "❌ **Not renderable**: %s — %s. Render refuses this plan.\n\n", counts, changes)

@@ -66,7 +66,9 @@ func (s Style) paint(c *color.Color, text string) string {
 // pool whose division of cards changes, before and after), the fair share
 // the plan moves (each pool whose division changes, under full demand),
 // the findings with where they come from, then "Plan: N to add, N to
-// change, N to destroy." and the plan id. A removed object is "- kind
+// change, N to destroy." (with "; N removals forced [forced-removal]"
+// when force allowed removals that break something: Plan.ForcedRemovals)
+// and the plan id. A removed object is "- kind
 // "name"" with the queues it had, a removed queue "- queue "name" (node
 // pool p)".
 func Text(w io.Writer, p *planner.Plan, st Style) error {
@@ -83,7 +85,11 @@ func Text(w io.Writer, p *planner.Plan, st Style) error {
 	}
 	s := p.Summary
 	if len(p.Changes) > 0 {
-		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy.\n", st.paint(st.bold, "Plan:"), s.Add, s.Change, s.Destroy)
+		fmt.Fprintf(&b, "%s %d to add, %d to change, %d to destroy", st.paint(st.bold, "Plan:"), s.Add, s.Change, s.Destroy)
+		if n := p.ForcedRemovals(); n > 0 {
+			fmt.Fprintf(&b, "; %s [%s]", st.paint(st.warnC, words.Count(n, "removal")+" forced"), planner.CodeForcedRemoval)
+		}
+		b.WriteString(".\n")
 	}
 	switch {
 	case !p.Renderable():

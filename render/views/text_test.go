@@ -2,8 +2,10 @@ package views
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
 	"github.com/krmplan/krmplan/tenancy"
 )
@@ -33,5 +35,44 @@ func TestFindingsParseTheDesiredFileOnlyForItsRanges(t *testing.T) {
 	want += "Note: about the HCL\n  [y]\n  on d.hcl line 3, in project \"a\", queue \"q\":\n   3:     priority = 7\n                     ^\n\n"
 	if b.String() != want {
 		t.Errorf("HCL finding:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestForcedRemovalsInTheHeader: the text view's Plan line and the
+// markdown verdict line count the removals that force allowed although
+// they break something (each has forced-removal warnings: long-context's
+// two queues in use are one removal); a force = true that allows nothing
+// (kai-verify's queue is idle) is not counted, and a plan without a forced
+// removal keeps its lines as they were.
+func TestForcedRemovalsInTheHeader(t *testing.T) {
+	const desired = "removed {\n  project = \"eval-harness\"\n  force   = true\n}\n" +
+		"removed {\n  project = \"long-context\"\n  force   = true\n}\n" +
+		"removed {\n  project = \"kai-verify\"\n  force   = true\n}\n"
+	for _, tc := range []struct {
+		name, desired, text, markdown string
+	}{
+		{"forced", desired,
+			"\nPlan: 0 to add, 0 to change, 3 to destroy; 2 removals forced [forced-removal].\n",
+			"\n⚠️ **Renderable, with warnings**: 0 to add, 0 to change, 3 to destroy; **2 removals forced** (`forced-removal`) — 0 errors, 8 warnings, 3 notes.\n"},
+		{"one", "removed {\n  project = \"eval-harness\"\n  force   = true\n}\n",
+			"\nPlan: 0 to add, 0 to change, 1 to destroy; 1 removal forced [forced-removal].\n",
+			"\n⚠️ **Renderable, with warnings**: 0 to add, 0 to change, 1 to destroy; **1 removal forced** (`forced-removal`) — 0 errors, 4 warnings, 2 notes.\n"},
+		{"idle", "removed {\n  project = \"kai-verify\"\n  force   = true\n}\n",
+			"\nPlan: 0 to add, 0 to change, 1 to destroy.\n",
+			"\n⚠️ **Renderable, with warnings**: 0 to add, 0 to change, 1 to destroy — 0 errors, 3 warnings, 2 notes.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := plantest.Plan(t, plantest.DemoState(t), "removed.hcl", []byte(tc.desired))
+			var b bytes.Buffer
+			if err := Text(&b, p, NewStyle(false)); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tc.text) {
+				t.Errorf("the text view lacks %q:\n%s", tc.text, b.String())
+			}
+			if md := string(markdownOf(t, p)); !strings.Contains(md, tc.markdown) {
+				t.Errorf("the markdown lacks %q:\n%s", tc.markdown, md)
+			}
+		})
 	}
 }

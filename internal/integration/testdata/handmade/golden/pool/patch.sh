@@ -18,7 +18,7 @@
 set -u
 
 krmplan_total=6
-krmplan_replan='krmplan snapshot --context '\''envtest'\'' -o state.json, then krmplan plan '\''pool.hcl'\'' --state state.json --out plan.json'
+krmplan_replan='krmplan snapshot --context '\''envtest'\'' -o state.json, then krmplan plan '\''pool.hcl'\'' --state state.json --out plan.json (the desired file as the plan recorded it, from the folder krmplan plan ran in)'
 krmplan_rollback=''\''pool.rollback.sh'\'''
 case $0 in */*) krmplan_rollback="${0%/*}/$krmplan_rollback" ;; esac
 

@@ -18,7 +18,7 @@
 set -u
 
 krmplan_total=2
-krmplan_replan='krmplan snapshot --context '\''envtest'\'' -o state.json, then krmplan plan '\''rename.hcl'\'' --state state.json --out plan.json'
+krmplan_replan='krmplan snapshot --context '\''envtest'\'' -o state.json, then krmplan plan '\''rename.hcl'\'' --state state.json --out plan.json (the desired file as the plan recorded it, from the folder krmplan plan ran in)'
 krmplan_rollback=''\''rename.rollback.sh'\'''
 case $0 in */*) krmplan_rollback="${0%/*}/$krmplan_rollback" ;; esac
 
@@ -217,9 +217,8 @@ fi
 
 # 2/2 removing renamed projects: Project hm-tools
 krmplan_say 'step 2/2: removing renamed projects: Project hm-tools'
-# first the delete's checks (server dry runs, which change nothing), then the relabel: namespace kai-hm-tools carries over from project hm-tools to project hm-toolbox, and KRM never moves its label
-krmplan_delete_checks projects.kai.resources hm-tools /apis/kai.resources/v1alpha1/projects/hm-tools '[{"op":"test","path":"/spec/parent","value":"hm-platform"},{"op":"test","path":"/spec/queues/0/name","value":""},{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"},{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1},{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4},{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]'
-if [ $? -ne 0 ]; then
+# what step 2/2 says when kubectl refuses the delete, in its checks or itself
+krmplan_refused_2() {
 	krmplan_say 'step 2/2 failed: kubectl refused the delete of Project hm-tools'
 	krmplan_guards 'Project hm-tools' projects.kai.resources hm-tools \
 		'[{"op":"test","path":"/spec/parent","value":"hm-platform"}]' '{.spec.parent}' 'changed since the snapshot: parent of project hm-tools (/spec/parent): the plan read hm-platform' \
@@ -234,6 +233,11 @@ if [ $? -ne 0 ]; then
 		'[{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1}]' '{.spec.queues[0].resources.memory.deserved}' 'changed since the snapshot: memory.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/deserved): the plan read -1' \
 		'[{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1}]' '{.spec.queues[0].resources.memory.limit}' 'changed since the snapshot: memory.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/limit): the plan read -1' \
 		'[{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.memory.overQuotaWeight}' 'changed since the snapshot: memory.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/overQuotaWeight): the plan read 1'
+}
+# first the delete's checks (server dry runs, which change nothing), then the relabel: namespace kai-hm-tools carries over from project hm-tools to project hm-toolbox, and KRM never moves its label
+krmplan_delete_checks projects.kai.resources hm-tools /apis/kai.resources/v1alpha1/projects/hm-tools '[{"op":"test","path":"/spec/parent","value":"hm-platform"},{"op":"test","path":"/spec/queues/0/name","value":""},{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"},{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1},{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4},{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]'
+if [ $? -ne 0 ]; then
+	krmplan_refused_2
 	krmplan_failed 2
 fi
 # kai-hm-tools is hm-tools's default namespace: while hm-tools exists, KRM takes it back for it at each reconcile (the relabel triggers one),
@@ -247,20 +251,7 @@ fi
 # should the delete be refused now, namespace kai-hm-tools goes back to project hm-tools before the report: the step is not applied
 krmplan_delete projects.kai.resources hm-tools /apis/kai.resources/v1alpha1/projects/hm-tools '[{"op":"test","path":"/spec/parent","value":"hm-platform"},{"op":"test","path":"/spec/queues/0/name","value":""},{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"},{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1},{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4},{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1},{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1},{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]'
 if [ $? -ne 0 ]; then
-	krmplan_say 'step 2/2 failed: kubectl refused the delete of Project hm-tools'
-	krmplan_guards 'Project hm-tools' projects.kai.resources hm-tools \
-		'[{"op":"test","path":"/spec/parent","value":"hm-platform"}]' '{.spec.parent}' 'changed since the snapshot: parent of project hm-tools (/spec/parent): the plan read hm-platform' \
-		'[{"op":"test","path":"/spec/queues/0/name","value":""}]' '{.spec.queues[0].name}' 'changed since the snapshot: the name of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/name): the plan read ' \
-		'[{"op":"test","path":"/spec/queues/0/nodepool","value":"hm-h100"}]' '{.spec.queues[0].nodepool}' 'changed since the snapshot: nodepool of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/nodepool): the plan read hm-h100' \
-		'[{"op":"test","path":"/spec/queues/0/resources/gpu/deserved","value":1}]' '{.spec.queues[0].resources.gpu.deserved}' 'changed since the snapshot: gpu.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/deserved): the plan read 1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/gpu/limit","value":4}]' '{.spec.queues[0].resources.gpu.limit}' 'changed since the snapshot: gpu.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/limit): the plan read 4' \
-		'[{"op":"test","path":"/spec/queues/0/resources/gpu/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.gpu.overQuotaWeight}' 'changed since the snapshot: gpu.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/gpu/overQuotaWeight): the plan read 1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/cpu/deserved","value":-1}]' '{.spec.queues[0].resources.cpu.deserved}' 'changed since the snapshot: cpu.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/deserved): the plan read -1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/cpu/limit","value":-1}]' '{.spec.queues[0].resources.cpu.limit}' 'changed since the snapshot: cpu.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/limit): the plan read -1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/cpu/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.cpu.overQuotaWeight}' 'changed since the snapshot: cpu.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/cpu/overQuotaWeight): the plan read 1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/memory/deserved","value":-1}]' '{.spec.queues[0].resources.memory.deserved}' 'changed since the snapshot: memory.deserved of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/deserved): the plan read -1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/memory/limit","value":-1}]' '{.spec.queues[0].resources.memory.limit}' 'changed since the snapshot: memory.limit of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/limit): the plan read -1' \
-		'[{"op":"test","path":"/spec/queues/0/resources/memory/overQuotaWeight","value":1}]' '{.spec.queues[0].resources.memory.overQuotaWeight}' 'changed since the snapshot: memory.overQuotaWeight of queue hm-tools-hm-h100 (node pool hm-h100) (/spec/queues/0/resources/memory/overQuotaWeight): the plan read 1'
+	krmplan_refused_2
 	krmplan_giveback kai-hm-tools 'kai/project' hm-toolbox hm-tools 'jsonpath={.metadata.labels.kai/project}' '[{"op":"test","path":"/metadata/labels/kai~1project","value":"hm-toolbox"},{"op":"replace","path":"/metadata/labels/kai~1project","value":"hm-tools"}]' '[{"op":"test","path":"/metadata/labels/kai~1project","value":"hm-toolbox"},{"op":"replace","path":"/metadata/labels/kai~1project","value":"hm-tools"},{"op":"remove","path":"/metadata/labels/kai.resources~1resource-manual-override"}]'
 	krmplan_failed 2
 fi
