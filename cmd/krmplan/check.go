@@ -12,6 +12,7 @@ import (
 	"github.com/krmplan/krmplan/internal/inputfile"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/render/github"
 	"github.com/krmplan/krmplan/render/views"
 	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
@@ -76,14 +77,14 @@ func checkCommand(e *env) *cli.Command {
 				return cli.Exit(err.Error(), 1)
 			}
 			if format == "github" {
-				res.findings = byPlace(res.findings)
+				res.findings = github.ByPlace(res.findings)
 			}
 			if base := c.String("base"); base != "" {
 				changed, err := changedSince(c.String("git-repo"), base, ref, atRef, res.source.Files)
 				if err != nil {
 					return cli.Exit(err.Error(), 1)
 				}
-				res.findings = changedFirst(res.findings, changed)
+				res.findings = github.ChangedFirst(res.findings, changed.has)
 			}
 			return writeCheck(e, c, format, rank, res)
 		},
@@ -250,16 +251,6 @@ func locateFindings(s *snapshot.State, fs []planner.Finding) {
 	}
 }
 
-func levelRank(l planner.Level) int {
-	switch l {
-	case planner.LevelError:
-		return 0
-	case planner.LevelWarning:
-		return 1
-	}
-	return 2
-}
-
 // writeCheck prints the findings at or above minRank in format, and
 // returns exit 1 when there is an error.
 func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkResult) error {
@@ -274,7 +265,7 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		default:
 			count.Notes++
 		}
-		if levelRank(f.Level) <= minRank {
+		if f.Level.Rank() <= minRank {
 			shown = append(shown, f)
 		}
 	}
@@ -297,10 +288,10 @@ func writeCheck(e *env, c *cli.Context, format string, minRank int, res *checkRe
 		if res.source.Kind == "files" {
 			annotated = fromRepoRoot(shown)
 		}
-		over := writeAnnotations(e.stdout, annotated, c.String("summary") != "")
-		summary = strings.TrimSuffix(summary, ".") + notAnnotated(over) + "."
+		over := github.Annotate(e.stdout, annotated, c.String("summary") != "")
+		summary = strings.TrimSuffix(summary, ".") + github.NotAnnotated(over) + "."
 		if p := c.String("summary"); p != "" {
-			err = appendStepSummary(p, summary, shown)
+			err = github.AppendStepSummary(p, summary, shown)
 		}
 		fmt.Fprintln(e.stderr, summary)
 	default:

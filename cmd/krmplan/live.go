@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/krmplan/krmplan/internal/escape"
@@ -267,18 +266,11 @@ func reportClusterData(e *env, nodes []snapshot.Node, queues []snapshot.LiveQueu
 		}
 	}
 	if len(read) > 0 {
-		fmt.Fprintf(e.stderr, "Read %s.\n", joinAnd(read))
+		fmt.Fprintf(e.stderr, "Read %s.\n", words.And(read))
 	}
 	for _, n := range notRead {
 		fmt.Fprintf(e.stderr, "Not read: %s — %s\n", escape.Controls(n.What), escape.Controls(n.Reason))
 	}
-}
-
-func joinAnd(xs []string) string {
-	if len(xs) <= 1 {
-		return strings.Join(xs, "")
-	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 // serverDryRun runs the plan's steps through the API server's dry run when

@@ -26,6 +26,14 @@ func ShortID(id string) string {
 	return id
 }
 
+// And joins xs as a sentence lists them: "a", "a and b", "a, b and c".
+func And(xs []string) string {
+	if len(xs) <= 1 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
 // List joins names with ", ", at most max of them, then "and N more".
 func List(names []string, max int) string {
 	if len(names) <= max {

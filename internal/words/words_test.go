@@ -36,3 +36,11 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+func TestAnd(t *testing.T) {
+	for want, xs := range map[string][]string{"": nil, "a": {"a"}, "a and b": {"a", "b"}, "a, b and c": {"a", "b", "c"}} {
+		if got := And(xs); got != want {
+			t.Errorf("And(%q) = %q, want %q", xs, got, want)
+		}
+	}
+}
