@@ -105,9 +105,9 @@ func writeElementLines(put func([]byte), pieces []chunks) {
 			for len(c) > 0 {
 				if start {
 					if !first {
-						put([]byte(",\n"))
+						put(elementEnd)
 					}
-					put([]byte("    "))
+					put(elementIndent)
 					first = false
 				}
 				i := bytes.IndexByte(c, '\n')
@@ -121,6 +121,10 @@ func writeElementLines(put func([]byte), pieces []chunks) {
 		}
 	}
 }
+
+// elementEnd and elementIndent are what writeElementLines puts around an
+// element, made once rather than at each of a file's 100,000 lines.
+var elementEnd, elementIndent = []byte(",\n"), []byte("    ")
 
 // WriteBuffered writes to w, through a buffer of 256 kB, what write puts:
 // a file written in many small parts. The first error of w stops the

@@ -94,7 +94,10 @@ func writeEmbedded(put func([]byte), state []byte) {
 			return
 		}
 		put(state[:i+1])
-		put([]byte(indent))
+		put(indentBytes)
 		state = state[i+1:]
 	}
 }
+
+// indentBytes is indent, made once rather than at each embedded line.
+var indentBytes = []byte(indent)
