@@ -100,11 +100,16 @@ func UnmarshalStrict(b []byte, v any) error {
 
 // unmarshal decodes with encoding/json's options but strict about keys:
 // an unknown key, a key in another case ("GPUCapacity") and a key given
-// twice are errors, not a silently ignored or overwritten value.
+// twice are errors, not a silently ignored or overwritten value; and the
+// elements of lists whose type reads itself through Element are counted
+// against the bytes read (decodeBounded).
 func unmarshal(b []byte, v any) error {
-	return jsonv2.Unmarshal(b, v, jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true),
-		jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false), jsonv1.ReportErrorsWithLegacySemantics(false))
+	return decodeBounded(b, v, strictOptions)
 }
+
+// strictOptions are unmarshal's options, joined once.
+var strictOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true),
+	jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false), jsonv1.ReportErrorsWithLegacySemantics(false))
 
 // explain words a decoding error for a person: where (at names the
 // place of a byte offset), the JSON pointer (root is how the whole

@@ -1,4 +1,4 @@
-package snapshot
+package krmunits
 
 import (
 	"fmt"
@@ -10,11 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// TestQuotaFromQuantityFastPath: QuotaFromQuantity gives exactly the
+// TestFromQuantityFastPath: FromQuantity gives exactly the
 // Value (and the same error) that the general path, quota.Parse of the
 // scaled number's text, gives: for the quantities a scheduler writes, and
 // for ones at the edges of the range (too large, too precise, beyond int64).
-func TestQuotaFromQuantityFastPath(t *testing.T) {
+func TestFromQuantityFastPath(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	texts := []string{"0", "1", "2", "0.5", "1500m", "3Gi", "500M", "1e9", "1024", "56Gi", "-1", "-2500m", "1n", "999999999999999999",
 		"1e18", "1e17", "100Ei", "0.000000001", "123456789012345678901234567890", "1.000", "7k", "2Ki", "1e-3"}
@@ -30,7 +30,7 @@ func TestQuotaFromQuantityFastPath(t *testing.T) {
 	checked := 0
 	for _, text := range texts {
 		for _, res := range quota.Resources {
-			got, err := QuotaFromQuantity(res, text)
+			got, err := FromQuantity(res, text)
 			q, perr := resource.ParseQuantity(text)
 			if perr != nil {
 				if err == nil {
