@@ -53,10 +53,9 @@ func (l *Lines) WriteTo(w io.Writer) (n int64, err error) {
 
 // Bytes is the file's bytes.
 func (l *Lines) Bytes() []byte {
-	var b bytes.Buffer
-	b.Grow(l.size)
-	l.write(func(p []byte) { b.Write(p) })
-	return b.Bytes()
+	b := make([]byte, 0, l.size) // not a bytes.Buffer: its Grow clears the memory first
+	l.write(func(p []byte) { b = append(b, p...) })
+	return b
 }
 
 // SumEmpty is SumEmpty of the file's bytes: the named members must be in

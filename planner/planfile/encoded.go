@@ -45,10 +45,9 @@ func (e *Encoded) WriteTo(w io.Writer) (n int64, err error) {
 
 // Bytes is the file's bytes.
 func (e *Encoded) Bytes() []byte {
-	var b bytes.Buffer
-	b.Grow(e.Len())
-	e.write(func(p []byte) { b.Write(p) })
-	return b.Bytes()
+	b := make([]byte, 0, e.Len()) // not a bytes.Buffer: its Grow clears the memory first
+	e.write(func(p []byte) { b = append(b, p...) })
+	return b
 }
 
 // write puts the file's bytes: the head, then the tail.
