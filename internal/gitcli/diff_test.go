@@ -17,10 +17,8 @@ import (
 // set in the repository do not change the paths, nor diff.interHunkContext
 // the lines.
 func TestChangedLines(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	dir := t.TempDir()
-	r := Repo{Dir: dir}
+	r, git := testRepo(t)
+	dir := r.Dir
 	write := func(name, text string) {
 		t.Helper()
 		p := filepath.Join(dir, name)
@@ -31,15 +29,6 @@ func TestChangedLines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	git := func(args ...string) {
-		t.Helper()
-		if _, err := r.Run(nil, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	git("config", "user.name", "T")
-	git("config", "user.email", "t@example.com")
 	write("sub/a.yaml", "1\n2\n3\n4\n5\n")
 	write("b c.yaml", "x\ny\n")
 	write("é.yaml", "x\n")
@@ -82,16 +71,8 @@ func TestChangedLines(t *testing.T) {
 // configuration that sets every setting Diff overrides gives the bytes of
 // none at all.
 func TestDiffWhateverTheConfiguration(t *testing.T) {
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	dir := t.TempDir()
-	r := Repo{Dir: dir}
-	git := func(args ...string) {
-		t.Helper()
-		if _, err := r.Run(nil, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r, git := testRepo(t)
+	dir := r.Dir
 	lines := func(changed ...int) string {
 		var b strings.Builder
 		for i := 1; i <= 30; i++ {
@@ -103,9 +84,6 @@ func TestDiffWhateverTheConfiguration(t *testing.T) {
 		}
 		return b.String()
 	}
-	git("init", "-q", "-b", "main")
-	git("config", "user.name", "T")
-	git("config", "user.email", "t@example.com")
 	for _, f := range []string{"a.yaml", "é.yaml"} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte(lines()), 0o644); err != nil {
 			t.Fatal(err)
@@ -150,6 +128,26 @@ func TestDiffWhateverTheConfiguration(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("with the configuration:\n%s\nwant git's default:\n%s", got, want)
 	}
+}
+
+// testRepo is a new repository (branch main, an author) in a folder of
+// its own, with git kept from the user's and the system's configuration,
+// and a function that runs git in it and fails the test on an error.
+func testRepo(t *testing.T) (Repo, func(args ...string)) {
+	t.Helper()
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	r := Repo{Dir: t.TempDir()}
+	git := func(args ...string) {
+		t.Helper()
+		if _, err := r.Run(nil, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("config", "user.name", "T")
+	git("config", "user.email", "t@example.com")
+	return r, git
 }
 
 func TestHunkNew(t *testing.T) {

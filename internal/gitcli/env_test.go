@@ -12,33 +12,22 @@ import (
 // GIT_CONFIG_PARAMETERS): those variables are dropped, the Repo's own are
 // kept.
 func TestEnvironmentOfAnotherRepository(t *testing.T) {
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	commit := func(dir, file string) string {
+	commit := func(file string) (string, string) {
 		t.Helper()
-		r := Repo{Dir: dir}
-		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "T"}, {"config", "user.email", "t@example.com"}} {
-			if _, err := r.Run(nil, args...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(file+"\n"), 0o644); err != nil {
+		r, git := testRepo(t)
+		if err := os.WriteFile(filepath.Join(r.Dir, file), []byte(file+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, args := range [][]string{{"add", file}, {"commit", "-q", "-m", file}} {
-			if _, err := r.Run(nil, args...); err != nil {
-				t.Fatal(err)
-			}
-		}
+		git("add", file)
+		git("commit", "-q", "-m", file)
 		head, err := r.Line("rev-parse", "HEAD")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return head
+		return r.Dir, head
 	}
-	a, other := t.TempDir(), t.TempDir()
-	want := commit(a, "a.yaml")
-	commit(other, "other.yaml")
+	a, want := commit("a.yaml")
+	other, _ := commit("other.yaml")
 	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
 	t.Setenv("GIT_WORK_TREE", other)
 	t.Setenv("GIT_INDEX_FILE", filepath.Join(other, ".git", "index"))
