@@ -15,7 +15,8 @@ func (r Repo) command(args []string) *exec.Cmd {
 }
 
 // environ is the environment of a git command: krmplan's own (env) without
-// the variables that tie git to one repository (localVars), then no
+// the variables that tie git to one repository (localVars) and without
+// GIT_DIFF_OPTS (whose --unified=N git lets override Diff's -U), then no
 // prompt for credentials, the C locale for messages krmplan reads, and
 // extra (the repository's own, such as a quarantine's
 // GIT_OBJECT_DIRECTORY). krmplan names its repository with -C: a GIT_DIR
@@ -26,7 +27,7 @@ func environ(env, extra []string) []string {
 	out := make([]string, 0, len(env)+2+len(extra))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !localVars[name] {
+		if !localVars[name] && name != "GIT_DIFF_OPTS" {
 			out = append(out, kv)
 		}
 	}
