@@ -80,8 +80,8 @@ func TestChangedLines(t *testing.T) {
 
 // Diff writes git's default patch whatever the configuration: a global
 // configuration that sets every setting Diff overrides, an attributes
-// file that calls YAML binary and a GIT_DIFF_OPTS give the bytes of none
-// at all.
+// file that calls YAML binary, a GIT_DIFF_OPTS and settings in
+// GIT_CONFIG_PARAMETERS give the bytes of none at all.
 func TestDiffWhateverTheConfiguration(t *testing.T) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
@@ -151,6 +151,8 @@ func TestDiffWhateverTheConfiguration(t *testing.T) {
 	}
 	t.Setenv("GIT_CONFIG_GLOBAL", config)
 	t.Setenv("GIT_DIFF_OPTS", "--unified=9") // which git lets override -U
+	// Kept (environ), but Diff's own -c come after them.
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'core.abbrev'='20' 'core.quotePath'='false'")
 	got, err := r.Diff(3, "--find-renames", "main~1", "main")
 	if err != nil {
 		t.Fatal(err)

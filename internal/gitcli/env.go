@@ -35,13 +35,19 @@ func environ(env, extra []string) []string {
 }
 
 // localVars are the variables that `git rev-parse --local-env-vars` lists
-// (git 2.39): those git itself drops before it runs a command in another
-// repository (a submodule's).
+// (git 2.39) but GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT: those git
+// itself drops before it runs a command in another repository (a
+// submodule's, prepare_other_repo_env in git's submodule.c). Like git,
+// krmplan keeps the two that carry configuration (`git -c`, or
+// GIT_CONFIG_COUNT with GIT_CONFIG_KEY_0 and GIT_CONFIG_VALUE_0
+// exported): they name no repository, and they are how a CI job or a
+// container says `safe.directory=*` without a global configuration file,
+// which dropped made every git command refuse a checkout owned by
+// another user ("DIR is not in a git repository"). What Diff's patch
+// depends on it sets with its own -c, which comes after them and wins.
 var localVars = map[string]bool{
 	"GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
 	"GIT_CONFIG":                       true,
-	"GIT_CONFIG_PARAMETERS":            true,
-	"GIT_CONFIG_COUNT":                 true,
 	"GIT_OBJECT_DIRECTORY":             true,
 	"GIT_DIR":                          true,
 	"GIT_WORK_TREE":                    true,
