@@ -13,17 +13,23 @@ import (
 // given on the command line (diff.context, diff.interHunkContext,
 // diff.algorithm, diff.indentHeuristic, diff.orderFile,
 // diff.suppressBlankEmpty, diff.relative, diff.noprefix and
-// diff.mnemonicPrefix, core.quotePath, core.abbrev, colour), and no
-// external diff or textconv runs. Without that a user's
-// `diff.context = 10` or `diff.algorithm = histogram` made render's diff
-// differ from machine to machine, and a `diff.interHunkContext` counted
-// unchanged lines as changed (ChangedLines). Renames are as args say
-// (--find-renames, --no-renames). The repository's .gitattributes still
-// apply, as the repository's owner set them.
+// diff.mnemonicPrefix, core.quotePath, core.abbrev, colour), the
+// environment's GIT_DIFF_OPTS (which git lets override -U) is not passed
+// on (environ), no external diff or textconv runs, and every file is
+// diffed as text (--text). Without that a user's `diff.context = 10` or
+// `diff.algorithm = histogram` made render's diff differ from machine to
+// machine, a `diff.interHunkContext` or GIT_DIFF_OPTS=--unified=3
+// counted unchanged lines as changed (ChangedLines), and a `*.yaml -diff`
+// in an attributes file (the user's core.attributesFile,
+// $GIT_DIR/info/attributes or .gitattributes) gave "Binary files ...
+// differ": a diff git apply refuses and no changed line at all. Renames
+// are as args say (--find-renames, --no-renames). The attributes still
+// choose a diff driver's hunk-header pattern (diff.<driver>.xfuncname),
+// which changes only the text after a hunk's "@@".
 func (r Repo) Diff(context int, args ...string) ([]byte, error) {
 	return r.Run(nil, append([]string{"-c", "core.quotePath=true", "-c", "core.abbrev=auto", "-c", "diff.suppressBlankEmpty=false",
 		"diff", "-U" + strconv.Itoa(context), "--inter-hunk-context=0", "--diff-algorithm=myers", "--indent-heuristic", "-O/dev/null",
-		"--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/"}, args...)...)
+		"--no-color", "--no-ext-diff", "--no-textconv", "--text", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/"}, args...)...)
 }
 
 // ChangedLines runs `git diff -U0` (Diff) with args (revisions, then "--"

@@ -68,8 +68,9 @@ func TestChangedLines(t *testing.T) {
 }
 
 // Diff writes git's default patch whatever the configuration: a global
-// configuration that sets every setting Diff overrides gives the bytes of
-// none at all.
+// configuration that sets every setting Diff overrides, an attributes
+// file that calls YAML binary, a GIT_DIFF_OPTS and settings in
+// GIT_CONFIG_PARAMETERS give the bytes of none at all.
 func TestDiffWhateverTheConfiguration(t *testing.T) {
 	r, git := testRepo(t)
 	dir := r.Dir
@@ -114,13 +115,22 @@ func TestDiffWhateverTheConfiguration(t *testing.T) {
 	if err := os.WriteFile(order, []byte("é.yaml\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A user's attributes that call YAML binary (no patch at all).
+	attributes := filepath.Join(t.TempDir(), "attributes")
+	if err := os.WriteFile(attributes, []byte("*.yaml -diff\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	config := filepath.Join(t.TempDir(), "gitconfig")
 	if err := os.WriteFile(config, []byte("[diff]\n\tcontext = 1\n\tinterHunkContext = 10\n\talgorithm = histogram\n"+
 		"\tindentHeuristic = false\n\torderFile = "+order+"\n\tsuppressBlankEmpty = true\n\tmnemonicPrefix = true\n\tnoprefix = true\n"+
-		"\trelative = true\n\texternal = false\n[core]\n\tabbrev = 16\n\tquotePath = false\n[color]\n\tui = always\n"), 0o644); err != nil {
+		"\trelative = true\n\texternal = false\n[core]\n\tabbrev = 16\n\tquotePath = false\n\tattributesFile = "+attributes+
+		"\n[color]\n\tui = always\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("GIT_CONFIG_GLOBAL", config)
+	t.Setenv("GIT_DIFF_OPTS", "--unified=9") // which git lets override -U
+	// Kept (environ), but Diff's own -c come after them.
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'core.abbrev'='20' 'core.quotePath'='false'")
 	got, err := r.Diff(3, "--find-renames", "main~1", "main")
 	if err != nil {
 		t.Fatal(err)

@@ -8,9 +8,11 @@ import (
 )
 
 // A command runs in the repository it names, whatever repository the
-// environment ties git to (a hook's GIT_DIR, GIT_INDEX_FILE,
-// GIT_CONFIG_PARAMETERS): those variables are dropped, the Repo's own are
-// kept.
+// environment ties git to (a hook's GIT_DIR, GIT_WORK_TREE,
+// GIT_INDEX_FILE): those variables are dropped, the Repo's own are kept,
+// and so is the configuration the environment carries
+// (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT), as git keeps it for a
+// submodule.
 func TestEnvironmentOfAnotherRepository(t *testing.T) {
 	commit := func(file string) (string, string) {
 		t.Helper()
@@ -32,6 +34,9 @@ func TestEnvironmentOfAnotherRepository(t *testing.T) {
 	t.Setenv("GIT_WORK_TREE", other)
 	t.Setenv("GIT_INDEX_FILE", filepath.Join(other, ".git", "index"))
 	t.Setenv("GIT_CONFIG_PARAMETERS", "'core.abbrev'='20'")
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "krmplan.test")
+	t.Setenv("GIT_CONFIG_VALUE_0", "kept")
 
 	r := Repo{Dir: a}
 	if got, err := r.Line("rev-parse", "HEAD"); err != nil || got != want {
@@ -40,8 +45,11 @@ func TestEnvironmentOfAnotherRepository(t *testing.T) {
 	if got, err := r.Line("ls-files"); err != nil || got != "a.yaml" {
 		t.Errorf("ls-files = %q, %v; want a's index", got, err)
 	}
-	if got, err := r.RunLimited(1<<10, "rev-parse", "--short", "HEAD"); err != nil || string(got) != want[:7]+"\n" {
-		t.Errorf("rev-parse --short HEAD = %q, %v; want %s (no core.abbrev from the environment)", got, err, want[:7])
+	if got, err := r.RunLimited(1<<10, "rev-parse", "--short", "HEAD"); err != nil || string(got) != want[:20]+"\n" {
+		t.Errorf("rev-parse --short HEAD = %q, %v; want %s (GIT_CONFIG_PARAMETERS's core.abbrev)", got, err, want[:20])
+	}
+	if got, err := r.Line("config", "krmplan.test"); err != nil || got != "kept" {
+		t.Errorf("config krmplan.test = %q, %v; want GIT_CONFIG_COUNT's kept", got, err)
 	}
 	b, err := r.Batch()
 	if err != nil {

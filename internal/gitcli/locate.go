@@ -1,6 +1,7 @@
 package gitcli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -22,13 +23,18 @@ type Place struct {
 }
 
 // Locate asks git which repository holds dir. A folder that no
-// repository holds is an error: "DIR is not in a git repository".
+// repository holds is an error: "DIR is not in a git repository"; a
+// repository git will not open because another user owns it
+// (safe.directory) is an error that says so, with git's advice: "DIR:
+// git refuses the repository: detected dubious ownership in repository
+// at 'ROOT'; To add an exception for this directory, call: git config
+// --global --add safe.directory ROOT".
 func Locate(dir string) (Place, error) {
 	r := Repo{Dir: dir}
 	out, err := r.Line("rev-parse", "--is-bare-repository", "--is-inside-git-dir")
 	flags := strings.Fields(out)
 	if err != nil || len(flags) != 2 {
-		return Place{}, fmt.Errorf("%s is not in a git repository", dir)
+		return Place{}, notARepository(dir, err)
 	}
 	p := Place{Dir: dir, Bare: flags[0] == "true", InGitDir: flags[0] != "true" && flags[1] == "true"}
 	what := "--show-toplevel"
@@ -84,3 +90,34 @@ func (p Place) String() string {
 	}
 	return p.Dir
 }
+
+// notARepository is Locate's error for dir, where git's rev-parse failed
+// with err: a *RefusedError in git's own words when git refused an
+// existing repository as another user's (which would otherwise read as
+// no repository at all, and send the user looking for a .git folder that
+// is there).
+func notARepository(dir string, err error) error {
+	var ge *Error
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "dubious ownership") {
+		var msg strings.Builder
+		for _, l := range strings.Split(ge.Stderr, "\n") {
+			if l = strings.TrimSpace(strings.TrimPrefix(l, "fatal: ")); l != "" {
+				if msg.Len() > 0 && !strings.HasSuffix(msg.String(), ":") {
+					msg.WriteString(";")
+				}
+				if msg.Len() > 0 {
+					msg.WriteString(" ")
+				}
+				msg.WriteString(l)
+			}
+		}
+		return &RefusedError{Dir: dir, Reason: msg.String()}
+	}
+	return fmt.Errorf("%s is not in a git repository", dir)
+}
+
+// RefusedError is Locate's error for a repository git will not open
+// (safe.directory): Reason is git's message, its lines joined.
+type RefusedError struct{ Dir, Reason string }
+
+func (e *RefusedError) Error() string { return e.Dir + ": git refuses the repository: " + e.Reason }

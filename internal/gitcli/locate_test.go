@@ -1,6 +1,7 @@
 package gitcli
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -33,5 +34,28 @@ func TestLocate(t *testing.T) {
 	}
 	if _, err := Locate(tmp); err == nil || err.Error() != tmp+" is not in a git repository" {
 		t.Errorf("a plain folder: %v", err)
+	}
+}
+
+// A repository that git refuses as another user's (safe.directory) is
+// said to be refused, in git's words, not to be missing; the
+// safe.directory that an environment's configuration gives (a CI job's
+// GIT_CONFIG_COUNT) is followed. GIT_TEST_ASSUME_DIFFERENT_OWNER is
+// git's own switch for its tests of the check.
+func TestLocateRefusedOwner(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	wt := filepath.Join(initRepos(t, "wt"), "wt")
+	t.Setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")
+	want := wt + ": git refuses the repository: detected dubious ownership in repository at '" + wt +
+		"'; To add an exception for this directory, call: git config --global --add safe.directory " + wt
+	if _, err := Locate(wt); err == nil || err.Error() != want {
+		t.Errorf("Locate = %v\nwant %s", err, want)
+	}
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "safe.directory")
+	t.Setenv("GIT_CONFIG_VALUE_0", "*")
+	if p, err := Locate(wt); err != nil || p.Root != wt {
+		t.Errorf("with safe.directory=* from the environment: %+v, %v", p, err)
 	}
 }

@@ -478,7 +478,10 @@ func locateRepo(src snapshot.Source, optRepo string, locate func(string) (gitcli
 		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s is not a directory%s", what, hint)
 	}
 	place, err := locate(dir)
-	if err != nil {
+	var refused *gitcli.RefusedError
+	if errors.As(err, &refused) {
+		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("git refuses %s: %s", what, refused.Reason)
+	} else if err != nil {
 		return gitcli.Repo{}, gitcli.Place{}, fmt.Errorf("%s is not a git repository%s", what, hint)
 	}
 	return gitcli.Repo{Dir: dir}, place, nil
