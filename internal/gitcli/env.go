@@ -86,9 +86,8 @@ func absolutePaths(list string) string {
 // the variables that tie git to one repository (localVars, and a hook's
 // GIT_QUARANTINE_PATH: quarantine gives them back in their repository)
 // and without GIT_DIFF_OPTS (whose --unified=N git lets override Diff's
-// -U), then no
-// prompt for credentials, the C locale for messages krmplan reads, and
-// extra (the repository's own, such as a quarantine's
+// -U), then no prompt for credentials, the C locale for messages krmplan
+// reads, and extra (the repository's own, such as a quarantine's
 // GIT_OBJECT_DIRECTORY). krmplan names its repository with -C: a GIT_DIR
 // or GIT_INDEX_FILE inherited from a git hook, `git rebase --exec` or a
 // shell that exported one would otherwise make `snapshot --git-repo A`
