@@ -64,15 +64,25 @@ func (p *Plan) Renderable() bool { return !hasErrors(p.Findings) }
 // Renderable it is derived from the findings, never stored; the views'
 // headers show it.
 func (p *Plan) ForcedRemovals() int {
+	type place struct {
+		object tenancy.ObjectAddr
+		pool   string
+	}
+	// The warnings' places once, so that a plan of thousands of forced
+	// removals is not each change against each finding.
+	object, queue := map[tenancy.ObjectAddr]bool{}, map[place]bool{}
+	for _, f := range p.Findings {
+		if f.Code == CodeForcedRemoval {
+			object[f.Object] = true
+			queue[place{f.Object, f.Pool}] = true
+		}
+	}
 	n := 0
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		if !c.Force { // only a forced change has the warning: skip the scan
-			continue
-		}
-		if slices.ContainsFunc(p.Findings, func(f Finding) bool {
-			return f.Code == CodeForcedRemoval && f.Object == c.Object() && (c.Destroys() || f.Pool == c.Pool)
-		}) {
+		switch {
+		case !c.Force: // only a forced change has the warning
+		case c.Destroys() && object[c.Object()], !c.Destroys() && queue[place{c.Object(), c.Pool}]:
 			n++
 		}
 	}
