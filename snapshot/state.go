@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -101,6 +102,26 @@ func Load(path string) (*State, error) {
 func Decode(name string, b []byte) (*State, error) {
 	var s State
 	fp, err := jsonfile.DecodeLinesSummed(b, &s, "taken_at", "digest")
+	return decoded(name, &s, fp, err)
+}
+
+// DecodeIndented is Decode of the state.json bytes that b holds as
+// plan.json embeds them: each line after the first indented by indent
+// more, and no final newline (jsonfile.DecodeLinesSummedIndented). A line
+// not so indented is refused first, as a *jsonfile.IndentError.
+func DecodeIndented(name string, b []byte, indent string) (*State, error) {
+	var s State
+	fp, err := jsonfile.DecodeLinesSummedIndented(b, indent, &s, "taken_at", "digest")
+	if ie, ok := errors.AsType[*jsonfile.IndentError](fp.Err); ok {
+		return nil, ie
+	}
+	return decoded(name, &s, fp, err)
+}
+
+// decoded is the state that decoding a state.json into s read (err, and
+// the fingerprint of its bytes, fp): s once its format version and digest
+// are checked, and its content (Check).
+func decoded(name string, s *State, fp jsonfile.Fingerprint, err error) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
@@ -120,7 +141,7 @@ func Decode(name string, b []byte) (*State, error) {
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: %w", name, err)
 	}
-	return &s, nil
+	return s, nil
 }
 
 // Check refuses what decoding a state alone lets through and snapshot

@@ -239,10 +239,22 @@ func SumEmpty(b []byte, names ...string) (sum string, values []string, err error
 // its embedded snapshot written as it is indented) is summed by its head
 // through SumEmptyTo, then its tail written to the same h.
 func SumEmptyTo(h io.Writer, b []byte, names ...string) (values []string, err error) {
+	return margin.sumEmptyTo(h, b, names)
+}
+
+// sumEmptyTo is SumEmptyTo of a file laid out at l: each member is looked
+// for where it would be found in the file at the left margin (headBytes
+// past the previous one there).
+func (l layout) sumEmptyTo(h io.Writer, b []byte, names []string) (values []string, err error) {
 	rest := b
 	for _, name := range names {
-		key := append(AppendString([]byte("\n  "), name), ": "...)
-		i := bytes.Index(rest[:min(len(rest), headBytes+len(key))], key)
+		key := append(AppendString([]byte("\n"+l.indent+"  "), name), ": "...)
+		// At most headBytes newlines precede the member, each followed by
+		// l.indent more.
+		i := bytes.Index(rest[:min(len(rest), headBytes*(1+len(l.indent))+len(key))], key)
+		if i >= 0 && l.indent != "" && i-len(l.indent)*bytes.Count(rest[:i], []byte("\n")) > headBytes {
+			i = -1
+		}
 		if i < 0 {
 			return nil, fmt.Errorf("the file does not begin with the member %q", name)
 		}

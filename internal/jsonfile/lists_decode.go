@@ -16,12 +16,15 @@ import (
 // by DecodeStrict into a zero v, so that the error (or the value, for a
 // file laid out otherwise) is exactly DecodeStrict's: a reading from the
 // start, whose first error is the first in the file.
-func DecodeLines(b []byte, v any) error {
+func DecodeLines(b []byte, v any) error { return decodeLines(b, v, margin) }
+
+// decodeLines is DecodeLines of a file laid out at l.
+func decodeLines(b []byte, v any, l layout) error {
 	rv, ptr, ok := structOf(v)
 	if !ok || !ptr || !rv.IsZero() { // decoding merges into what v holds
 		return DecodeStrict(b, v)
 	}
-	cuts := listCuts(b, rv.Type())
+	cuts := l.listCuts(b, rv.Type())
 	if len(cuts) == 0 {
 		return DecodeStrict(b, v)
 	}
@@ -49,11 +52,12 @@ type listCut struct {
 // of Marshal's indented layout), and the closing line `  ]`. The layout is
 // a guess that decodeCuts checks: a file written otherwise is cut
 // nowhere, or where its pieces do not read.
-func listCuts(b []byte, t reflect.Type) []listCut {
+func (l layout) listCuts(b []byte, t reflect.Type) []listCut {
 	lists := topLists(t)
+	memberLine, closing := []byte("\n"+l.indent+"  \""), []byte("\n"+l.indent+"  ]")
 	var out []listCut
 	for at := 0; ; {
-		i := bytes.Index(b[at:], []byte("\n  \""))
+		i := bytes.Index(b[at:], memberLine)
 		if i < 0 {
 			return out
 		}
@@ -62,19 +66,19 @@ func listCuts(b []byte, t reflect.Type) []listCut {
 		if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
 			line = line[:nl]
 		}
-		for _, l := range lists {
-			key := append(AppendString([]byte("  "), l.name), ": ["...)
+		for _, list := range lists {
+			key := append(AppendString([]byte(l.indent+"  "), list.name), ": ["...)
 			if !bytes.Equal(line, key) {
 				continue
 			}
 			start := at + len(key) + 1
-			end := bytes.Index(b[start-1:], []byte("\n  ]"))
+			end := bytes.Index(b[start-1:], closing)
 			if end < 0 || end < parallelMin {
 				break
 			}
-			c := listCut{topList: l, bracket: at + len(key) - 1, end: start - 1 + end}
-			elem := t.FieldByIndex(l.index).Type.Elem().Size()
-			if c.starts = elementStarts(b, start, c.end); len(c.starts) >= 2 && bounded(len(c.starts), elem, end) {
+			c := listCut{topList: list, bracket: at + len(key) - 1, end: start - 1 + end}
+			elem := t.FieldByIndex(list.index).Type.Elem().Size()
+			if c.starts = l.elementStarts(b, start, c.end); len(c.starts) >= 2 && bounded(len(c.starts), elem, end) {
 				out = append(out, c)
 				at = c.end
 			}
@@ -96,10 +100,11 @@ func bounded(n int, size uintptr, text int) bool {
 
 // elementStarts are the offsets of the lines in b[start:end] that start
 // with four spaces and a value; nil when the first line does not.
-func elementStarts(b []byte, start, end int) []int {
+func (l layout) elementStarts(b []byte, start, end int) []int {
 	var starts []int
+	lead := l.indent + "    "
 	for p := start; p < end; {
-		if end-p > 4 && string(b[p:p+4]) == "    " && b[p+4] != ' ' && b[p+4] != '}' && b[p+4] != ']' {
+		if k := len(lead); end-p > k && string(b[p:p+k]) == lead && b[p+k] != ' ' && b[p+k] != '}' && b[p+k] != ']' {
 			starts = append(starts, p)
 		} else if p == start {
 			return nil

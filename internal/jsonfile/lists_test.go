@@ -99,7 +99,7 @@ func TestDecodeLinesAsDecodeStrict(t *testing.T) {
 	withParallelMin(t, 1)
 	lines, indented := bothLayouts(t, 50)
 	for _, b := range [][]byte{lines, indented} {
-		if cuts := listCuts(b, reflect.TypeFor[listsDoc]()); len(cuts) != 5 {
+		if cuts := margin.listCuts(b, reflect.TypeFor[listsDoc]()); len(cuts) != 5 {
 			t.Fatalf("%d lists cut, want 5:\n%s", len(cuts), b)
 		}
 		var got, want listsDoc
@@ -114,7 +114,7 @@ func TestDecodeLinesAsDecodeStrict(t *testing.T) {
 		}
 		// ... in pieces, not by reading it again.
 		var pieces listsDoc
-		if rv, _, _ := structOf(&pieces); !decodeCuts(b, rv, &pieces, listCuts(b, rv.Type())) || !reflect.DeepEqual(pieces, want) {
+		if rv, _, _ := structOf(&pieces); !decodeCuts(b, rv, &pieces, margin.listCuts(b, rv.Type())) || !reflect.DeepEqual(pieces, want) {
 			t.Fatalf("the file does not read in pieces:\n%s", b)
 		}
 	}
@@ -171,7 +171,7 @@ func TestDecodeLinesBoundsItsLists(t *testing.T) {
 	}
 	small := strings.ReplaceAll(string(b), `{"name":""}`, `{}`)
 	var names []string
-	for _, c := range listCuts([]byte(small), reflect.TypeFor[listsDoc]()) {
+	for _, c := range margin.listCuts([]byte(small), reflect.TypeFor[listsDoc]()) {
 		names = append(names, c.name)
 	}
 	if strings.Join(names, " ") != "items names numbers maps" {

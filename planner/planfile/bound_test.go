@@ -52,7 +52,7 @@ func TestDecodeBoundsHostileLists(t *testing.T) {
 	}{
 		"steps":    {resealed(file, `"steps": [`, `"steps": [`+empties), "plan.json: not a krmplan plan: line 63: /steps/535: " + tooMany(68608, 2978)},
 		"projects": {snapshot(`"projects": [`, `"projects": [`+empties), "plan.json: the plan's snapshot is not one krmplan takes: line 207: /snapshot/projects/0: the project has no metadata.name; kubectl refuses an object without one; make a new plan"},
-		"queues":   {snapshot(`"queues":[`, `"queues":[`+empties), "plan.json: the plan's snapshot is not one krmplan takes: line 205: /snapshot/departments/0/spec/queues/1080: " + tooMany(69400, 3836) + "; make a new plan"},
+		"queues":   {snapshot(`"queues":[`, `"queues":[`+empties), "plan.json: the plan's snapshot is not one krmplan takes: line 205: /snapshot/departments/0/spec/queues/1080: " + tooMany(69400, 3854) + "; make a new plan"},
 		"findings": {resealed(file, `"findings": [`, `"findings": [`+empties), "plan.json: not a krmplan plan: line 117: /findings/431: " + tooMany(69376, 3781)},
 	} {
 		var m0, m1 runtime.MemStats

@@ -228,15 +228,15 @@ func embeddedStates(name string, t *tail, f *file) (snap, head *snapshot.State, 
 	if t != nil {
 		snap, head, err = t.states()
 		if err == nil && head == nil && f.Head != nil {
-			head, err = decodeEmbedded(name, "head", f.Head.state, 0)
+			head, err = decodeEmbedded(name, "head", f.Head.state, "", 0)
 		}
 		return snap, head, err
 	}
 	if f.Snapshot == nil {
 		return nil, nil, fmt.Errorf("%s: not a krmplan plan: it has no snapshot", name)
 	}
-	if snap, err = decodeEmbedded(name, "snapshot", f.Snapshot.state, 0); err == nil && f.Head != nil {
-		head, err = decodeEmbedded(name, "head", f.Head.state, 0)
+	if snap, err = decodeEmbedded(name, "snapshot", f.Snapshot.state, "", 0); err == nil && f.Head != nil {
+		head, err = decodeEmbedded(name, "head", f.Head.state, "", 0)
 	}
 	return snap, head, err
 }
