@@ -24,6 +24,15 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // (4, 0.5 and 1e-3 × 10^6 do; 0.1 does not). shift converts units: 6 turns
 // MB into bytes.
 func (v Value) Binary64(shift int32) (f float64, exact bool) {
+	if f, exact, ok := v.binary64Fast(shift); ok {
+		return f, exact
+	}
+	return v.binary64Slow(shift)
+}
+
+// binary64Fast is Binary64 for a value whose digits and power of ten are
+// exact in float64 (most quotas); ok is false for any other.
+func (v Value) binary64Fast(shift int32) (f float64, exact, ok bool) {
 	d := &v.d
 	if d.Form == apd.Finite && d.Coeff.IsInt64() {
 		c, e := d.Coeff.Int64(), int64(d.Exponent)+int64(shift)
@@ -35,25 +44,36 @@ func (v Value) Binary64(shift int32) (f float64, exact bool) {
 				m = -m
 			}
 			if e == 0 {
-				return m, true
+				return m, true, true
 			}
 			if e > 0 && e <= 15 && c < 1<<53/int64(pow10[e]) {
-				return m * pow10[e], true // no rounding: the product is below 2^53
+				return m * pow10[e], true, true // no rounding: the product is below 2^53
 			}
 			if e >= 0 {
 				f = m * pow10[e]
-				return f, math.FMA(m, pow10[e], -f) == 0
+				return f, math.FMA(m, pow10[e], -f) == 0, true
 			}
 			f = m / pow10[-e]
-			return f, math.FMA(f, pow10[-e], -m) == 0
+			return f, math.FMA(f, pow10[-e], -m) == 0, true
 		}
 	}
-	return v.binary64Slow(shift)
+	return 0, false, false
 }
 
 // binary64Slow is Binary64 for any value: through the number's text, with
 // exactness decided by comparing rationals.
 func (v Value) binary64Slow(shift int32) (float64, bool) {
+	f, text := v.parseFloat(shift)
+	want, ok := new(big.Rat).SetString(text)
+	if !ok || math.IsInf(f, 0) {
+		return f, false
+	}
+	return f, new(big.Rat).SetFloat64(f).Cmp(want) == 0
+}
+
+// parseFloat is what strconv.ParseFloat reads for the text of
+// v × 10^shift (±Inf beyond float64's range), and that text.
+func (v Value) parseFloat(shift int32) (float64, string) {
 	var s apd.Decimal
 	s.Set(&v.d)
 	s.Exponent += shift
@@ -62,11 +82,7 @@ func (v Value) binary64Slow(shift int32) (float64, bool) {
 	if err != nil && !math.IsInf(f, 0) {
 		panic(fmt.Sprintf("quota: %s does not read as a float64: %v", text, err))
 	}
-	want, ok := new(big.Rat).SetString(text)
-	if !ok || math.IsInf(f, 0) {
-		return f, false
-	}
-	return f, new(big.Rat).SetFloat64(f).Cmp(want) == 0
+	return f, text
 }
 
 // halfEven is ctx rounding half to even, as strconv does.

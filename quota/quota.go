@@ -256,7 +256,11 @@ func (v *Value) integerText() (s string, ok bool) {
 // strconv.ParseFloat reads for v's text, made without the text for the
 // commonest values (Binary64).
 func (v Value) Float64() float64 {
-	f, _ := v.Binary64(0)
+	if f, _, ok := v.binary64Fast(0); ok {
+		return f
+	}
+	// Binary64's exactness, which compares rationals, is not needed.
+	f, _ := v.parseFloat(0)
 	return f
 }
 
