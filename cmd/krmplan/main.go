@@ -26,7 +26,6 @@ import (
 )
 
 func main() {
-	tuneGC()
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 
