@@ -170,18 +170,6 @@ var PressureConditions = []string{"MemoryPressure", "DiskPressure", "PIDPressure
 // "512G").
 type ResourceList map[string]Quantity
 
-// Strings returns l as plain text by resource name (nil for nil).
-func (l ResourceList) Strings() map[string]string {
-	if l == nil {
-		return nil
-	}
-	out := make(map[string]string, len(l))
-	for k, v := range l {
-		out[k] = string(v)
-	}
-	return out
-}
-
 // Quantity is a Kubernetes quantity as text ("8", "63500m", "512Gi").
 // Decoding reads a JSON string or number and refuses text that is not a
 // quantity (apimachinery's ParseQuantity) or is negative: a node's

@@ -8,9 +8,10 @@ import (
 )
 
 // The elements of the lists of state.json and cluster data are read
-// through jsonfile.Element, as the tenancy's objects are: counted against
-// the file's bytes, and the cluster's objects refused without their name,
-// which the API server never gives.
+// through jsonfile.Element, and a node's resource lists through
+// jsonfile.Map, as the tenancy's objects are: counted against the file's
+// bytes, and the cluster's objects refused without their name, which the
+// API server never gives.
 
 // UnmarshalJSONFrom reads a node; one without a name is an error.
 func (n *Node) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
@@ -46,6 +47,11 @@ func (o *OtherDocument) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 func (f *SourceFile) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	type fields SourceFile
 	return jsonfile.Element(dec, (*fields)(f), nil)
+}
+
+// UnmarshalJSONFrom reads a resource list, each entry counted.
+func (l *ResourceList) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return jsonfile.Map(dec, (*map[string]Quantity)(l))
 }
 
 func hasName(kind, name string) error {

@@ -49,3 +49,31 @@ func named(kind, name string) error {
 	}
 	return nil
 }
+
+// UnmarshalJSONFrom reads a term of the managed nodes' selector, counted.
+func (t *NodeSelectorTerm) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	type fields NodeSelectorTerm
+	return jsonfile.Element(dec, (*fields)(t), nil)
+}
+
+// UnmarshalJSONFrom reads an expression of a selector's term, counted.
+func (r *NodeSelectorRequirement) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	type fields NodeSelectorRequirement
+	return jsonfile.Element(dec, (*fields)(r), nil)
+}
+
+// UnmarshalJSONFrom reads a location of a finding of plan.json, counted.
+func (l *Location) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	type fields Location
+	return jsonfile.Element(dec, (*fields)(l), nil)
+}
+
+// UnmarshalJSONFrom reads a change of plan.json (UnmarshalJSON), counted.
+func (c *Change) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return jsonfile.ElementJSON(dec, c, c.UnmarshalJSON)
+}
+
+// UnmarshalJSONFrom reads a removal of plan.json (UnmarshalJSON), counted.
+func (r *RemovalAddr) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return jsonfile.ElementJSON(dec, r, r.UnmarshalJSON)
+}

@@ -9,8 +9,8 @@
 // The caps are far above what a real tenancy needs (README, "Limits"): the
 // snapshot of 50,000 projects is 200 MB, its cluster data 56 MB and its
 // export to desired.hcl 29 MB. The memory of decoding a JSON file within
-// its cap is bounded by its readers (jsonfile.Element: at most 1 byte of
-// list elements per byte read, after 64 kB).
+// its cap is bounded by its readers (jsonfile.Element, List and Map: at
+// most 1 byte of list and map elements per byte read, after 64 kB).
 package inputfile
 
 import (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -17,12 +18,15 @@ import (
 // new array, a quarter larger); the text of an element may be as short as
 // "{}". A list of millions of them (a hostile state.json of 1 GB: 333
 // million) would take a hundred times the file's bytes. So each element
-// of the lists of krmplan's files is read through Element, which counts
-// the bytes of the elements made in the decoding so far, and refuses the
-// file once they are more than ElementBytesPerByte times the bytes read
-// (past a first allowance, elementSlack): the error names the element
-// where it stopped. A real file is far below it (a state of 10,000
-// projects holds 0.3 bytes of elements per byte).
+// of the lists of krmplan's files is read through Element (or
+// ElementJSON; the lists and maps of strings and numbers through List and
+// Map), which counts the bytes of the elements made in the decoding so
+// far, and refuses the file once they are more than ElementBytesPerByte
+// times the bytes read (past a first allowance, elementSlack): the error
+// names the element where it stopped. One budget for a file, even when
+// its parts are decoded apart (pieces). A real file is far below it (a
+// state of 10,000 projects holds 0.33 bytes of elements per byte, its
+// cluster data 0.45).
 
 // ElementBytesPerByte is how many bytes of list elements a decoding may
 // make per byte of the file read so far (after elementSlack).
@@ -33,8 +37,29 @@ const ElementBytesPerByte = 1
 // own) is never refused for a few short elements: 64 kB.
 const elementSlack = 64 << 10
 
-// budget is the bytes of elements made so far in one decoding.
-type budget struct{ made int64 }
+// budget is the bytes of elements made so far in one decoding, and the
+// pieces of the file it belongs to when it decodes one of them.
+type budget struct {
+	made  int64
+	whole *pieces
+}
+
+// pieces is the budget of a file whose parts are decoded apart, on every
+// core (DecodeLines: each element of its big lists, and the rest): the
+// bytes of elements its parts decoded so far made beyond what their
+// bytes allow (negative: less). A part may make what its own bytes allow
+// and what elementSlack leaves once that is drawn, so that the file as a
+// whole is bounded as if read in one decoding (but for the parts being
+// read at the moment, each of which may be up to elementSlack over),
+// not each part of it with a slack of its own.
+type pieces struct{ over atomic.Int64 }
+
+// done adds to p what the decoding of a part of read bytes made.
+func (p *pieces) done(b *budget, read int) {
+	if p != nil {
+		p.over.Add(b.made - ElementBytesPerByte*int64(read))
+	}
+}
 
 // budgets holds the budget of each decoding under way, by its decoder.
 var budgets sync.Map // *jsontext.Decoder → *budget
@@ -79,14 +104,16 @@ func putDecoder(p *pooledDecoder) {
 }
 
 // decodeBounded is jsonv2.Unmarshal of b into v with opts, with the
-// elements that Element reads counted against the bytes read.
-func decodeBounded(b []byte, v any, opts ...jsonv2.Options) error {
+// elements that Element, List and Map read counted against the bytes read
+// (and, for a part of a file, whole's balance).
+func decodeBounded(b []byte, v any, whole *pieces, opts ...jsonv2.Options) error {
 	p := getDecoder()
 	defer putDecoder(p)
 	p.buf = *bytes.NewBuffer(b) // read in place: the decoder parses the buffer's bytes
 	p.dec.Reset(&p.buf, opts...)
-	p.b = budget{}
+	p.b = budget{whole: whole}
 	err := jsonv2.UnmarshalDecode(&p.dec, v, opts...)
+	whole.done(&p.b, len(b))
 	switch {
 	case err == io.EOF: // no document at all: jsonv2.Unmarshal's words for it
 		return jsonv2.Unmarshal(b, v, opts...)
@@ -111,12 +138,8 @@ func decodeBounded(b []byte, v any, opts ...jsonv2.Options) error {
 // bytes of elements than ElementBytesPerByte times its bytes read (after
 // elementSlack), the element is refused (*TooManyError) before it is read.
 func Element[F any](dec *jsontext.Decoder, v *F, check func() error) error {
-	if b, ok := budgets.Load(dec); ok {
-		bud := b.(*budget)
-		bud.made += int64(unsafe.Sizeof(*v))
-		if read := dec.InputOffset(); bud.made > ElementBytesPerByte*read+elementSlack {
-			return &TooManyError{Made: bud.made, Read: read}
-		}
+	if err := budgetOf(dec).charge(dec, int64(unsafe.Sizeof(*v))); err != nil {
+		return err
 	}
 	if err := jsonv2.UnmarshalDecode(dec, v); err != nil {
 		return err
@@ -127,13 +150,54 @@ func Element[F any](dec *jsontext.Decoder, v *F, check func() error) error {
 	return check()
 }
 
-// TooManyError is the refusal of a file whose lists hold more elements
-// than its bytes allow (Element).
+// ElementJSON is Element for a type that reads its JSON itself
+// (unmarshal, its UnmarshalJSON): v is counted as Element counts it, then
+// the element's bytes are given to unmarshal, as the engine gives them.
+func ElementJSON[T any](dec *jsontext.Decoder, v *T, unmarshal func([]byte) error) error {
+	if err := budgetOf(dec).charge(dec, int64(unsafe.Sizeof(*v))); err != nil {
+		return err
+	}
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return unmarshal(b)
+}
+
+// budgetOf is the budget of dec's decoding; nil when dec is not one of
+// decodeBounded's (a caller's own decoder), whose elements are not counted.
+func budgetOf(dec *jsontext.Decoder) *budget {
+	if b, ok := budgets.Load(dec); ok {
+		return b.(*budget)
+	}
+	return nil
+}
+
+// charge counts n more bytes made by the decoding that dec is at, and
+// refuses them (*TooManyError) once the decoding has made more than
+// ElementBytesPerByte times its bytes read, after elementSlack.
+func (b *budget) charge(dec *jsontext.Decoder, n int64) error {
+	if b == nil {
+		return nil
+	}
+	b.made += n
+	slack := int64(elementSlack)
+	if b.whole != nil {
+		slack -= max(0, b.whole.over.Load())
+	}
+	if read := dec.InputOffset(); b.made > ElementBytesPerByte*read+slack {
+		return &TooManyError{Made: b.made, Read: read}
+	}
+	return nil
+}
+
+// TooManyError is the refusal of a file whose lists and maps hold more
+// elements than its bytes allow (Element, ElementJSON, List, Map).
 type TooManyError struct {
 	Made, Read int64 // bytes of elements made, bytes of the file read
 }
 
 func (e *TooManyError) Error() string {
-	return fmt.Sprintf("the file's lists hold %d bytes of elements in its first %d bytes, more than krmplan reads (%d per byte, after the first %d kB): "+
-		"a list of short elements such as {} would take many times the file's size in memory", e.Made, e.Read, ElementBytesPerByte, elementSlack>>10)
+	return fmt.Sprintf("the file's lists and maps hold %d bytes of elements in its first %d bytes, more than krmplan reads (%d per byte, after the first %d kB): "+
+		"a list or map of short elements such as {}, \"\" or \"a\":\"\" would take many times the file's size in memory", e.Made, e.Read, ElementBytesPerByte, elementSlack>>10)
 }

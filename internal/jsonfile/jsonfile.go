@@ -79,13 +79,18 @@ func (c *chunks) Write(p []byte) (int, error) {
 // files in about half of encoding/json's time, and whose errors carry the
 // offset and the pointer.
 func DecodeStrict(b []byte, v any) error {
+	return decodeStrict(b, v, strictOptions)
+}
+
+// decodeStrict is DecodeStrict with the options opts.
+func decodeStrict(b []byte, v any, opts jsonv2.Options) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return errors.New("the file is empty")
 	}
 	if string(bytes.TrimSpace(b)) == "null" {
 		return errors.New("line 1: /: a JSON null where an object belongs")
 	}
-	return explain(unmarshal(b, v), "/", func(off int64) string {
+	return explain(decodeBounded(b, v, nil, opts), "/", func(off int64) string {
 		return fmt.Sprintf("line %d: ", 1+bytes.Count(b[:min(int(off), len(b))], []byte("\n")))
 	})
 }
@@ -104,11 +109,15 @@ func UnmarshalStrict(b []byte, v any) error {
 // elements of lists whose type reads itself through Element are counted
 // against the bytes read (decodeBounded).
 func unmarshal(b []byte, v any) error {
-	return decodeBounded(b, v, strictOptions)
+	return decodeBounded(b, v, nil, strictOptions)
 }
 
-// strictOptions are unmarshal's options, joined once.
-var strictOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true),
+// strictOptions are unmarshal's options, joined once: engineOptions, and
+// the lists and maps of Go's types read through List and Map.
+var strictOptions = jsonv2.JoinOptions(engineOptions, boundedLists)
+
+// engineOptions are encoding/json's options, strict about keys.
+var engineOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.RejectUnknownMembers(true),
 	jsonv2.MatchCaseInsensitiveNames(false), jsontext.AllowDuplicateNames(false), jsonv1.ReportErrorsWithLegacySemantics(false))
 
 // explain words a decoding error for a person: where (at names the

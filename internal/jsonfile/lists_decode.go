@@ -161,15 +161,16 @@ func decodeCuts(b []byte, rv reflect.Value, v any, cuts []listCut) bool {
 			jobs = append(jobs, job{i, p * n / k, (p + 1) * n / k})
 		}
 	}
+	var whole pieces // one budget for the file, as DecodeStrict's
 	ok := eachPiece(len(jobs), func(k int) bool {
 		j := jobs[k]
 		if j.cut < 0 {
-			return unmarshal(sk, v) == nil
+			return decodeBounded(sk, v, &whole, strictOptions) == nil
 		}
 		c := &cuts[j.cut]
 		for e := j.from; e < j.to; e++ {
 			elem, ok := c.element(b, e)
-			if !ok || unmarshal(elem, lists[j.cut].Index(e).Addr().Interface()) != nil {
+			if !ok || decodeBounded(elem, lists[j.cut].Index(e).Addr().Interface(), &whole, strictOptions) != nil {
 				return false
 			}
 		}

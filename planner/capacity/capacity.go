@@ -281,7 +281,11 @@ func kaiNode(n *snapshot.Node) fairshare.Node {
 // listOr is l as text, or a list of cards nvidia.com/gpu when l is nil.
 func listOr(l snapshot.ResourceList, cards quota.Value) map[string]string {
 	if l != nil {
-		return l.Strings()
+		out := make(map[string]string, len(l))
+		for k, v := range l {
+			out[k] = string(v)
+		}
+		return out
 	}
 	return map[string]string{"nvidia.com/gpu": cards.String()}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/krmplan/krmplan/internal/jsonfile"
@@ -67,7 +66,7 @@ func (p *Set) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		}
 	}
 	var m map[string]Pos
-	if err := jsonv2.UnmarshalDecode(dec, &m); err != nil {
+	if err := jsonfile.Map(dec, &m); err != nil { // each position counted
 		return err
 	}
 	*p = Set{m: m}
