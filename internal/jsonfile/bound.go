@@ -41,6 +41,7 @@ const elementSlack = 64 << 10
 // pieces of the file it belongs to when it decodes one of them.
 type budget struct {
 	made  int64
+	peak  int64 // the most made beyond what the bytes read allow, at any charge (0 at least)
 	whole *pieces
 }
 
@@ -51,14 +52,50 @@ type budget struct {
 // and what elementSlack leaves once that is drawn, so that the file as a
 // whole is bounded as if read in one decoding (but for the parts being
 // read at the moment, each of which may be up to elementSlack over),
-// not each part of it with a slack of its own.
+// not each part of it with a slack of its own. That bounds the memory;
+// whether the file is refused is one decoding's verdict (inBudget).
 type pieces struct{ over atomic.Int64 }
+
+// partsAtOnce, for tests, has no part of a file see what the others made,
+// as when every part is decoded at the same moment (the most that cores
+// running at once can let through): whether the verdict depends on it.
+var partsAtOnce bool
 
 // done adds to p what the decoding of a part of read bytes made.
 func (p *pieces) done(b *budget, read int) {
-	if p != nil {
+	if p != nil && !partsAtOnce {
 		p.over.Add(b.made - ElementBytesPerByte*int64(read))
 	}
+}
+
+// part is a part of a file decoded apart (decodeCuts): the file's pieces,
+// and what the part's decoding made, read and, at its peak, made beyond
+// what its bytes allowed.
+type part struct {
+	whole            *pieces
+	made, read, peak int64
+}
+
+// inBudget reports whether one decoding of the file from its start would
+// have kept within the budget too, judged from what its parts made: the
+// skeleton's elements all counted first and its bytes not at all, and
+// each element's peak on what the elements before it left, in file order,
+// which never allows more than that decoding does. The parts' own
+// decodings each had the slack that the others had not drawn when they
+// ran, which depends on the cores and how they ran; with this the verdict
+// is that of one decoding, whatever they were: a file refused here is read
+// again from its start (DecodeStrict), which decides, in its words.
+func inBudget(skeleton part, elements [][]part) bool {
+	run := skeleton.made
+	for _, list := range elements {
+		for _, e := range list {
+			if run+e.peak > elementSlack {
+				return false
+			}
+			run += e.made - ElementBytesPerByte*e.read
+		}
+	}
+	return true
 }
 
 // budgets holds the budget of each decoding under way, by its decoder.
@@ -105,15 +142,22 @@ func putDecoder(p *pooledDecoder) {
 
 // decodeBounded is jsonv2.Unmarshal of b into v with opts, with the
 // elements that Element, List and Map read counted against the bytes read
-// (and, for a part of a file, whole's balance).
-func decodeBounded(b []byte, v any, whole *pieces, opts ...jsonv2.Options) error {
+// (and, for a part of a file, against its pieces' balance, and what it
+// made kept in pt; pt is nil for a whole file).
+func decodeBounded(b []byte, v any, pt *part, opts ...jsonv2.Options) error {
 	p := getDecoder()
 	defer putDecoder(p)
 	p.buf = *bytes.NewBuffer(b) // read in place: the decoder parses the buffer's bytes
 	p.dec.Reset(&p.buf, opts...)
-	p.b = budget{whole: whole}
+	p.b = budget{}
+	if pt != nil {
+		p.b.whole = pt.whole
+	}
 	err := jsonv2.UnmarshalDecode(&p.dec, v, opts...)
-	whole.done(&p.b, len(b))
+	if pt != nil {
+		pt.whole.done(&p.b, len(b))
+		pt.made, pt.read, pt.peak = p.b.made, int64(len(b)), p.b.peak
+	}
 	switch {
 	case err == io.EOF: // no document at all: jsonv2.Unmarshal's words for it
 		return jsonv2.Unmarshal(b, v, opts...)
@@ -185,7 +229,9 @@ func (b *budget) charge(dec *jsontext.Decoder, n int64) error {
 	if b.whole != nil {
 		slack -= max(0, b.whole.over.Load())
 	}
-	if read := dec.InputOffset(); b.made > ElementBytesPerByte*read+slack {
+	read := dec.InputOffset()
+	b.peak = max(b.peak, b.made-ElementBytesPerByte*read)
+	if b.made > ElementBytesPerByte*read+slack {
 		return &TooManyError{Made: b.made, Read: read}
 	}
 	return nil

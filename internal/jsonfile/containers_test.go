@@ -72,3 +72,80 @@ func TestListsAndMapsRefusedAtTheirElement(t *testing.T) {
 		t.Errorf("got %d, %d, %v", len(v.S), len(v.M), err)
 	}
 }
+
+// tagged is a file of MarshalLines whose big list's elements each hold a
+// map: a list DecodeLines reads in pieces.
+type tagged struct {
+	Items []taggedItem `json:"items"`
+}
+
+type taggedItem struct {
+	Name string            `json:"name"`
+	Tags map[string]string `json:"tags"`
+}
+
+// TestDecodeLinesVerdictIsOneDecodings: whether DecodeLines refuses a file
+// does not depend on how its pieces ran. Two elements each within the
+// slack, together over it, were read when their pieces ran at once (each
+// saw the slack whole) and refused when one ran after the other; now the
+// file is refused as one decoding refuses it, in its words, whatever the
+// cores; and elements that stay within it together are read.
+func TestDecodeLinesVerdictIsOneDecodings(t *testing.T) {
+	withParallelMin(t, 1)
+	file := func(entries ...int) []byte {
+		var v tagged
+		for i, n := range entries {
+			it := taggedItem{Name: fmt.Sprint(i), Tags: map[string]string{}}
+			for k := range n {
+				it.Tags[fmt.Sprint(k)] = ""
+			}
+			v.Items = append(v.Items, it)
+		}
+		b, err := MarshalLines(&v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	over := file(1, 1750, 1750, 1)  // each 1,750 entries are about 40 kB over their bytes
+	within := file(1, 1750, 700, 1) // together under the 64 kB slack
+	var want tagged
+	wantErr := DecodeStrict(over, &want)
+	if wantErr == nil || !strings.HasPrefix(wantErr.Error(), "line 5: /items/2/tags/") {
+		t.Fatalf("one decoding: %v", wantErr)
+	}
+	t.Cleanup(func() { partsAtOnce = false })
+	for run := range 20 {
+		partsAtOnce = run%2 == 1 // as if on as many cores as parts, every other run
+		var got tagged
+		if err := DecodeLines(over, &got); err == nil || err.Error() != wantErr.Error() {
+			t.Fatalf("run %d: DecodeLines: %v\nwant %v", run, err, wantErr)
+		}
+		got = tagged{}
+		if err := DecodeLines(within, &got); err != nil || len(got.Items) != 4 || len(got.Items[1].Tags) != 1750 {
+			t.Fatalf("run %d: within the budget: %v", run, err)
+		}
+	}
+}
+
+// inBudget judges the parts as one decoding from the start would: each
+// element's peak on what the skeleton and the elements before it made
+// beyond their bytes.
+func TestInBudget(t *testing.T) {
+	el := func(made, read, peak int64) part { return part{made: made, read: read, peak: peak} }
+	for _, c := range []struct {
+		skel  part
+		elems [][]part
+		want  bool
+	}{
+		{part{}, [][]part{{el(40000, 100, 39950), el(40000, 100, 39950)}}, false},
+		{part{}, [][]part{{el(40000, 100, 39950)}, {el(20000, 100, 19950)}}, true},
+		{part{made: 30000}, [][]part{{el(40000, 100, 39950)}}, false},
+		{part{}, [][]part{{el(66000, 100, 65950)}}, false},                    // its own peak is over
+		{part{}, [][]part{{el(100, 70000, 0), el(100000, 100, 99950)}}, true}, // what one left under pays for the next
+	} {
+		if got := inBudget(c.skel, c.elems); got != c.want {
+			t.Errorf("%+v %+v: %v, want %v", c.skel, c.elems, got, c.want)
+		}
+	}
+}

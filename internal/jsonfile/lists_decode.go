@@ -162,21 +162,29 @@ func decodeCuts(b []byte, rv reflect.Value, v any, cuts []listCut) bool {
 		}
 	}
 	var whole pieces // one budget for the file, as DecodeStrict's
+	skel := part{whole: &whole}
+	parts := make([][]part, len(cuts))
+	for i, c := range cuts {
+		parts[i] = make([]part, len(c.starts))
+		for e := range parts[i] {
+			parts[i][e].whole = &whole
+		}
+	}
 	ok := eachPiece(len(jobs), func(k int) bool {
 		j := jobs[k]
 		if j.cut < 0 {
-			return decodeBounded(sk, v, &whole, strictOptions) == nil
+			return decodeBounded(sk, v, &skel, strictOptions) == nil
 		}
 		c := &cuts[j.cut]
 		for e := j.from; e < j.to; e++ {
 			elem, ok := c.element(b, e)
-			if !ok || decodeBounded(elem, lists[j.cut].Index(e).Addr().Interface(), &whole, strictOptions) != nil {
+			if !ok || decodeBounded(elem, lists[j.cut].Index(e).Addr().Interface(), &parts[j.cut][e], strictOptions) != nil {
 				return false
 			}
 		}
 		return true
 	})
-	if !ok {
+	if !ok || !inBudget(skel, parts) {
 		return false
 	}
 	for i, c := range cuts {
