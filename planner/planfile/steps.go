@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/krmplan/krmplan/planner"
 )
@@ -80,11 +82,20 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	if len(r) <= n {
+	// The first n runes, as []rune(s)[:n] reads them (a byte that is not
+	// UTF-8 is U+FFFD), without making runes of the whole of s: an op's
+	// value in a hostile plan may be tens of megabytes.
+	var head strings.Builder
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		head.WriteRune(r)
+		i += size
+	}
+	if i == len(s) {
 		return s
 	}
-	return fmt.Sprintf("%s… (%d bytes)", string(r[:n]), len(s))
+	return fmt.Sprintf("%s… (%d bytes)", head.String(), len(s))
 }
 
 // compact is b without insignificant space, or b as it is when it is not
