@@ -37,15 +37,7 @@ func (e *IndentError) Error() string {
 // makes the fingerprint's Err an *IndentError, whatever the decoding did.
 func DecodeLinesSummedIndented(b []byte, indent string, v any, names ...string) (Fingerprint, error) {
 	l := layout{indent: indent}
-	var f Fingerprint
-	summed := make(chan struct{})
-	go func() {
-		defer close(summed)
-		f.Sum, f.Values, f.Err = l.sumEmpty(b, names)
-	}()
-	err := decodeLines(b, v, l)
-	<-summed
-	return f, err
+	return decodeSummed(func() error { return decodeLines(b, v, l) }, func() (string, []string, error) { return l.sumEmpty(b, names) })
 }
 
 // sumEmpty is SumEmpty of the file b holds at l, as it reads at the left

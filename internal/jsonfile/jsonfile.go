@@ -306,23 +306,25 @@ func (f Fingerprint) Holds(values ...string) bool {
 // named members, worked out on another core meanwhile: checking a file's
 // fingerprint then costs no time of its own.
 func DecodeSummed(b []byte, v any, names ...string) (Fingerprint, error) {
-	return decodeSummed(b, v, DecodeStrict, names)
+	return decodeSummed(func() error { return DecodeStrict(b, v) }, func() (string, []string, error) { return SumEmpty(b, names...) })
 }
 
 // DecodeLinesSummed is DecodeSummed with DecodeLines: for a file of
 // MarshalLines, whose big lists are decoded on every core.
 func DecodeLinesSummed(b []byte, v any, names ...string) (Fingerprint, error) {
-	return decodeSummed(b, v, DecodeLines, names)
+	return decodeSummed(func() error { return DecodeLines(b, v) }, func() (string, []string, error) { return SumEmpty(b, names...) })
 }
 
-func decodeSummed(b []byte, v any, decode func([]byte, any) error, names []string) (Fingerprint, error) {
+// decodeSummed runs decode, and sum on another core meanwhile: the
+// fingerprint sum gives, and decode's error.
+func decodeSummed(decode func() error, sum func() (string, []string, error)) (Fingerprint, error) {
 	var f Fingerprint
 	summed := make(chan struct{})
 	go func() {
 		defer close(summed)
-		f.Sum, f.Values, f.Err = SumEmpty(b, names...)
+		f.Sum, f.Values, f.Err = sum()
 	}()
-	err := decode(b, v)
+	err := decode()
 	<-summed
 	return f, err
 }
