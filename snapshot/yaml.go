@@ -80,7 +80,7 @@ func (t *Parsed) ParseTenancy(name string, src []byte) error {
 			return checkTabs(name, src, separators)
 		}
 		if err != nil {
-			return syntaxError(name, lines, err)
+			return firstOf(syntaxError(name, lines, err), checkTabs(name, src, separators))
 		}
 		if len(doc.Content) == 0 || (emptyDocument(doc.Content[0]) && !check.tagged(doc.Content[0])) {
 			continue // a document with nothing in it: "---" alone, or comments only

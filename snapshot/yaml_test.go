@@ -240,6 +240,26 @@ func TestKubectlStreamRules(t *testing.T) {
 	}
 }
 
+// A file with a tab only kubectl refuses (line 2) and, further on, a tab
+// yaml.v3 refuses too (line 24 or 25), in the same document or a later
+// one, is refused at line 2, the first a reader from the start meets, not
+// where yaml.v3 stops; a tab on the line of yaml.v3's error is reported in
+// yaml.v3's words.
+func TestKubectlTabBeforeASyntaxError(t *testing.T) {
+	queues := strings.Repeat("    - {name: d-q, nodepool: default}\n", 16)
+	body := "apiVersion: kai.resources/v1alpha1\nkind: Department\nmetadata: {name: d}\nspec:\n  queues:\n" + queues
+	kubectl := "t.yaml:2: kubectl cannot read this document: found character that cannot start any token (go-yaml v2, which kubectl uses, refuses a tab at the start of a line that yaml.v3 takes); indent with spaces"
+	for _, tc := range []struct{ src, want string }{
+		{"# a header\n\t# with a tab\n" + body + "\tkey: v\n", kubectl},
+		{"# a header\n\t# with a tab\n" + body + "---\n\tkey: v\n", kubectl},
+		{"# a header\n# no tab\n" + body + "\tkey: v\n", "t.yaml:24: invalid YAML: found character that cannot start any token"},
+	} {
+		if _, err := parseErr(tc.src); err != tc.want {
+			t.Errorf("%q:\n got %q\nwant %q", tc.src, err, tc.want)
+		}
+	}
+}
+
 // Each KRM object is read strictly, every value as kubectl sends it; each
 // error names the object, the queue and the JSON pointer.
 func TestStrictObjects(t *testing.T) {

@@ -256,7 +256,7 @@ func SumEmptyTo(h io.Writer, b []byte, names ...string) (values []string, err er
 // past the previous one there).
 func (l layout) sumEmptyTo(h io.Writer, b []byte, names []string) (values []string, err error) {
 	rest := b
-	for _, name := range names {
+	for k, name := range names {
 		key := append(AppendString([]byte("\n"+l.indent+"  "), name), ": "...)
 		// At most headBytes newlines precede the member, each followed by
 		// l.indent more.
@@ -265,7 +265,7 @@ func (l layout) sumEmptyTo(h io.Writer, b []byte, names []string) (values []stri
 			i = -1
 		}
 		if i < 0 {
-			return nil, fmt.Errorf("the file does not begin with the member %q", name)
+			return nil, notInHead(names, k)
 		}
 		start := i + len(key)
 		dec := jsontext.NewDecoder(bytes.NewReader(rest[start:]))
@@ -286,6 +286,17 @@ func (l layout) sumEmptyTo(h io.Writer, b []byte, names []string) (values []stri
 	}
 	h.Write(rest)
 	return values, nil
+}
+
+// notInHead is sumEmptyTo's refusal of a file where the member names[k]
+// is not within headBytes of the file's start or of the member before it,
+// where Marshal writes it: `the member "plan_id" is not in the file's
+// first 256 bytes, where krmplan writes it`.
+func notInHead(names []string, k int) error {
+	if k == 0 {
+		return fmt.Errorf("the member %q is not in the file's first %d bytes, where krmplan writes it", names[0], headBytes)
+	}
+	return fmt.Errorf("the member %q is not in the %d bytes after the member %q, where krmplan writes it", names[k], headBytes, names[k-1])
 }
 
 // Fingerprint is what SumEmpty found in a file: the sum, and the values of

@@ -90,8 +90,12 @@ func TestOverwriteAndSumEmpty(t *testing.T) {
 	if err := Overwrite(b, Member{"id", "a<b"}, `a"b`); err == nil || err.Error() != `id: the value "a\"b" is not as long as "a<b"` {
 		t.Fatalf("a shorter value: %v", err)
 	}
-	if _, _, err := SumEmpty(b, "id", "when"); err == nil || err.Error() != `the file does not begin with the member "when"` {
+	if _, _, err := SumEmpty(b, "id", "when"); err == nil || err.Error() != `the member "when" is not in the 256 bytes after the member "id", where krmplan writes it` {
 		t.Fatalf("members out of the file's order: %v", err)
+	}
+	far := append([]byte("{"+strings.Repeat(" ", 256)), b[1:]...)
+	if _, _, err := SumEmpty(far, "when"); err == nil || err.Error() != `the member "when" is not in the file's first 256 bytes, where krmplan writes it` {
+		t.Fatalf("a member past the head: %v", err)
 	}
 	if _, _, err := SumEmpty(b, "version"); err == nil || err.Error() != `the member "version" is not a string` {
 		t.Fatalf("a number: %v", err)

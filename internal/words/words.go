@@ -34,10 +34,17 @@ func And(xs []string) string {
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
-// List joins names with ", ", at most max of them, then "and N more".
-func List(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
+// List joins xs, each as fmt.Sprint writes it (names, numbers), with
+// ", ", at most max of them, then "and N more": "a, b and 2 more". Only
+// the max listed are formatted, so that a hostile list of millions costs
+// a message of max elements.
+func List[T any](xs []T, max int) string {
+	parts := make([]string, min(len(xs), max))
+	for i := range parts {
+		parts[i] = fmt.Sprint(xs[i])
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+	if len(xs) <= max {
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(parts, ", "), len(xs)-max)
 }

@@ -35,6 +35,9 @@ func TestList(t *testing.T) {
 			t.Errorf("List(%q, %d) = %q, want %q", c.names, c.max, got, c.want)
 		}
 	}
+	if got, want := List([]int{7, 0, 3}, 2), "7, 0 and 1 more"; got != want {
+		t.Errorf("List of numbers = %q, want %q", got, want)
+	}
 }
 
 func TestAnd(t *testing.T) {

@@ -211,6 +211,12 @@ func Decode(name string, b []byte) (*planner.Plan, error) {
 	if f.PlanID == "" {
 		return nil, fmt.Errorf("%s: not a krmplan plan: it has no plan_id", name)
 	}
+	if fp.Err != nil {
+		// The plan_id is summed where Encode writes it, among the first
+		// bytes: a file laid out otherwise (megabytes of spaces before it,
+		// say) cannot be checked, which is what is wrong with it.
+		return nil, fmt.Errorf("%s: the plan's plan_id cannot be checked: %w; make a new plan", name, fp.Err)
+	}
 	if !fp.Holds(f.PlanID) || fp.Sum != f.PlanID {
 		return nil, edited(name, f.PlanID)
 	}

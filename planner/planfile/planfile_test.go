@@ -126,6 +126,20 @@ func TestPlanIDIsTheFilesSum(t *testing.T) {
 	}
 }
 
+// A plan file whose plan_id is not where Encode writes it (megabytes of
+// spaces after format_version, the content otherwise the plan's) is
+// refused for that, not as a file changed after it was made: its plan_id
+// cannot be checked.
+func TestDecodeNamesAPlanIDOutOfPlace(t *testing.T) {
+	_, file, _ := planOf(t, add)
+	i := bytes.IndexByte(file[1:], '\n') + 1 // the end of the format_version line
+	spaced := append(append(append([]byte(nil), file[:i]...), bytes.Repeat([]byte(" "), 4<<20)...), file[i:]...)
+	want := `plan.json: the plan's plan_id cannot be checked: the member "plan_id" is not in the file's first 256 bytes, where krmplan writes it; make a new plan`
+	if _, err := planfile.Decode("plan.json", spaced); err == nil || err.Error() != want {
+		t.Errorf("\n got %v\nwant %s", err, want)
+	}
+}
+
 // plan.json embeds the snapshot as state.json's bytes, each line indented
 // two spaces more: copied when plan read them, the same bytes when they
 // are encoded from the state; decoding gives the state those bytes hold,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
 )
 
@@ -42,7 +43,7 @@ func diffStep(got, want planner.Step) string {
 	case got.Phase != want.Phase:
 		return fmt.Sprintf("it is in phase %q, its changes are in phase %q", shown(string(got.Phase)), want.Phase)
 	case !slices.Equal(got.Changes, want.Changes):
-		return fmt.Sprintf("it applies changes %v, the changes make it apply %v", got.Changes, want.Changes)
+		return fmt.Sprintf("it applies changes %s, the changes make it apply %s", indices(got.Changes), indices(want.Changes))
 	case !sameJSON(got.Manifest, want.Manifest):
 		return fmt.Sprintf("the manifest is %s, the changes give %s", shown(compact(got.Manifest)), shown(compact(want.Manifest)))
 	}
@@ -60,6 +61,14 @@ func diffStep(got, want planner.Step) string {
 	}
 	return ""
 }
+
+// maxIndices is the most indices of a step's changes a message lists.
+const maxIndices = 10
+
+// indices is a step's changes for a message, the first maxIndices of
+// them: "[0, 2]", "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 999990 more]" (an
+// edited file's step may list millions).
+func indices(ix []int) string { return "[" + words.List(ix, maxIndices) + "]" }
 
 // sameJSON compares two JSON texts by their compact form (numbers and
 // escapes as written, so 2 and 2.0 differ, as they do in a plan).

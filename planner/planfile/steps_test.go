@@ -104,6 +104,24 @@ func TestDecodeRefusesWhatTheChangesDoNotGive(t *testing.T) {
 	}
 }
 
+// A step that lists a million changes (the file's plan_id made right) is
+// refused naming the first ten and how many more, not a message of
+// megabytes.
+func TestDecodeClipsAStepsChanges(t *testing.T) {
+	p, _, _ := planOf(t, add)
+	for i := range 1_000_000 {
+		p.Steps[0].Changes = append(p.Steps[0].Changes, 100+i)
+	}
+	b, err := planfile.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "plan.json: the plan's step 1 (patch Project a): it applies changes [0, 100, 101, 102, 103, 104, 105, 106, 107, 108 and 999991 more], the changes make it apply [0]; make a new plan"
+	if _, err := planfile.Decode("plan.json", b); err == nil || err.Error() != want {
+		t.Errorf("\n got %.400v\nwant %s", err, want)
+	}
+}
+
 // reseal computes the plan_id of edited plan.json bytes again.
 func reseal(t *testing.T, b []byte) []byte {
 	t.Helper()
