@@ -123,7 +123,7 @@ func FromGit(src GitSource) (*State, error) {
 	st.NodePools, st.Departments, st.Projects = t.NodePools, t.Departments, t.Projects
 	st.ManagedNodes, st.KRMConfig, st.Other = t.ManagedNodes, t.KRMConfig, t.Other
 	for _, what := range []string{SourceNodes, SourceQueues, SourceNamespaces} {
-		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: "git snapshot without a cluster"})
+		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: NoCluster})
 	}
 	return st, nil
 }
