@@ -123,7 +123,7 @@ func FromGit(src GitSource) (*State, error) {
 	st.NodePools, st.Departments, st.Projects = t.NodePools, t.Departments, t.Projects
 	st.ManagedNodes, st.KRMConfig, st.Other = t.ManagedNodes, t.KRMConfig, t.Other
 	for _, what := range []string{SourceNodes, SourceQueues, SourceNamespaces} {
-		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: "git snapshot without a cluster"})
+		st.NotRead = append(st.NotRead, NotRead{What: what, Reason: NoCluster})
 	}
 	return st, nil
 }
@@ -178,6 +178,9 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 			return "", nil, fmt.Errorf("%s at %s: %w", rel, ref, err)
 		}
 		if out == "" {
+			if err := gitref.InSubmodule(repo, commit, ref, rel); err != nil {
+				return "", nil, err
+			}
 			missing = append(missing, p)
 		}
 	}
@@ -224,7 +227,7 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, abse
 			continue
 		}
 		if out == "" {
-			return nil, fmt.Errorf("%s: no such file at %s (commit %.12s)", rel, ref, commit)
+			return nil, notRead(repo, commit, ref, rel, "no such file")
 		}
 		n := 0
 		for _, line := range strings.Split(out, "\n") {
@@ -247,10 +250,20 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, abse
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s: no *.yaml or *.yml file under it at %s (commit %.12s)", rel, ref, commit)
+			return nil, notRead(repo, commit, ref, rel, "no *.yaml or *.yml file under it")
 		}
 	}
 	return files, nil
+}
+
+// notRead is the error of the path rel, which has no tenancy file at
+// commit: why, when it is or lies in a submodule (gitref.InSubmodule),
+// else "REL: WHAT at REF (commit ID)".
+func notRead(repo gitcli.Repo, commit, ref, rel, what string) error {
+	if err := gitref.InSubmodule(repo, commit, ref, rel); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: %s at %s (commit %.12s)", rel, what, ref, commit)
 }
 
 // RepoRelative is the --tenancy path p relative to the repository's top

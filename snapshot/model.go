@@ -101,6 +101,10 @@ const (
 	SourceNamespaces = "namespaces"
 )
 
+// NoCluster is the reason of each cluster source a git snapshot without a
+// cluster (no live overlay, no --cluster-data) did not read.
+const NoCluster = "git snapshot without a cluster"
+
 // NotRead records one source that was not read.
 type NotRead struct {
 	What   string `json:"what"`   // SourceNodes, SourceQueues or SourceNamespaces

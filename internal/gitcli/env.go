@@ -92,6 +92,13 @@ func absolutePaths(list string) string {
 // or GIT_INDEX_FILE inherited from a git hook, `git rebase --exec` or a
 // shell that exported one would otherwise make `snapshot --git-repo A`
 // read another repository while naming A, and a splice write there.
+// GIT_INDEX_FILE is dropped in its own repository too: the one git
+// exports to a pre-commit hook is, for `git commit PATH`, a temporary
+// index of HEAD and PATH alone, in which a file the user staged reads as
+// untracked, and for `git commit -a` one that gives the uncommitted-files
+// note (snapshot/worktree) the same words as the repository's own index
+// (git_hook_index.txtar). GIT_WORK_TREE, which git exports only beside a
+// GIT_DIR given by the user, would move the top a snapshot records.
 func environ(env, extra []string) []string {
 	out := make([]string, 0, len(env)+2+len(extra))
 	for _, kv := range env {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/krmplan/krmplan/internal/plantest"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/tenancy"
 )
 
 // renameTenancy is a pool, a department and project nlp with an unnamed
@@ -78,6 +80,40 @@ func TestReplanSaysTheDesiredFileIsAsRecorded(t *testing.T) {
 	} {
 		if got := replan(&planner.Plan{Desired: tc.desired}, prod); got != tc.want {
 			t.Errorf("%+v:\n got %s\nwant %s", tc.desired, got, tc.want)
+		}
+	}
+}
+
+// The way on of a plan between two git refs is the same plan --git-repo
+// command, with the refs, the repository and the --tenancy paths as the
+// snapshots recorded them (each a quoted word) and the plan's forced
+// removals; it says that the base is read from git, and, when the base
+// had cluster data, that a file of it goes with the command.
+func TestReplanOfARefsPlanIsTheRefsCommand(t *testing.T) {
+	none := []snapshot.NotRead{{What: snapshot.SourceNodes, Reason: snapshot.NoCluster}}
+	for _, tc := range []struct {
+		base, head snapshot.Source
+		notRead    []snapshot.NotRead
+		desired    planner.Desired
+		want       string
+	}{
+		{snapshot.Source{Repo: "/srv/my repo", Ref: "main", Paths: []string{"tenancy/", "extra.yaml"}}, snapshot.Source{Ref: "HEAD"}, none, planner.Desired{},
+			"krmplan plan --git-repo '/srv/my repo' --base 'main' --head 'HEAD' --tenancy 'tenancy/' --tenancy 'extra.yaml' --out plan.json" +
+				" (a plan between git refs reads its base from git, not from the cluster: the base 'main' must first hold what the cluster holds now)"},
+		// Cluster data (none of the sources marked NoCluster), forced
+		// removals, a ref with a quote, and a snapshot of an older
+		// krmplan without paths: the files of both refs, each once.
+		{snapshot.Source{Repo: "/r", Ref: "it's", Files: []snapshot.SourceFile{{Path: "a.yaml"}, {Path: "b.yaml"}}},
+			snapshot.Source{Ref: "pr", Files: []snapshot.SourceFile{{Path: "b.yaml"}, {Path: "c.yaml"}}},
+			[]snapshot.NotRead{{What: snapshot.SourceNamespaces, Reason: "forbidden"}},
+			planner.Desired{ForceRemovals: []tenancy.RemovalAddr{{Object: tenancy.KindProject.Object("legacy")}, {Object: tenancy.KindDepartment.Object("x"), Pool: "h100"}}},
+			"krmplan plan --git-repo '/r' --base 'it'\\''s' --head 'pr' --tenancy 'a.yaml' --tenancy 'b.yaml' --tenancy 'c.yaml' --cluster-data FILE" +
+				" --force-removal 'project=legacy' --force-removal 'department=x,queue=h100' --out plan.json" +
+				" (a plan between git refs reads its base from git, not from the cluster: the base 'it'\\''s' must first hold what the cluster holds now, and FILE the cluster's nodes, queues and namespaces now)"},
+	} {
+		p := &planner.Plan{Desired: tc.desired, Snapshot: &snapshot.State{Source: tc.base, NotRead: tc.notRead}, Head: &snapshot.State{Source: tc.head}}
+		if got := replan(p, prod); got != tc.want {
+			t.Errorf("%+v:\n got %s\nwant %s", tc.base, got, tc.want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/krmplan/krmplan/internal/escape"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/planner"
+	"github.com/krmplan/krmplan/snapshot"
 	"github.com/krmplan/krmplan/tenancy"
 )
 
@@ -233,7 +234,8 @@ func writePrelude(w *shell, p *planner.Plan, o Options, kubectl []word, own stri
 }
 
 // replan is the way on through a new plan: the commands that take a live
-// snapshot of the script's cluster and plan the desired file against it.
+// snapshot of the script's cluster and plan the desired file against it
+// (a plan between two git refs has none: replanRefs).
 // The desired file is named as plan.json recorded it: as krmplan plan was
 // given it, which is a path from the folder plan ran in (often another
 // folder, or a CI machine, than where the script runs), so the hint says
@@ -241,6 +243,9 @@ func writePrelude(w *shell, p *planner.Plan, o Options, kubectl []word, own stri
 // own folder; and a plan made with variables says that its --var and
 // --var-file flags go with it, since without them the new plan differs.
 func replan(p *planner.Plan, o Options) string {
+	if p.Head != nil {
+		return replanRefs(p)
+	}
 	snap := "krmplan snapshot"
 	if o.Cluster.Kubeconfig != "" {
 		snap += " --kubeconfig " + string(quoted(o.Cluster.Kubeconfig))
@@ -254,6 +259,64 @@ func replan(p *planner.Plan, o Options) string {
 		hint += "; with the --var and --var-file flags of that plan"
 	}
 	return snap + ", then krmplan plan " + string(quoted(p.Desired.File)) + " --state state.json --out plan.json (" + hint + ")"
+}
+
+// replanRefs is the way on through a new plan of a plan between two git
+// refs (p.Head is set): the same plan --git-repo command, with the
+// repository, the refs and the --tenancy paths as the snapshots recorded
+// them and the plan's --force-removal flags. Such a plan reads its base
+// from git, never from the cluster, so the new plan holds only what is
+// left to change once the base ref holds what the cluster holds now; the
+// hint says so, and, for a base read with --cluster-data (whose file the
+// plan does not record), that a file of the cluster's data now goes with
+// it.
+func replanRefs(p *planner.Plan) string {
+	base, head := p.Snapshot.Source, p.Head.Source
+	cmd := "krmplan plan --git-repo " + string(quoted(base.Repo)) + " --base " + string(quoted(base.Ref)) + " --head " + string(quoted(head.Ref))
+	for _, path := range refsPaths(base, head) {
+		cmd += " --tenancy " + string(quoted(path))
+	}
+	data := clusterData(p.Snapshot)
+	if data {
+		cmd += " --cluster-data FILE"
+	}
+	for _, r := range p.Desired.ForceRemovals {
+		cmd += " --force-removal " + string(quoted(r.String()))
+	}
+	hint := "a plan between git refs reads its base from git, not from the cluster: the base " + string(quoted(base.Ref)) + " must first hold what the cluster holds now"
+	if data {
+		hint += ", and FILE the cluster's nodes, queues and namespaces now"
+	}
+	return cmd + " --out plan.json (" + hint + ")"
+}
+
+// refsPaths are the --tenancy paths of a plan between two refs: the
+// base's recorded paths (a snapshot records every --tenancy path, one
+// that its ref lacked too), or, from a snapshot of a krmplan that
+// recorded none, the files each ref read, each once.
+func refsPaths(base, head snapshot.Source) []string {
+	if len(base.Paths) > 0 {
+		return base.Paths
+	}
+	var out []string
+	for _, f := range slices.Concat(base.Files, head.Files) {
+		if !slices.Contains(out, f.Path) {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// clusterData reports whether the git snapshot st has cluster data: a
+// git snapshot without any marks each cluster source not read with
+// snapshot.NoCluster.
+func clusterData(st *snapshot.State) bool {
+	for _, n := range st.NotRead {
+		if n.Reason == snapshot.NoCluster {
+			return false
+		}
+	}
+	return true
 }
 
 // writeStep writes step n of total: its comment, its announcement and its

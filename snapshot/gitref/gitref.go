@@ -1,12 +1,14 @@
 // Package gitref answers what a git snapshot asks of a ref before and
 // beside reading its tenancy files: where the repository is and which
 // commit the ref names (Resolve), the ref's full name and the repository
-// profile at that commit (Aside, read while the tenancy parses).
+// profile at that commit (Aside, read while the tenancy parses), and why
+// a path has no file there when it lies in a submodule (InSubmodule).
 package gitref
 
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -144,4 +146,55 @@ func FileAt(repo gitcli.Repo, commit, ref string) func(name string) ([]byte, err
 		}
 		return b, nil
 	}
+}
+
+// Submodule is the git submodule at commit that is the repository path
+// rel (slash-separated, from the top) or holds it: its path and the commit
+// the tree records for it (a gitlink, mode 160000, type commit), or two ""
+// when rel lies in no submodule. A snapshot reads the repository's own
+// tree, in which a submodule is that commit id and none of its files, so
+// a path in one is "no such file" to ls-tree; this tells why. One git
+// ls-tree lists rel and each folder above it (git descends the tree to
+// each; a submodule ends the descent).
+func Submodule(repo gitcli.Repo, commit, rel string) (sub, id string, err error) {
+	if rel == "." || rel == "" {
+		return "", "", nil // the top is no submodule
+	}
+	args := []string{"-c", "core.quotePath=false", "ls-tree", "-z", "--full-tree", commit, "--"}
+	for p := rel; p != "."; p = path.Dir(p) {
+		args = append(args, p)
+	}
+	out, err := repo.Run(nil, args...)
+	if err != nil {
+		return "", "", err
+	}
+	for entry := range strings.SplitSeq(string(out), "\x00") {
+		// "<mode> <type> <id>\t<path>"
+		meta, name, _ := strings.Cut(entry, "\t")
+		if fs := strings.Fields(meta); len(fs) == 3 && fs[1] == "commit" && (name == rel || strings.HasPrefix(rel, name+"/")) {
+			return name, fs[2], nil
+		}
+	}
+	return "", "", nil
+}
+
+// InSubmodule is the error of the path rel (clean, from the top), which
+// git lists nothing of at commit (ref as given) because it is or lies in
+// a submodule (Submodule): that the submodule's files are not this
+// repository's, and how to read them. It is nil when rel lies in no
+// submodule, or when git cannot tell, so that the caller's own error
+// ("no such file") stands.
+func InSubmodule(repo gitcli.Repo, commit, ref, rel string) error {
+	sub, id, err := Submodule(repo, commit, rel)
+	if err != nil || sub == "" {
+		return nil
+	}
+	what, in := rel+": "+sub+" is a git submodule", "."
+	if rel == sub {
+		what = sub + ": a git submodule"
+	} else {
+		in = rel[len(sub)+1:]
+	}
+	return fmt.Errorf("%s at %s (commit %.12s), which records only the submodule's commit %.12s: a snapshot of this repository does not read a submodule's files; "+
+		"snapshot the submodule's own repository instead: --git-repo %s --ref %.12s --tenancy %s (%s from this repository's top)", what, ref, commit, id, sub, id, in, sub)
 }
