@@ -3,8 +3,6 @@ package snapshot
 import (
 	"errors"
 	"fmt"
-	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,11 +136,11 @@ func (src *GitSource) startBeside() func() {
 }
 
 // sourcePaths are the --tenancy paths relative to the repository's top
-// (RepoRelative), each once, in their order.
+// (gitref.RepoRelative), each once, in their order.
 func sourcePaths(top, prefix string, paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
-		rel, err := RepoRelative(top, prefix, p)
+		rel, err := gitref.RepoRelative(top, prefix, p)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +166,7 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 	}
 	repo := gitcli.Repo{Dir: place.Root}
 	for _, p := range src.Paths {
-		rel, err := RepoRelative(place.Root, "", p)
+		rel, err := gitref.RepoRelative(place.Root, "", p)
 		if err != nil {
 			return "", nil, err
 		}
@@ -194,7 +192,7 @@ func Missing(src GitSource) (commit string, missing []string, err error) {
 // listed by tenancyFiles, whose errors then say what is wrong.
 func tenancyBlobs(repo gitcli.Repo, commit, ref, top, prefix string, src GitSource) ([]SourceFile, [][]byte, error) {
 	if len(src.Paths) == 1 && len(src.Absent) == 0 {
-		if rel, err := RepoRelative(top, prefix, src.Paths[0]); err == nil {
+		if rel, err := gitref.RepoRelative(top, prefix, src.Paths[0]); err == nil {
 			b, err := repo.BlobAt(commit, rel, inputfile.Tenancy.Max, func(int64) error { return gitcli.ErrNotBlob })
 			if err == nil {
 				return []SourceFile{{Path: rel, Blob: b.ID}}, [][]byte{b.Content}, nil
@@ -214,7 +212,7 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, abse
 	seen := map[string]bool{}
 	var files []SourceFile
 	for _, p := range paths {
-		rel, err := RepoRelative(top, prefix, p)
+		rel, err := gitref.RepoRelative(top, prefix, p)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +225,7 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, abse
 			continue
 		}
 		if out == "" {
-			return nil, notRead(repo, commit, ref, rel, "no such file")
+			return nil, gitref.NoFile(repo, commit, ref, rel, "no such file")
 		}
 		n := 0
 		for _, line := range strings.Split(out, "\n") {
@@ -250,36 +248,10 @@ func tenancyFiles(repo gitcli.Repo, commit, ref, top, prefix string, paths, abse
 			}
 		}
 		if n == 0 {
-			return nil, notRead(repo, commit, ref, rel, "no *.yaml or *.yml file under it")
+			return nil, gitref.NoFile(repo, commit, ref, rel, "no *.yaml or *.yml file under it")
 		}
 	}
 	return files, nil
-}
-
-// notRead is the error of the path rel, which has no tenancy file at
-// commit: why, when it is or lies in a submodule (gitref.InSubmodule),
-// else "REL: WHAT at REF (commit ID)".
-func notRead(repo gitcli.Repo, commit, ref, rel, what string) error {
-	if err := gitref.InSubmodule(repo, commit, ref, rel); err != nil {
-		return err
-	}
-	return fmt.Errorf("%s: %s at %s (commit %.12s)", rel, what, ref, commit)
-}
-
-// RepoRelative is the --tenancy path p relative to the repository's top
-// folder, slash-separated and clean; absolute or not, it must lie inside.
-// A relative p is relative to prefix, a folder's path from the top ("" for
-// the top, else ending in "/").
-func RepoRelative(top, prefix, p string) (string, error) {
-	rel, err := prefix+p, error(nil)
-	if filepath.IsAbs(p) {
-		rel, err = filepath.Rel(top, p)
-	}
-	rel = strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/")
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") { // also a relative ../x, which git would refuse in its own words
-		return "", fmt.Errorf("%s is outside the repository %s", p, top)
-	}
-	return rel, nil
 }
 
 // Duplicates lists every object declared a second time (same kind and

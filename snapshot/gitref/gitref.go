@@ -1,14 +1,16 @@
 // Package gitref answers what a git snapshot asks of a ref before and
 // beside reading its tenancy files: where the repository is and which
 // commit the ref names (Resolve), the ref's full name and the repository
-// profile at that commit (Aside, read while the tenancy parses), and why
-// a path has no file there when it lies in a submodule (InSubmodule).
+// profile at that commit (Aside, read while the tenancy parses), where a
+// --tenancy path lies in the repository (RepoRelative), and why a path has
+// no file there (NoFile; InSubmodule when it lies in a submodule).
 package gitref
 
 import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -197,4 +199,31 @@ func InSubmodule(repo gitcli.Repo, commit, ref, rel string) error {
 	}
 	return fmt.Errorf("%s at %s (commit %.12s), which records only the submodule's commit %.12s: a snapshot of this repository does not read a submodule's files; "+
 		"snapshot the submodule's own repository instead: --git-repo %s --ref %.12s --tenancy %s (%s from this repository's top)", what, ref, commit, id, sub, id, in, sub)
+}
+
+// NoFile is the error of the --tenancy path rel (from the top), which
+// has no tenancy file at commit (ref as given): why, when it is or lies in
+// a submodule (InSubmodule), else "REL: WHAT at REF (commit ID)", WHAT
+// being "no such file" or "no *.yaml or *.yml file under it".
+func NoFile(repo gitcli.Repo, commit, ref, rel, what string) error {
+	if err := InSubmodule(repo, commit, ref, rel); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: %s at %s (commit %.12s)", rel, what, ref, commit)
+}
+
+// RepoRelative is the --tenancy path p relative to the repository's top
+// folder, slash-separated and clean; absolute or not, it must lie inside.
+// A relative p is relative to prefix, a folder's path from the top ("" for
+// the top, else ending in "/").
+func RepoRelative(top, prefix, p string) (string, error) {
+	rel, err := prefix+p, error(nil)
+	if filepath.IsAbs(p) {
+		rel, err = filepath.Rel(top, p)
+	}
+	rel = strings.TrimSuffix(path.Clean(filepath.ToSlash(rel)), "/")
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") { // also a relative ../x, which git would refuse in its own words
+		return "", fmt.Errorf("%s is outside the repository %s", p, top)
+	}
+	return rel, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/krmplan/krmplan/internal/gitcli"
 	"github.com/krmplan/krmplan/internal/words"
 	"github.com/krmplan/krmplan/snapshot"
+	"github.com/krmplan/krmplan/snapshot/gitref"
 )
 
 // Uncommitted is a tenancy file that the work tree has changed since the
@@ -46,7 +47,7 @@ func Changes(src snapshot.GitSource) ([]Uncommitted, error) {
 	args := []string{"-c", "core.quotePath=false", "status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--"}
 	folders := map[string]bool{}
 	for _, p := range src.Paths {
-		rel, err := snapshot.RepoRelative(place.Root, "", p) // --tenancy: from the root
+		rel, err := gitref.RepoRelative(place.Root, "", p) // --tenancy: from the root
 		if err != nil {
 			return nil, err
 		}
