@@ -7,6 +7,7 @@ package commit
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -24,11 +25,18 @@ func (sp *splice) kustomize() error {
 	if err := sp.unlistDeleted(); err != nil {
 		return err
 	}
+	if err := sp.relistMoved(); err != nil {
+		return err
+	}
+	moved := map[string]bool{}
+	for _, to := range sp.moves {
+		moved[to] = true
+	}
 	add := map[string][]string{} // kustomization → the new files' names in its folder
 	var order []string
 	for _, p := range sp.ts.Created() {
-		if slices.Contains(kustomization.Names, path.Base(p)) {
-			continue
+		if slices.Contains(kustomization.Names, path.Base(p)) || moved[p] {
+			continue // relistMoved lists a moved file where the old one was
 		}
 		k, err := sp.kustomizationOf(path.Dir(p))
 		if err != nil {
@@ -45,14 +53,15 @@ func (sp *splice) kustomize() error {
 		}
 		add[k] = append(add[k], path.Base(p))
 	}
-	sp.editResources(order, add, kustomization.Add, "add %s to", "+")
+	sp.editResources(order, add, kustomization.Add, "add %s to", "+ ")
 	return nil
 }
 
 // editResources makes the edits that edit returns of each kustomization in
 // order, for the names names[k], and says so in KeptInStep (`k: resources
-// SIGN what`); a list edit cannot make is a note to do by hand (todo names
-// it: "add %s to", "remove %s from").
+// SIGN what`, sign "+ " or "- "; with sign "", `k: what old -> new` for
+// an entry edited in place); a list edit cannot make is a note to do by
+// hand (todo names it: "add %s to", "remove %s from").
 func (sp *splice) editResources(order []string, names map[string][]string,
 	edit func(file string, src []byte, names []string) ([]yamledit.Edit, error), todo, sign string) {
 	for _, k := range order {
@@ -63,7 +72,11 @@ func (sp *splice) editResources(order []string, names map[string][]string,
 		}
 		sp.edits[k] = append(sp.edits[k], edits...)
 		for _, e := range edits {
-			sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources %s %s", k, sign, e.What))
+			if sign == "" { // an entry edited in place
+				sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: %s %s -> %s", k, e.What, e.Old, e.New))
+			} else {
+				sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources %s%s", k, sign, e.What))
+			}
 		}
 	}
 }
@@ -79,28 +92,72 @@ func (sp *splice) unlistDeleted() error {
 	gone := map[string][]string{}
 	var order []string
 	for _, p := range sp.deleted {
-		for dir := path.Dir(p); ; dir = path.Dir(dir) {
-			k, err := sp.kustomizationOf(dir)
-			if err != nil {
-				return err
+		if _, moved := sp.moves[p]; moved {
+			continue // relistMoved
+		}
+		err := sp.listings(p, func(k, rel string) {
+			if gone[k] == nil {
+				order = append(order, k)
 			}
-			if k != "" {
-				rel := strings.TrimPrefix(p, dir+"/")
-				if dir == "." {
-					rel = p
-				}
-				if gone[k] == nil {
-					order = append(order, k)
-				}
-				gone[k] = append(gone[k], rel)
-			}
-			if dir == "." || dir == "/" {
-				break
-			}
+			gone[k] = append(gone[k], rel)
+		})
+		if err != nil {
+			return err
 		}
 	}
-	sp.editResources(order, gone, kustomization.Remove, "remove %s from", "-")
+	sp.editResources(order, gone, kustomization.Remove, "remove %s from", "- ")
 	return nil
+}
+
+// relistMoved lists each file a rename moves (moveFiles) under its new
+// name wherever a kustomization lists the old one, in the old one's place
+// (kustomization.Rename): as a person would edit the entry after a `git
+// mv`. A list it cannot edit is a note to edit it by hand.
+func (sp *splice) relistMoved() error {
+	renamed := map[string]map[string]string{} // kustomization → old → new, by path from its folder
+	olds := map[string][]string{}
+	var order []string
+	for _, old := range slices.Sorted(maps.Keys(sp.moves)) {
+		err := sp.listings(old, func(k, rel string) {
+			if olds[k] == nil {
+				order = append(order, k)
+				renamed[k] = map[string]string{}
+			}
+			olds[k] = append(olds[k], rel)
+			renamed[k][rel] = path.Join(path.Dir(rel), path.Base(sp.moves[old]))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	rename := func(file string, src []byte, _ []string) ([]yamledit.Edit, error) {
+		return kustomization.Rename(file, src, renamed[file])
+	}
+	sp.editResources(order, olds, rename, "list %s under its new name in", "")
+	return nil
+}
+
+// listings calls visit with each kustomization that may list the file p,
+// and p's path from its folder: the one in p's folder, and those of the
+// folders above it, which name it by its path from theirs
+// (`departments/legacy.yaml`, a layout with one kustomization at the root).
+func (sp *splice) listings(p string, visit func(k, rel string)) error {
+	for dir := path.Dir(p); ; dir = path.Dir(dir) {
+		k, err := sp.kustomizationOf(dir)
+		if err != nil {
+			return err
+		}
+		if k != "" {
+			rel := strings.TrimPrefix(p, dir+"/")
+			if dir == "." {
+				rel = p
+			}
+			visit(k, rel)
+		}
+		if dir == "." || dir == "/" {
+			return nil
+		}
+	}
 }
 
 // kustomizationOf is the kustomization of folder dir at the snapshot's

@@ -85,16 +85,8 @@ func root(file string, src []byte) (*yamledit.File, *yaml.Node, error) {
 // edit when it lists none. The result is checked by parsing it. Errors are
 // those of Add.
 func Remove(file string, src []byte, names []string) ([]yamledit.Edit, error) {
-	f, root, err := root(file, src)
-	if err != nil {
-		return nil, err
-	}
-	key, list := resourcesEntry(root)
-	if list == nil {
-		return nil, nil
-	}
-	l := &listInsert{file: file, src: src, f: f, eol: eolOf(src)}
-	if err := l.read(key, list); err != nil {
+	l, err := readList(file, src)
+	if l == nil || err != nil {
 		return nil, err
 	}
 	var idx []int
@@ -109,11 +101,29 @@ func Remove(file string, src []byte, names []string) ([]yamledit.Edit, error) {
 	if len(idx) == 0 {
 		return nil, nil
 	}
-	edits, err := yamlremove.RemoveItems(f, root, "resources", idx, strings.Join(gone, ", "))
+	edits, err := yamlremove.RemoveItems(l.f, l.root, "resources", idx, strings.Join(gone, ", "))
 	if err != nil {
 		return nil, err
 	}
 	return edits, checkResources(file, src, edits, kept)
+}
+
+// readList parses the kustomization file (bytes src) and reads its
+// resources list for editing; nil without an error when it has none.
+func readList(file string, src []byte) (*listInsert, error) {
+	f, root, err := root(file, src)
+	if err != nil {
+		return nil, err
+	}
+	key, list := resourcesEntry(root)
+	if list == nil {
+		return nil, nil
+	}
+	l := &listInsert{file: file, src: src, f: f, root: root, eol: eolOf(src)}
+	if err := l.read(key, list); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // resourcesEntry is the key and value of the root's resources entry.
@@ -131,6 +141,7 @@ type listInsert struct {
 	file  string
 	src   []byte
 	f     *yamledit.File
+	root  *yaml.Node // the kustomization's mapping
 	eol   string
 	list  *yaml.Node
 	items []*yaml.Node
@@ -316,4 +327,46 @@ func eolOf(src []byte) string {
 		return "\r\n"
 	}
 	return "\n"
+}
+
+// Rename is the edits that list the files renames names (old → new, each
+// by its path from the kustomization's folder) under their new names in
+// the resources list of the kustomization file (bytes src): each item that
+// names an old one (as "x" or "./x") gets the new name in its place, with
+// its "./", its quoting and its comments (Edit.What is "resources
+// entry"). A name it does not list is skipped; no edit when it lists
+// none. The result is checked by parsing it. Errors are those of Add.
+func Rename(file string, src []byte, names map[string]string) ([]yamledit.Edit, error) {
+	l, err := readList(file, src)
+	if l == nil || err != nil {
+		return nil, err
+	}
+	var edits []yamledit.Edit
+	want := slices.Clone(l.have)
+	for i, it := range l.items {
+		to, ok := names[path.Clean(it.Value)]
+		if !ok {
+			continue
+		}
+		text := l.scalar(to, it)
+		if strings.HasPrefix(it.Value, "./") {
+			// "./" needs no quotes, nor escapes inside them.
+			to = "./" + to
+			if q := text[0]; q == '"' || q == '\'' {
+				text = string(q) + "./" + text[1:]
+			} else {
+				text = "./" + text
+			}
+		}
+		start, end, err := l.f.Token(it)
+		if err != nil {
+			return nil, err
+		}
+		want[i] = to
+		edits = append(edits, yamledit.Edit{File: file, Line: it.Line, Start: start, End: end, Old: string(src[start:end]), New: text, What: "resources entry"})
+	}
+	if len(edits) == 0 {
+		return nil, nil
+	}
+	return edits, checkResources(file, src, edits, want)
 }
