@@ -64,8 +64,9 @@ func newSet(s *snapshot.State, paths []string, src map[string][]byte, trusted bo
 
 // tenancyEdits computes the byte edits that make the tenancy files hold the
 // plan's target (yamledit's Edits of every change, with the positions the
-// snapshot recorded).
-func tenancyEdits(p *planner.Plan, ts *yamledit.Set) (map[string][]yamledit.Edit, error) {
+// snapshot recorded), but for the new projects of the renames rn writes
+// in place, whose edits rn holds.
+func tenancyEdits(p *planner.Plan, ts *yamledit.Set, rn *renames) (map[string][]yamledit.Edit, error) {
 	bx, _ := p.Indexes()
 	changes := make([]yamledit.Change, 0, len(p.Changes))
 	for i := range p.Changes {
@@ -74,14 +75,14 @@ func tenancyEdits(p *planner.Plan, ts *yamledit.Set) (map[string][]yamledit.Edit
 			continue // removalEdits
 		}
 		o := c.Object()
+		if rn.writesInPlace(o) {
+			continue // renameEdits
+		}
 		ch := yamledit.Change{ID: yamledit.ID{Kind: o.Kind.String(), Name: o.Name}, Pointer: c.Field.Pointer(), Value: c.After.AppendJSON(nil),
 			What: c.Describe(), Queue: c.Queue, File: c.File}
 		if origin, _ := bx.Origin(o); origin != nil {
 			ch.Origin = &yamledit.Origin{File: origin.File, Line: origin.Line}
-			if pos, ok := bx.Pos(c.Field); ok {
-				ch.Pos = &yamledit.Pos{Line: pos.Line, Start: pos.Start, End: pos.End, Text: pos.Text,
-					Alias: pos.Alias, Anchor: pos.Anchor, AnchorLine: pos.AnchorLine}
-			}
+			ch.Pos = valuePos(bx, c.Field)
 		}
 		changes = append(changes, ch)
 	}
@@ -101,8 +102,9 @@ func tenancyEdits(p *planner.Plan, ts *yamledit.Set) (map[string][]yamledit.Edit
 // removalEdits computes the byte edits of the plan's removals (package
 // yamlremove: a document or a queue entry with its own comments), records
 // them in ts (so that Touched expects neither the documents nor the files
-// deleted), and returns them with the files left without a document.
-func removalEdits(p *planner.Plan, ts *yamledit.Set) (*yamlremove.Removed, error) {
+// deleted), and returns them with the files left without a document. The
+// old project of a rename rn writes in place keeps its document.
+func removalEdits(p *planner.Plan, ts *yamledit.Set, rn *renames) (*yamlremove.Removed, error) {
 	bx, _ := p.Indexes()
 	var rs []yamlremove.Removal
 	var whole []yamledit.ID
@@ -112,6 +114,9 @@ func removalEdits(p *planner.Plan, ts *yamledit.Set) (*yamlremove.Removed, error
 			continue
 		}
 		o := c.Object()
+		if rn.writesInPlace(o) {
+			continue // renameEdits
+		}
 		origin, _ := bx.Origin(o)
 		if origin == nil {
 			return nil, fmt.Errorf("%s is removed, but the snapshot does not say where it is written", o)

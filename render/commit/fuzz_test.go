@@ -220,7 +220,7 @@ func checkSpans(t *testing.T, fx plantest.Fixture, src string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edits, err := tenancyEdits(fx.Plan, ts)
+	edits, err := tenancyEdits(fx.Plan, ts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,22 +6,15 @@ package commit
 // would be committed and never applied.
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/krmplan/krmplan/render/kustomization"
 	"github.com/krmplan/krmplan/render/yamledit"
-	"github.com/krmplan/krmplan/render/yamlremove"
-	"go.yaml.in/yaml/v3"
 )
-
-// kustomizationNames are the names kustomize reads as a folder's
-// kustomization, in the order it looks for them.
-var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
 // kustomize adds every file the splice creates to the resources of the
 // kustomization in its folder, in the list's own style (KeptInStep says
@@ -32,11 +25,18 @@ func (sp *splice) kustomize() error {
 	if err := sp.unlistDeleted(); err != nil {
 		return err
 	}
+	if err := sp.relistMoved(); err != nil {
+		return err
+	}
+	moved := map[string]bool{}
+	for _, to := range sp.moves {
+		moved[to] = true
+	}
 	add := map[string][]string{} // kustomization → the new files' names in its folder
 	var order []string
 	for _, p := range sp.ts.Created() {
-		if slices.Contains(kustomizationNames, path.Base(p)) {
-			continue
+		if slices.Contains(kustomization.Names, path.Base(p)) || moved[p] {
+			continue // relistMoved lists a moved file where the old one was
 		}
 		k, err := sp.kustomizationOf(path.Dir(p))
 		if err != nil {
@@ -53,14 +53,15 @@ func (sp *splice) kustomize() error {
 		}
 		add[k] = append(add[k], path.Base(p))
 	}
-	sp.editResources(order, add, kustomizationEdits, "add %s to", "+")
+	sp.editResources(order, add, kustomization.Add, "add %s to", "+ ")
 	return nil
 }
 
 // editResources makes the edits that edit returns of each kustomization in
 // order, for the names names[k], and says so in KeptInStep (`k: resources
-// SIGN what`); a list edit cannot make is a note to do by hand (todo names
-// it: "add %s to", "remove %s from").
+// SIGN what`, sign "+ " or "- "; with sign "", `k: what old -> new` for
+// an entry edited in place); a list edit cannot make is a note to do by
+// hand (todo names it: "add %s to", "remove %s from").
 func (sp *splice) editResources(order []string, names map[string][]string,
 	edit func(file string, src []byte, names []string) ([]yamledit.Edit, error), todo, sign string) {
 	for _, k := range order {
@@ -71,13 +72,17 @@ func (sp *splice) editResources(order []string, names map[string][]string,
 		}
 		sp.edits[k] = append(sp.edits[k], edits...)
 		for _, e := range edits {
-			sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources %s %s", k, sign, e.What))
+			if sign == "" { // an entry edited in place
+				sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: %s %s -> %s", k, e.What, e.Old, e.New))
+			} else {
+				sp.plan.KeptInStep = append(sp.plan.KeptInStep, fmt.Sprintf("%s: resources %s%s", k, sign, e.What))
+			}
 		}
 	}
 }
 
 // unlistDeleted takes the tenancy files a removal deletes out of the
-// resources of the kustomizations that list them (kustomizationRemovals):
+// resources of the kustomizations that list them (kustomization.Remove):
 // the one in the file's folder, and those of the folders above it, which
 // name it by its path from their folder (`departments/legacy.yaml`, a
 // layout with one kustomization at the root) — kustomize refuses to build
@@ -87,34 +92,78 @@ func (sp *splice) unlistDeleted() error {
 	gone := map[string][]string{}
 	var order []string
 	for _, p := range sp.deleted {
-		for dir := path.Dir(p); ; dir = path.Dir(dir) {
-			k, err := sp.kustomizationOf(dir)
-			if err != nil {
-				return err
+		if _, moved := sp.moves[p]; moved {
+			continue // relistMoved
+		}
+		err := sp.listings(p, func(k, rel string) {
+			if gone[k] == nil {
+				order = append(order, k)
 			}
-			if k != "" {
-				rel := strings.TrimPrefix(p, dir+"/")
-				if dir == "." {
-					rel = p
-				}
-				if gone[k] == nil {
-					order = append(order, k)
-				}
-				gone[k] = append(gone[k], rel)
-			}
-			if dir == "." || dir == "/" {
-				break
-			}
+			gone[k] = append(gone[k], rel)
+		})
+		if err != nil {
+			return err
 		}
 	}
-	sp.editResources(order, gone, kustomizationRemovals, "remove %s from", "-")
+	sp.editResources(order, gone, kustomization.Remove, "remove %s from", "- ")
 	return nil
+}
+
+// relistMoved lists each file a rename moves (moveFiles) under its new
+// name wherever a kustomization lists the old one, in the old one's place
+// (kustomization.Rename): as a person would edit the entry after a `git
+// mv`. A list it cannot edit is a note to edit it by hand.
+func (sp *splice) relistMoved() error {
+	renamed := map[string]map[string]string{} // kustomization → old → new, by path from its folder
+	olds := map[string][]string{}
+	var order []string
+	for _, old := range slices.Sorted(maps.Keys(sp.moves)) {
+		err := sp.listings(old, func(k, rel string) {
+			if olds[k] == nil {
+				order = append(order, k)
+				renamed[k] = map[string]string{}
+			}
+			olds[k] = append(olds[k], rel)
+			renamed[k][rel] = path.Join(path.Dir(rel), path.Base(sp.moves[old]))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	rename := func(file string, src []byte, _ []string) ([]yamledit.Edit, error) {
+		return kustomization.Rename(file, src, renamed[file])
+	}
+	sp.editResources(order, olds, rename, "list %s under its new name in", "")
+	return nil
+}
+
+// listings calls visit with each kustomization that may list the file p,
+// and p's path from its folder: the one in p's folder, and those of the
+// folders above it, which name it by its path from theirs
+// (`departments/legacy.yaml`, a layout with one kustomization at the root).
+func (sp *splice) listings(p string, visit func(k, rel string)) error {
+	for dir := path.Dir(p); ; dir = path.Dir(dir) {
+		k, err := sp.kustomizationOf(dir)
+		if err != nil {
+			return err
+		}
+		if k != "" {
+			rel := strings.TrimPrefix(p, dir+"/")
+			if dir == "." {
+				rel = p
+			}
+			visit(k, rel)
+		}
+		if dir == "." || dir == "/" {
+			return nil
+		}
+	}
 }
 
 // kustomizationOf is the kustomization of folder dir at the snapshot's
 // commit, "" when it has none.
 func (sp *splice) kustomizationOf(dir string) (string, error) {
-	for _, n := range kustomizationNames {
+	for _, n := range kustomization.Names {
 		p := path.Join(dir, n)
 		if _, ok, err := sp.read(p); err != nil || ok {
 			return p, err
@@ -137,296 +186,4 @@ func (sp *splice) noteUnlisted(p string) error {
 		}
 	}
 	return nil
-}
-
-// kustomizationEdits are the insertions that add names to the resources
-// list of the kustomization file (bytes src): in sorted place when the list
-// is sorted, else at its end; a block list gets a line like its items
-// (indentation, dash, quotes), a flow list an item after a comma; a file
-// without resources gets a block list at its end. A name it lists already
-// is skipped. The result is checked by parsing it. An error (a *yamledit.
-// Error naming the file and line) says why the list cannot be edited: a
-// file that does not parse, resources that is not a list of strings, an
-// alias.
-func kustomizationEdits(file string, src []byte, names []string) ([]yamledit.Edit, error) {
-	f, root, err := kustomizationRoot(file, src)
-	if err != nil {
-		return nil, err
-	}
-	ins := &listInsert{file: file, src: src, f: f, eol: eolOf(src)}
-	key, list := resourcesEntry(root)
-	if list == nil {
-		edits := ins.newList(names)
-		ins.have = names
-		return edits, ins.check(edits)
-	}
-	if err := ins.read(key, list); err != nil {
-		return nil, err
-	}
-	var edits []yamledit.Edit
-	for _, n := range names {
-		e, ok, err := ins.add(n)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			edits = append(edits, e)
-		}
-	}
-	return edits, ins.check(edits)
-}
-
-// kustomizationRoot parses the kustomization file (bytes src): one block
-// mapping, its root.
-func kustomizationRoot(file string, src []byte) (*yamledit.File, *yaml.Node, error) {
-	f, err := yamledit.Parse(file, src)
-	if err != nil {
-		return nil, nil, err
-	}
-	docs := f.Docs()
-	if len(docs) != 1 || docs[0].Root.Kind != yaml.MappingNode || docs[0].Root.Style&yaml.FlowStyle != 0 {
-		return nil, nil, &yamledit.Error{File: file, Msg: "not one block mapping, as a kustomization is"}
-	}
-	return f, docs[0].Root, nil
-}
-
-// kustomizationRemovals are the edits that take the files names (deleted
-// by a splice) out of the resources list of the kustomization file (bytes
-// src), the way kustomizationEdits adds them: each item that names one (as
-// "x" or "./x") goes with its own comments (yamlremove.RemoveItems), the
-// last leaving `resources: []`. A name it does not list is skipped; no
-// edit when it lists none. The result is checked by parsing it. Errors are
-// those of kustomizationEdits.
-func kustomizationRemovals(file string, src []byte, names []string) ([]yamledit.Edit, error) {
-	f, root, err := kustomizationRoot(file, src)
-	if err != nil {
-		return nil, err
-	}
-	key, list := resourcesEntry(root)
-	if list == nil {
-		return nil, nil
-	}
-	l := &listInsert{file: file, src: src, f: f, eol: eolOf(src)}
-	if err := l.read(key, list); err != nil {
-		return nil, err
-	}
-	var idx []int
-	var gone, kept []string
-	for i, h := range l.have {
-		if slices.Contains(names, path.Clean(h)) {
-			idx, gone = append(idx, i), append(gone, h)
-		} else {
-			kept = append(kept, h)
-		}
-	}
-	if len(idx) == 0 {
-		return nil, nil
-	}
-	edits, err := yamlremove.RemoveItems(f, root, "resources", idx, strings.Join(gone, ", "))
-	if err != nil {
-		return nil, err
-	}
-	return edits, checkResources(file, src, edits, kept)
-}
-
-// resourcesEntry is the key and value of the root's resources entry.
-func resourcesEntry(root *yaml.Node) (key, value *yaml.Node) {
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "resources" {
-			return root.Content[i], root.Content[i+1]
-		}
-	}
-	return nil, nil
-}
-
-// listInsert is the resources list of one kustomization being added to.
-type listInsert struct {
-	file  string
-	src   []byte
-	f     *yamledit.File
-	eol   string
-	list  *yaml.Node
-	items []*yaml.Node
-	have  []string // the items' values, then the names added, in list order
-	open  int      // a flow list: the offset just past its "["
-}
-
-// read takes the list's items; it refuses what it cannot edit safely.
-func (l *listInsert) read(key, list *yaml.Node) error {
-	refuse := func(msg string) error { return &yamledit.Error{File: l.file, Line: list.Line, Msg: msg} }
-	if list.Kind == yaml.AliasNode || list.Anchor != "" {
-		return refuse("resources is behind a YAML alias or anchor")
-	}
-	if list.Kind != yaml.SequenceNode {
-		return refuse("resources is not a list")
-	}
-	l.list = list
-	for _, it := range list.Content {
-		if it.Kind != yaml.ScalarNode || it.Anchor != "" {
-			return &yamledit.Error{File: l.file, Line: it.Line, Msg: "a resources entry that is not a plain string"}
-		}
-		l.items = append(l.items, it)
-		l.have = append(l.have, it.Value)
-	}
-	if list.Style&yaml.FlowStyle != 0 {
-		_, end, err := l.f.Token(key)
-		if err != nil {
-			return err
-		}
-		i := end
-		for i < len(l.src) && (l.src[i] == ' ' || l.src[i] == ':' || l.src[i] == '\t') {
-			i++
-		}
-		if i >= len(l.src) || l.src[i] != '[' {
-			return refuse("cannot find the [ of resources")
-		}
-		l.open = i + 1
-	} else if len(l.items) == 0 {
-		return refuse("an empty block list")
-	}
-	return nil
-}
-
-// sorted reports whether the list's own items are sorted: new names then
-// go in sorted place, else at the end.
-func (l *listInsert) sorted() bool { return slices.IsSorted(l.have[:len(l.items)]) }
-
-// add inserts name, unless the list has it (as "x" or "./x").
-func (l *listInsert) add(name string) (yamledit.Edit, bool, error) {
-	for _, h := range l.have {
-		if path.Clean(h) == name {
-			return yamledit.Edit{}, false, nil
-		}
-	}
-	at := len(l.items) // insert before the item at this index
-	if l.sorted() {
-		at, _ = slices.BinarySearch(l.have[:len(l.items)], name)
-	}
-	var e yamledit.Edit
-	var err error
-	if l.list.Style&yaml.FlowStyle != 0 {
-		e = l.flowItem(at, name)
-	} else if e, err = l.blockItem(at, name); err != nil {
-		return e, false, err
-	}
-	e.File, e.What = l.file, name
-	l.have = append(l.have, name)
-	return e, true, nil
-}
-
-// dashPrefix is what a block list's item line holds before the item.
-var dashPrefix = regexp.MustCompile(`^ *- +$`)
-
-// blockItem is a line like its neighbour's, after item at-1 (before the
-// first item when at is 0).
-func (l *listInsert) blockItem(at int, name string) (yamledit.Edit, error) {
-	nb := l.items[max(at-1, 0)]
-	start, end, err := l.f.Token(nb)
-	if err != nil {
-		return yamledit.Edit{}, err
-	}
-	ls := bytes.LastIndexByte(l.src[:start], '\n') + 1
-	prefix := string(l.src[ls:start])
-	if !dashPrefix.MatchString(prefix) {
-		return yamledit.Edit{}, &yamledit.Error{File: l.file, Line: nb.Line, Msg: "a resources entry not on a line of its own"}
-	}
-	line := prefix + l.scalar(name, nb) + l.eol
-	if at == 0 {
-		return yamledit.Edit{Line: nb.Line, Start: ls, End: ls, New: line}, nil
-	}
-	next := bytes.IndexByte(l.src[end:], '\n')
-	if next < 0 { // the last line, without an end of line
-		return yamledit.Edit{Line: nb.Line, Start: len(l.src), End: len(l.src), New: l.eol + strings.TrimSuffix(line, l.eol)}, nil
-	}
-	off := end + next + 1
-	return yamledit.Edit{Line: nb.Line + 1, Start: off, End: off, New: line}, nil
-}
-
-// flowItem is ", name" after item at-1, "name, " before the first, or the
-// only item of an empty list. A list whose items stand on lines of their
-// own gets the new item on a line of its own.
-func (l *listInsert) flowItem(at int, name string) yamledit.Edit {
-	if len(l.items) == 0 {
-		return yamledit.Edit{Line: l.list.Line, Start: l.open, End: l.open, New: l.scalar(name, nil)}
-	}
-	nb := l.items[max(at-1, 0)]
-	start, end, _ := l.f.Token(nb)
-	sep := ", "
-	if l.items[0].Line != l.items[len(l.items)-1].Line {
-		sep = "," + l.eol + strings.Repeat(" ", nb.Column-1)
-	}
-	if at == 0 {
-		return yamledit.Edit{Line: nb.Line, Start: start, End: start, New: l.scalar(name, nb) + sep}
-	}
-	return yamledit.Edit{Line: nb.Line, Start: end, End: end, New: sep + l.scalar(name, nb)}
-}
-
-// newList is a block list at the end of a kustomization without
-// resources, as `kustomize edit add resource` writes one.
-func (l *listInsert) newList(names []string) []yamledit.Edit {
-	text := ""
-	if len(l.src) > 0 && l.src[len(l.src)-1] != '\n' {
-		text = l.eol
-	}
-	text += "resources:" + l.eol
-	sorted := slices.Sorted(slices.Values(names))
-	for _, n := range sorted {
-		text += "- " + l.scalar(n, nil) + l.eol
-	}
-	return []yamledit.Edit{{File: l.file, Line: bytes.Count(l.src, []byte("\n")) + 1, Start: len(l.src), End: len(l.src), New: text, What: strings.Join(sorted, ", ")}}
-}
-
-// plainName is a file name that YAML reads as the same string without
-// quotes, in every version (no indicator, no boolean or number spelling).
-var plainName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]*\.(yaml|yml|json)$`)
-
-// scalar is name as a YAML scalar in the quoting of the neighbour nb:
-// single or double quotes as it has, else plain when that reads the same,
-// else double quotes (a JSON string is a YAML double-quoted scalar).
-func (l *listInsert) scalar(name string, nb *yaml.Node) string {
-	switch {
-	case nb != nil && nb.Style&yaml.SingleQuotedStyle != 0:
-		return "'" + strings.ReplaceAll(name, "'", "''") + "'"
-	case nb != nil && nb.Style&yaml.DoubleQuotedStyle != 0, !plainName.MatchString(name):
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(name) // a string always encodes
-		return strings.TrimSuffix(b.String(), "\n")
-	}
-	return name
-}
-
-// check splices the edits and parses the result: its resources must be
-// the list as it was with the names added, in place.
-func (l *listInsert) check(edits []yamledit.Edit) error {
-	want := slices.Clone(l.have)
-	if l.sorted() {
-		slices.Sort(want)
-	}
-	return checkResources(l.file, l.src, edits, want)
-}
-
-// checkResources splices the edits into the kustomization file (bytes
-// src) and parses the result: its resources must be want.
-func checkResources(file string, src []byte, edits []yamledit.Edit, want []string) error {
-	out, err := yamledit.Splice(src, edits)
-	if err != nil {
-		return err
-	}
-	var got struct {
-		Resources []string `yaml:"resources"`
-	}
-	if err := yaml.Unmarshal(out, &got); err != nil || !slices.Equal(got.Resources, want) {
-		return &yamledit.Error{File: file, Msg: fmt.Sprintf("the edited resources would read %q, not %q", got.Resources, want)}
-	}
-	return nil
-}
-
-// eolOf is the end of line of src: "\r\n" when its first line ends so.
-func eolOf(src []byte) string {
-	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
-		return "\r\n"
-	}
-	return "\n"
 }

@@ -159,7 +159,8 @@ type splice struct {
 	edits     map[string][]yamledit.Edit
 	spans     map[string][]yamledit.Span
 	tenancy   map[string][]byte // the tenancy files as spliced
-	deleted   []string          // the tenancy files the removals leave empty
+	deleted   []string          // the tenancy files the removals leave empty, and those moves renames
+	moves     map[string]string // the files renamed with their project: old path → new (renames.moves)
 	plan      *SplicePlan
 }
 
@@ -223,14 +224,25 @@ func (sp *splice) edit() error {
 	}
 	sp.ts = ts
 	sp.objs = targetSpecs(p, changedObjects(p))
-	if sp.edits, err = tenancyEdits(p, ts); err != nil {
+	rn, err := renameEdits(p, ts)
+	if err != nil {
 		return err
 	}
-	removed, err := removalEdits(p, ts)
+	sp.plan.Notes = append(sp.plan.Notes, rn.notes...)
+	if sp.edits, err = tenancyEdits(p, ts, rn); err != nil {
+		return err
+	}
+	for f, es := range rn.edits {
+		sp.edits[f] = append(sp.edits[f], es...)
+	}
+	removed, err := removalEdits(p, ts, rn)
 	if err != nil {
 		return err
 	}
 	sp.deleted = removed.Deleted
+	if err := sp.moveFiles(rn); err != nil {
+		return err
+	}
 	for f, es := range removed.Edits {
 		sp.edits[f] = append(sp.edits[f], es...)
 	}
@@ -309,6 +321,11 @@ func (sp *splice) write() ([]string, error) {
 		sp.spans[f] = spans
 		comments = append(comments, sp.ts.CommentNotes(f, fs.old, sp.edits[f])...)
 		gone := slices.Contains(sp.deleted, f)
+		if to, moved := sp.moves[f]; moved {
+			// The file under its new name holds what the edits made of it.
+			sp.tenancy[to] = out
+			sp.plan.Files = append(sp.plan.Files, FileChange{Path: to, Mode: fs.mode, New: out, Created: true})
+		}
 		if _, isTenancy := sp.srcs[f]; (isTenancy || sp.ts.IsCreated(f)) && !gone {
 			sp.tenancy[f] = out
 		} else if gone {
@@ -317,6 +334,7 @@ func (sp *splice) write() ([]string, error) {
 		}
 		sp.plan.Files = append(sp.plan.Files, FileChange{Path: f, Mode: fs.mode, Old: fs.old, New: out, Created: fs.created, Deleted: gone})
 	}
+	sort.SliceStable(sp.plan.Files, func(i, j int) bool { return sp.plan.Files[i].Path < sp.plan.Files[j].Path })
 	return comments, nil
 }
 

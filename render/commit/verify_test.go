@@ -28,7 +28,7 @@ func lazySplice(t *testing.T, fx plantest.Fixture) (*yamledit.Set, map[string][]
 		if err != nil {
 			t.Fatal(err)
 		}
-		if edits[i], err = tenancyEdits(fx.Plan, ts); err != nil {
+		if edits[i], err = tenancyEdits(fx.Plan, ts, nil); err != nil {
 			t.Fatal(err)
 		}
 		sets[i] = ts

@@ -206,6 +206,15 @@ func (ts *Set) Locate(id ID, o Origin) (*File, *Doc, error) {
 	return f, d.export(), nil
 }
 
+// AddFile records that the splice creates the file path (a renamed
+// object's file under its new name), which the Set does not hold: Created
+// and IsCreated then list it. A file it holds is left alone.
+func (ts *Set) AddFile(path string) {
+	if ts.files[path] == nil {
+		ts.addCreated(path)
+	}
+}
+
 // Remove records that the splice takes the documents of ids out and
 // deletes the files deleted: Touched expects neither.
 func (ts *Set) Remove(ids []ID, deleted []string) {

@@ -1,10 +1,10 @@
-package commit
+package kustomization
 
 import "testing"
 
-// TestKustomizationRemovals: a deleted file leaves its folder's
+// TestRemove: a deleted file leaves its folder's
 // kustomization the way the splice adds one, exact bytes.
-func TestKustomizationRemovals(t *testing.T) {
+func TestRemove(t *testing.T) {
 	for _, c := range []struct {
 		name, src string
 		gone      []string
@@ -44,7 +44,7 @@ func TestKustomizationRemovals(t *testing.T) {
 			err: "kustomization.yaml:2: resources is behind a YAML alias or anchor"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			edits, err := kustomizationRemovals("kustomization.yaml", []byte(c.src), c.gone)
+			edits, err := Remove("kustomization.yaml", []byte(c.src), c.gone)
 			checkKustomization(t, c.src, edits, err, c.want, c.err)
 		})
 	}
