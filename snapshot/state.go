@@ -88,8 +88,8 @@ func (s *State) Marshal() []byte {
 }
 
 // Load reads a state.json file (of at most inputfile.State's size). It
-// refuses a file of another format version and one whose digest does not
-// match its content (edited by hand after it was taken), naming the file.
+// refuses a file of another format version and one whose digest cannot be
+// checked or does not match its content (edited by hand), naming the file.
 func Load(path string) (*State, error) {
 	b, err := inputfile.Read(path, inputfile.State)
 	if err != nil {
@@ -134,6 +134,10 @@ func decoded(name string, s *State, fp jsonfile.Fingerprint, err error) (*State,
 	}
 	if s.Digest == "" {
 		return nil, fmt.Errorf("%s: not a krmplan snapshot: it has no digest", name)
+	}
+	if fp.Err != nil {
+		// Its head not as Seal lays it out is what is wrong, not an edit.
+		return nil, fmt.Errorf("%s: the digest cannot be checked: %w; take a new snapshot", name, fp.Err)
 	}
 	if !fp.Holds(s.TakenAt, s.Digest) || "sha256:"+fp.Sum != s.Digest {
 		return nil, fmt.Errorf("%s: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot", name)

@@ -120,13 +120,10 @@ func TestDecodeRefusesChangedBytes(t *testing.T) {
 	_, b := sealedState(t, "2026-11-30T10:00:00Z")
 	const mismatch = "state.json: the digest does not match the content (the file was changed after the snapshot was taken); take a new snapshot"
 	for name, edit := range map[string]func(string) string{
-		"a value":    func(s string) string { return strings.Replace(s, `"deserved":3`, `"deserved":2`, 1) },
-		"a position": func(s string) string { return strings.Replace(s, `"11:28 200 3"`, `"11:28 201 3"`, 1) },
-		"whitespace": func(s string) string { return strings.Replace(s, `"deserved":3`, `"deserved": 3`, 1) },
-		"the digest": func(s string) string { return strings.Replace(s, `"sha256:`, `"sha256:0`, 1) },
-		"the members' order": func(s string) string {
-			return strings.Replace(s, "  \"taken_at\": \"2026-11-30T10:00:00Z\",\n  \"digest\"", "  \"digest\"", 1)
-		},
+		"a value":             func(s string) string { return strings.Replace(s, `"deserved":3`, `"deserved":2`, 1) },
+		"a position":          func(s string) string { return strings.Replace(s, `"11:28 200 3"`, `"11:28 201 3"`, 1) },
+		"whitespace":          func(s string) string { return strings.Replace(s, `"deserved":3`, `"deserved": 3`, 1) },
+		"the digest":          func(s string) string { return strings.Replace(s, `"sha256:`, `"sha256:0`, 1) },
 		"an escape rewritten": func(s string) string { return strings.Replace(s, `é`, `\u00e9`, 1) },
 	} {
 		_, err := Decode("state.json", []byte(edit(string(b))))
@@ -134,6 +131,53 @@ func TestDecodeRefusesChangedBytes(t *testing.T) {
 			t.Errorf("%s: got %v", name, err)
 		}
 	}
+}
+
+// A state.json whose taken_at or digest is not where Seal writes them
+// (megabytes of spaces after format_version, the digest made right for
+// them) is refused for that, naming the member and where it was looked
+// for, not as a file changed after the snapshot was taken: its digest
+// cannot be checked. The same spaces within the head are read.
+func TestDecodeNamesADigestOutOfPlace(t *testing.T) {
+	s, b := sealedState(t, "2026-11-30T10:00:00Z")
+	if _, err := Decode("state.json", spacedHead(t, s, b, `  "format_version": 3,`, 100)); err != nil {
+		t.Fatalf("100 spaces in the head: %v", err)
+	}
+	const far = 4 << 20
+	for name, c := range map[string]struct {
+		b    []byte
+		want string
+	}{
+		"spaces after format_version": {spacedHead(t, s, b, `  "format_version": 3,`, far),
+			`the member "taken_at" is not in the file's first 256 bytes, where krmplan writes it`},
+		"spaces after taken_at": {spacedHead(t, s, b, `  "taken_at": `, far),
+			`the member "digest" is not in the 256 bytes after the member "taken_at", where krmplan writes it`},
+		"no taken_at": {bytes.Replace(b, []byte("  \"taken_at\": \"2026-11-30T10:00:00Z\",\n"), nil, 1),
+			`the member "taken_at" is not in the file's first 256 bytes, where krmplan writes it`},
+		"the digest escaped": {bytes.Replace(b, []byte(`"digest": "sha256:`), []byte(`"digest": "\u0073ha256:`), 1),
+			`the member "digest" is not written as krmplan writes it`},
+	} {
+		want := "state.json: the digest cannot be checked: " + c.want + "; take a new snapshot"
+		if _, err := Decode("state.json", c.b); err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", name, err, want)
+		}
+	}
+}
+
+// spacedHead is s's state.json bytes b with n spaces after the line that
+// starts with line, and the digest made right for them, as anyone may (it
+// is a sha256 of the file with taken_at and digest empty).
+func spacedHead(t *testing.T, s *State, b []byte, line string, n int) []byte {
+	t.Helper()
+	i := bytes.Index(b, []byte("\n"+line))
+	if i < 0 {
+		t.Fatalf("no line %q", line)
+	}
+	i += 1 + bytes.IndexByte(b[i+1:], '\n')
+	spaced := slices.Concat(b[:i], bytes.Repeat([]byte(" "), n), b[i:])
+	taken, digest := []byte(`"taken_at": "`+s.TakenAt+`"`), []byte(`"digest": "`+s.Digest+`"`)
+	blank := bytes.Replace(bytes.Replace(spaced, taken, []byte(`"taken_at": ""`), 1), digest, []byte(`"digest": ""`), 1)
+	return bytes.Replace(spaced, digest, []byte(`"digest": "sha256:`+jsonfile.Sum(blank)+`"`), 1)
 }
 
 func TestDecodeRefusesOtherVersionAndBadPositions(t *testing.T) {

@@ -2,6 +2,8 @@ package planfile_test
 
 import (
 	"bytes"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,6 +140,46 @@ func TestDecodeNamesAPlanIDOutOfPlace(t *testing.T) {
 	if _, err := planfile.Decode("plan.json", spaced); err == nil || err.Error() != want {
 		t.Errorf("\n got %v\nwant %s", err, want)
 	}
+}
+
+// A plan whose snapshot's taken_at is not where Seal writes it (megabytes
+// of spaces after its format_version, its digest and the plan_id made
+// right for them) is refused for that, not as a snapshot changed after it
+// was taken: its digest cannot be checked. So is one decoded whole (not
+// ending as Encode writes it: a second final newline). The same spaces
+// within the snapshot's head are read.
+func TestDecodeNamesASnapshotDigestOutOfPlace(t *testing.T) {
+	_, file, _ := planOf(t, add)
+	for _, end := range []string{"", "\n"} {
+		if _, err := planfile.Decode("plan.json", spacedSnapshot(t, file, 100, end)); err != nil {
+			t.Fatalf("100 spaces in the snapshot's head, %q after the file: %v", end, err)
+		}
+		want := `plan.json: the plan's snapshot is not one krmplan takes: the digest cannot be checked: the member "taken_at" is not in the file's first 256 bytes, where krmplan writes it; make a new plan`
+		if _, err := planfile.Decode("plan.json", spacedSnapshot(t, file, 4<<20, end)); err == nil || err.Error() != want {
+			t.Errorf("%q after the file:\n got %v\nwant %s", end, err, want)
+		}
+	}
+}
+
+// spacedSnapshot is plan.json bytes file with n spaces after the
+// format_version line of its snapshot and end after the file, the
+// snapshot's digest and the plan_id made right for them, as anyone may.
+func spacedSnapshot(t *testing.T, file []byte, n int, end string) []byte {
+	t.Helper()
+	key, head := []byte("\n  \"snapshot\": "), []byte("{\n    \"format_version\": 3,")
+	start := bytes.Index(file, append(key, head...)) + len(key)
+	if start < len(key) || !bytes.HasSuffix(file, []byte("\n}\n")) {
+		t.Fatal("no snapshot as Encode writes it")
+	}
+	i := start + len(head)
+	b := slices.Concat(file[:i], bytes.Repeat([]byte(" "), n), file[i:], []byte(end))
+	// The digest is the sum of state.json at the margin, with its final
+	// newline, taken_at and digest empty.
+	state := bytes.ReplaceAll(b[start:len(b)-len("\n}\n"+end)], []byte("\n  "), []byte("\n"))
+	member := regexp.MustCompile(`"(taken_at|digest)": "[^"]*"`)
+	old := regexp.MustCompile(`"digest": "sha256:[0-9a-f]{64}"`).Find(state)
+	blank := member.ReplaceAll(append(state, '\n'), []byte(`"$1": ""`))
+	return reID(t, bytes.Replace(b, old, []byte(`"digest": "sha256:`+jsonfile.Sum(blank)+`"`), 1))
 }
 
 // plan.json embeds the snapshot as state.json's bytes, each line indented

@@ -44,8 +44,9 @@ func diffStep(got, want planner.Step) string {
 		return fmt.Sprintf("it is in phase %q, its changes are in phase %q", shown(string(got.Phase)), want.Phase)
 	case !slices.Equal(got.Changes, want.Changes):
 		return fmt.Sprintf("it applies changes %s, the changes make it apply %s", indices(got.Changes), indices(want.Changes))
-	case !sameJSON(got.Manifest, want.Manifest):
-		return fmt.Sprintf("the manifest is %s, the changes give %s", shown(compact(got.Manifest)), shown(compact(want.Manifest)))
+	}
+	if gm, wm, same := compared(got.Manifest, want.Manifest); !same {
+		return fmt.Sprintf("the manifest is %s, the changes give %s", shown(gm), shown(wm))
 	}
 	for k := range max(len(got.Ops), len(want.Ops)) {
 		switch {
@@ -55,8 +56,8 @@ func diffStep(got, want planner.Step) string {
 			return fmt.Sprintf("op %d (%s %s) is not one of the plan's changes", k+1, shown(got.Ops[k].Op), shown(got.Ops[k].Path))
 		}
 		g, w := got.Ops[k], want.Ops[k]
-		if g.Op != w.Op || g.Path != w.Path || !sameJSON(g.Value, w.Value) {
-			return fmt.Sprintf("op %d is %s %s %s, the changes give %s %s %s", k+1, shown(g.Op), shown(g.Path), shown(compact(g.Value)), w.Op, w.Path, shown(compact(w.Value)))
+		if gv, wv, same := compared(g.Value, w.Value); g.Op != w.Op || g.Path != w.Path || !same {
+			return fmt.Sprintf("op %d is %s %s %s, the changes give %s %s %s", k+1, shown(g.Op), shown(g.Path), shown(gv), w.Op, w.Path, shown(wv))
 		}
 	}
 	return ""
@@ -73,10 +74,18 @@ func indices(ix []int) string { return "[" + words.List(ix, maxIndices) + "]" }
 // sameJSON compares two JSON texts by their compact form (numbers and
 // escapes as written, so 2 and 2.0 differ, as they do in a plan).
 func sameJSON(a, b json.RawMessage) bool {
-	if len(a) == 0 || len(b) == 0 {
-		return len(a) == len(b)
-	}
-	return bytes.Equal([]byte(compact(a)), []byte(compact(b)))
+	_, _, same := compared(a, b)
+	return same
+}
+
+// compared is a and b in their compact form (compact) and whether they
+// are the same JSON (sameJSON): a message about two values that differ
+// shows the forms they were compared by, each made once (an op's value in
+// an edited file may be tens of megabytes). An empty text is "", which no
+// other text's compact form is.
+func compared(a, b json.RawMessage) (ca, cb string, same bool) {
+	ca, cb = compact(a), compact(b)
+	return ca, cb, ca == cb
 }
 
 // maxShown is the most characters of one value a message shows.
