@@ -90,7 +90,15 @@ func demoCommand(e *env) *cli.Command {
 			if c.Bool("sample") {
 				sc = demoSample
 			}
-			return runDemo(e, dir, sc, c.Bool("no-color"))
+			if err := runDemo(e, dir, sc, c.Bool("no-color")); err != nil {
+				return err
+			}
+			if c.String("dir") == "" {
+				// The lines above name the folder (the branch, the scripts):
+				// say that it is gone, lest someone look for them there.
+				fmt.Fprintf(e.stdout, "# %s was a temporary folder and is removed now; krmplan demo --dir DIR builds the demo in DIR and leaves it there to explore.\n", dir)
+			}
+			return nil
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -97,6 +98,30 @@ func TestDemo(t *testing.T) {
 }
 
 // TestDemoSample runs the small sample, and refuses a folder in use.
+// TestDemoSaysItsTemporaryFolderIsRemoved runs the demo without --dir: its
+// output names the temporary folder (the branch it created there), so its
+// last line says the folder is removed, and it is.
+func TestDemoSaysItsTemporaryFolderIsRemoved(t *testing.T) {
+	code, out := demo(t, "--sample")
+	if code != 0 {
+		t.Fatalf("demo exited %d:\n%s", code, out)
+	}
+	m := regexp.MustCompile(`(?m)^# (\S+) was a temporary folder and is removed now; krmplan demo --dir DIR builds the demo in DIR and leaves it there to explore\.\n\z`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo's output does not end by saying its folder is removed:\n%s", out[max(0, len(out)-400):])
+	}
+	if !strings.Contains(out, "are untouched.\n") || !strings.Contains(out, " in "+m[1]) {
+		t.Errorf("the folder %s is not the one the demo named", m[1])
+	}
+	if _, err := os.Stat(m[1]); !os.IsNotExist(err) {
+		t.Errorf("the demo's temporary folder %s: %v, want it removed", m[1], err)
+	}
+	_, kept := demo(t, "--sample", "--dir", filepath.Join(t.TempDir(), "d"))
+	if strings.Contains(kept, "temporary folder") {
+		t.Errorf("with --dir the demo says its folder is temporary:\n%s", kept[max(0, len(kept)-400):])
+	}
+}
+
 func TestDemoSample(t *testing.T) {
 	code, out := demo(t, "--sample")
 	if code != 0 {
