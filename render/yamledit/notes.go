@@ -52,16 +52,28 @@ func changedLines(edits []Edit) (byLine map[int][]Edit, lines []int) {
 // comment (top == l, same), else the run of comment lines directly above
 // it (lines top to l-1; top == l when there is none).
 func commentOf(f *File, l int) (top int, same bool, comment string) {
-	text := f.LineText(l)
-	if trail := yamlsrc.ContentTrail(text); trail > 0 {
-		if c := strings.TrimSpace(text[len(text)-trail:]); strings.HasPrefix(c, "#") {
-			return l, true, c
-		}
+	if c := lineComment(f.LineText(l)); c != "" {
+		return l, true, c
 	}
 	if top = runAbove(f, l); top == l {
 		return l, false, ""
 	}
 	return top, false, strings.TrimSpace(f.LineText(l - 1))
+}
+
+// lineComment is the comment of a line, from its "#": the whole line's
+// when it is a comment line, else the one after its content (a value
+// line's trailing comment); "" when it has none.
+func lineComment(text string) string {
+	if trimmed := strings.TrimLeft(text, " \t"); strings.HasPrefix(trimmed, "#") {
+		return strings.TrimSpace(trimmed)
+	}
+	if trail := yamlsrc.ContentTrail(text); trail > 0 {
+		if c := strings.TrimSpace(text[len(text)-trail:]); strings.HasPrefix(c, "#") {
+			return c
+		}
+	}
+	return ""
 }
 
 // runAbove is the first of the comment lines directly above line l (l
@@ -139,14 +151,7 @@ func (ts *Set) CommentsNaming(id ID, o Origin, word string, edits []Edit) ([]Com
 		if said[l] {
 			continue
 		}
-		text := f.LineText(l)
-		c := ""
-		if trimmed := strings.TrimLeft(text, " \t"); strings.HasPrefix(trimmed, "#") {
-			c = strings.TrimSpace(trimmed)
-		} else if trail := yamlsrc.ContentTrail(text); trail > 0 {
-			c = strings.TrimSpace(text[len(text)-trail:])
-		}
-		if strings.HasPrefix(c, "#") && namesWord(c, word) {
+		if c := lineComment(f.LineText(l)); c != "" && namesWord(c, word) {
 			out = append(out, Comment{Line: l, Text: c})
 		}
 	}
